@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var (
+	// listLine and eventLine parse the demo's narration.
+	listLine  = regexp.MustCompile(`(?m)^2\. LIST pods: (\d+) items at resourceVersion (\d+)$`)
+	eventLine = regexp.MustCompile(`(?m)^\s+(ADDED|MODIFIED|DELETED)\s+(\S+)\s+resourceVersion (\d+)$`)
+)
+
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"demo"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run(demo) = %v, want nil; stdout:\n%s", err, stdout.String())
+	}
+	out := stdout.String()
+
+	m := listLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("demo output lacks the LIST line:\n%s", out)
+	}
+	if m[1] != "3" {
+		t.Errorf("demo LIST items = %s, want 3", m[1])
+	}
+	lastRV := mustAtoi(t, m[2])
+
+	type event struct{ Type, Name string }
+	var got []event
+	for _, ev := range eventLine.FindAllStringSubmatch(out, -1) {
+		got = append(got, event{Type: ev[1], Name: ev[2]})
+		// Every event is after the LIST, and RVs only go up.
+		if rv := mustAtoi(t, ev[3]); rv <= lastRV {
+			t.Errorf("demo event %s %s at resourceVersion %d, want above %d", ev[1], ev[2], rv, lastRV)
+		} else {
+			lastRV = rv
+		}
+	}
+	want := []event{{"MODIFIED", "web-1"}, {"DELETED", "web-2"}, {"ADDED", "web-4"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("demo watch events mismatch (-want +got):\n%s\noutput:\n%s", diff, out)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("demo stderr = %q, want empty", stderr.String())
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("Atoi(%q) = %v", s, err)
+	}
+	return n
+}

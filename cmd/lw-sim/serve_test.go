@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+func TestServe(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		flags      []string
+		wantScheme string
+		token      string // the token the kubeconfig must carry
+	}{
+		{name: "plain", wantScheme: "http"},
+		{name: "tls", flags: []string{"--tls"}, wantScheme: "https"},
+		{name: "token", flags: []string{"--token", "s3cret"}, wantScheme: "http", token: "s3cret"},
+		{name: "tls and token", flags: []string{"--tls", "--token=s3cret"}, wantScheme: "https", token: "s3cret"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sr := startServe(t, tt.flags...)
+			if want := "lw-sim serve: serving " + tt.wantScheme + "://127.0.0.1:"; !strings.Contains(sr.stdout.String(), want) {
+				t.Errorf("serve stdout = %q, want a line starting %q", sr.stdout.String(), want)
+			}
+			cfg := sr.restConfig(t)
+			if cfg.BearerToken != tt.token {
+				t.Errorf("kubeconfig token = %q, want %q", cfg.BearerToken, tt.token)
+			}
+			if names := namespaceNames(t, cfg); !slices.Contains(names, "default") {
+				t.Errorf("List(namespaces) = %q, want it to contain default", names)
+			}
+			if tt.token != "" {
+				cfg.BearerToken = "wrong"
+				assertUnauthorized(t, cfg)
+			}
+			if err := sr.stop(); err != nil {
+				t.Fatalf("run(serve) after cancel = %v, want nil", err)
+			}
+			if out := sr.stdout.String(); !strings.HasSuffix(out, "lw-sim serve: stopped\n") {
+				t.Errorf("serve stdout = %q, want it to end with the stopped line", out)
+			}
+		})
+	}
+}
+
+// TestServeKubeconfigFile checks the file itself: mode 0600 and the
+// current context named lw-sim.
+func TestServeKubeconfigFile(t *testing.T) {
+	t.Parallel()
+	sr := startServe(t, "--tls")
+	fi, err := os.Stat(sr.kubeconfig)
+	if err != nil {
+		t.Fatalf("Stat(kubeconfig) = %v", err)
+	}
+	if got := fi.Mode().Perm(); got != 0o600 {
+		t.Errorf("kubeconfig mode = %v, want 0600", got)
+	}
+	kc, err := clientcmd.LoadFromFile(sr.kubeconfig)
+	if err != nil {
+		t.Fatalf("LoadFromFile(kubeconfig) = %v", err)
+	}
+	if kc.CurrentContext != "lw-sim" {
+		t.Errorf("kubeconfig current-context = %q, want lw-sim", kc.CurrentContext)
+	}
+	if c := kc.Clusters["lw-sim"]; c == nil || len(c.CertificateAuthorityData) == 0 {
+		t.Errorf("kubeconfig cluster lw-sim = %+v, want certificate-authority-data", c)
+	}
+}
+
+// TestServeListenPortOnly checks that --listen :PORT binds loopback, not
+// every interface.
+func TestServeListenPortOnly(t *testing.T) {
+	t.Parallel()
+	sr := startServe(t, "--listen", ":0")
+	if want := "serving http://127.0.0.1:"; !strings.Contains(sr.stdout.String(), want) {
+		t.Errorf("serve --listen :0 stdout = %q, want %q", sr.stdout.String(), want)
+	}
+	namespaceNames(t, sr.restConfig(t))
+}
+
+func TestListenAddr(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		flag         string
+		want         string
+		wantLoopback bool
+		wantErr      bool
+	}{
+		{flag: "127.0.0.1:6443", want: "127.0.0.1:6443", wantLoopback: true},
+		{flag: ":6443", want: "127.0.0.1:6443", wantLoopback: true},
+		{flag: "localhost:0", want: "localhost:0", wantLoopback: true},
+		{flag: "[::1]:6443", want: "[::1]:6443", wantLoopback: true},
+		{flag: "0.0.0.0:6443", want: "0.0.0.0:6443"},
+		{flag: "[::]:6443", want: "[::]:6443"},
+		{flag: "6443", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := listenAddr(tt.flag)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("listenAddr(%q) = %q, %v, want %q (error: %t)", tt.flag, got, err, tt.want, tt.wantErr)
+		}
+		if err == nil && isLoopback(got) != tt.wantLoopback {
+			t.Errorf("isLoopback(%q) = %t, want %t", got, !tt.wantLoopback, tt.wantLoopback)
+		}
+	}
+}
+
+// serveRun is one "lw-sim serve" running in a goroutine of the test.
+type serveRun struct {
+	kubeconfig string
+	stdout     *syncBuffer
+
+	cancel context.CancelFunc
+	result chan error // receives run's result once
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// startServe runs "lw-sim serve" on a free loopback port with a kubeconfig
+// in a temporary directory and returns once the kubeconfig is written. The
+// test's Cleanup stops it if the test did not.
+func startServe(t *testing.T, flags ...string) *serveRun {
+	t.Helper()
+	sr := &serveRun{
+		kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"),
+		stdout:     newSyncBuffer(),
+		result:     make(chan error, 1),
+	}
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", sr.kubeconfig}, flags...)
+	ctx, cancel := context.WithCancel(context.Background())
+	sr.cancel = cancel
+	// returned is cancelled when run returns, so waiting for output stops
+	// at once if serve fails to start.
+	returned, markReturned := context.WithCancelCause(context.Background())
+	go func() {
+		err := run(ctx, args, sr.stdout, newSyncBuffer())
+		markReturned(fmt.Errorf("run(serve) returned early: %v", err))
+		sr.result <- err
+	}()
+	t.Cleanup(func() {
+		if err := sr.stop(); err != nil {
+			t.Errorf("run(serve) after cancel = %v, want nil", err)
+		}
+	})
+	waitCtx, waitCancel := context.WithTimeout(returned, runTestTimeout)
+	defer waitCancel()
+	sr.stdout.waitFor(waitCtx, t, "lw-sim serve: kubeconfig "+sr.kubeconfig+"\n")
+	return sr
+}
+
+// stop cancels run's context and returns its result; later calls return
+// the same result.
+func (sr *serveRun) stop() error {
+	sr.stopOnce.Do(func() {
+		sr.cancel()
+		select {
+		case sr.stopErr = <-sr.result:
+		case <-time.After(runTestTimeout):
+			sr.stopErr = errors.New("run(serve) did not return after cancel")
+		}
+	})
+	return sr.stopErr
+}
+
+// restConfig loads the written kubeconfig as client-go programs do.
+func (sr *serveRun) restConfig(t *testing.T) *rest.Config {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", sr.kubeconfig)
+	if err != nil {
+		t.Fatalf("BuildConfigFromFlags(%q) = %v", sr.kubeconfig, err)
+	}
+	return cfg
+}
+
+// namespaceNames lists namespaces with cfg.
+func namespaceNames(t *testing.T, cfg *rest.Config) []string {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatalf("NewForConfig = %v", err)
+	}
+	list, err := cs.CoreV1().Namespaces().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("List(namespaces) = %v", err)
+	}
+	var names []string
+	for _, ns := range list.Items {
+		names = append(names, ns.Name)
+	}
+	return names
+}
+
+// assertUnauthorized requires the 401 Unauthorized Status kube-apiserver
+// sends for a bad bearer token.
+func assertUnauthorized(t *testing.T, cfg *rest.Config) {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatalf("NewForConfig = %v", err)
+	}
+	_, err = cs.CoreV1().Namespaces().List(t.Context(), metav1.ListOptions{})
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		t.Fatalf("List(namespaces) with a wrong token = %v, want a Status error", err)
+	}
+	want := metav1.Status{Status: metav1.StatusFailure, Code: 401, Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized"}
+	got := st.Status()
+	got.TypeMeta, got.ListMeta = metav1.TypeMeta{}, metav1.ListMeta{}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("List(namespaces) with a wrong token Status mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,108 @@
+package fakeapiserver
+
+import (
+	"log/slog"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
+)
+
+const (
+	// defaultMaxRequestBodyBytes is kube-apiserver's --max-resource-write-bytes
+	// default (3 MiB); larger bodies get 413 RequestEntityTooLarge.
+	defaultMaxRequestBodyBytes = 3 * 1024 * 1024
+	// defaultMinRequestTimeout is kube-apiserver's --min-request-timeout: a
+	// watch without timeoutSeconds lasts this times a random factor in [1, 2)
+	// (apiserver pkg/endpoints/handlers/get.go, handleWatch).
+	defaultMinRequestTimeout = 1800 * time.Second
+)
+
+// DefaultGroupVersions are the group-versions a server serves when
+// [Config.GroupVersions] is nil: all of core/v1, apps/v1 and
+// coordination.k8s.io/v1 (leases, for leader election).
+var DefaultGroupVersions = []schema.GroupVersion{
+	corev1.SchemeGroupVersion,
+	appsv1.SchemeGroupVersion,
+	coordinationv1.SchemeGroupVersion,
+}
+
+// Config configures a [Server]. The zero value is a working configuration;
+// every field documents its default.
+type Config struct {
+	// Scheme holds the Go types of every served kind. If nil, a new scheme
+	// with all of client-go's built-in types is used (never a shared global,
+	// so servers stay independent).
+	Scheme *runtime.Scheme
+	// GroupVersions are served in full: every kind K of each that has a list
+	// kind KList becomes a resource. Adding a group is adding it here (and to
+	// Scheme if it is not a built-in one). If nil, DefaultGroupVersions.
+	GroupVersions []schema.GroupVersion
+	// Resources override the derived registration of a kind (plural, scope,
+	// field selectors, ...) or add single kinds. Optional.
+	Resources []Resource
+	// Clock drives every timer: watch timeouts, bookmarks, compaction. If nil,
+	// the real clock. Tests and scenarios pass a fake clock.
+	Clock clock.WithTickerAndDelayedExecution
+	// Logger receives one line per request at debug level. If nil, logs are
+	// discarded.
+	Logger *slog.Logger
+	// TLS serves HTTPS with a self-signed certificate for 127.0.0.1, ::1 and
+	// localhost; its CA is in RESTConfig and the written kubeconfig.
+	TLS bool
+	// Token, when set, is the bearer token every request must carry; others
+	// get 401 Unauthorized.
+	Token string
+	// MaxRequestBodyBytes caps request bodies (413 above it). If zero, 3 MiB
+	// as kube-apiserver.
+	MaxRequestBodyBytes int64
+	// MinRequestTimeout is the base of the default watch timeout (a watch
+	// without timeoutSeconds ends after MinRequestTimeout*[1,2)). If zero,
+	// 1800 s as kube-apiserver.
+	MinRequestTimeout time.Duration
+}
+
+// newDefaultScheme registers client-go's built-in types, the unversioned
+// meta types (Status, ...) and meta.k8s.io/v1 (Table) in a new scheme, as
+// client-go's kubernetes/scheme does for its global one.
+func newDefaultScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	// meta.k8s.io/v1 DeleteOptions, ListOptions, ... as clients send them.
+	metav1.AddToGroupVersion(s, metav1.SchemeGroupVersion)
+	// These only register types; client-go's own init treats them as
+	// infallible in the same way.
+	utilruntime.Must(metav1.AddMetaToScheme(s))
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	return s
+}
+
+// withDefaults returns cfg with every zero field set to its default.
+func (cfg Config) withDefaults() Config {
+	if cfg.Scheme == nil {
+		cfg.Scheme = newDefaultScheme()
+	}
+	if cfg.GroupVersions == nil {
+		cfg.GroupVersions = DefaultGroupVersions
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxRequestBodyBytes == 0 {
+		cfg.MaxRequestBodyBytes = defaultMaxRequestBodyBytes
+	}
+	if cfg.MinRequestTimeout == 0 {
+		cfg.MinRequestTimeout = defaultMinRequestTimeout
+	}
+	return cfg
+}

@@ -1,0 +1,21 @@
+// Package fakeapiserver is an in-memory fake of the Kubernetes API server's
+// HTTP surface, faithful where List & Watch are concerned.
+//
+// A [Server] serves /api/v1 and the API groups registered in its
+// [Config.Scheme] (by default all of core/v1, apps/v1 and
+// coordination.k8s.io/v1) over real HTTP, so unmodified client-go clientsets,
+// the dynamic client, informers and kubectl talk to it. Underneath is an MVCC
+// store (package store) with one global resourceVersion, history and
+// compaction, so LIST at a past resourceVersion, paging with continue tokens,
+// and WATCH from a resourceVersion behave as kube-apiserver v1.37 does.
+//
+// Status codes, reasons and messages are those of the real kube-apiserver;
+// where a behaviour is emulated the comment names the upstream file it copies.
+//
+// In a test:
+//
+//	srv := fakeapiserver.Start(t)
+//	cs := srv.Clientset()
+//
+// As a program, see cmd/lw-sim (lw-sim serve).
+package fakeapiserver

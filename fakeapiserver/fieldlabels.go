@@ -1,0 +1,274 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Field selectors work in two steps in kube-apiserver, and here:
+//
+//  1. The list/watch handler rewrites every term of ?fieldSelector= with the
+//     kind's field-label conversion func (apiserver
+//     pkg/endpoints/handlers/get.go listOpts → Scheme.ConvertFieldLabel). The
+//     func either accepts the key (possibly renaming a deprecated alias) or
+//     fails, and the failure becomes a 400 BadRequest carrying its text.
+//     Kinds without a registered func get
+//     runtime.DefaultMetaV1FieldSelectorConversion, which accepts only
+//     metadata.name and metadata.namespace, whatever the scope.
+//  2. Storage matches the rewritten selector against the field set the
+//     registry strategy computes for each object (GetAttrs →
+//     ToSelectableFields). A key that step 1 accepts but the set lacks reads
+//     as "" (fields.Set.Get), so k=v never matches and k!=v always does;
+//     pods' status.podIPs and metadata.namespace on cluster-scoped kinds
+//     without a conversion func behave that way upstream, and here too.
+//
+// A Resource's FieldLabels is step 1 (Keys, Aliases) plus the kind-specific
+// part of step 2 (Fields); objectFields adds the metadata fields.
+
+// builtinFieldLabels are the field-selector keys kube-apiserver v1.37
+// accepts for the kinds that register a field-label conversion func, with
+// the fields their registry strategies expose. Keys are copied in upstream
+// order from kubernetes pkg/apis/<group>/<version>/conversion.go; Fields
+// from pkg/registry/<group>/<kind>/strategy.go. apps/v1 and
+// coordination.k8s.io/v1 register none, so their kinds take the default.
+var builtinFieldLabels = map[schema.GroupKind]*FieldLabels{
+	// core/v1/conversion.go addConversionFuncs; pod/strategy.go ToSelectableFields.
+	{Kind: "Pod"}: {
+		Keys: []string{"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
+			"spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
+			"status.podIP", "status.podIPs", "status.nominatedNodeName"},
+		// "for backwards compatibility with old v1 clients which send spec.host".
+		Aliases: map[string]string{"spec.host": "spec.nodeName"},
+		Fields:  typedFields(podFields),
+	},
+	// node/strategy.go NodeToSelectableFields. Note the conversion func
+	// rejects metadata.namespace, unlike the default one.
+	{Kind: "Node"}: {
+		Keys:   []string{"metadata.name", "spec.unschedulable"},
+		Fields: typedFields(nodeFields),
+	},
+	// replicationcontroller/strategy.go ControllerToSelectableFields.
+	{Kind: "ReplicationController"}: {
+		Keys:   []string{"metadata.name", "metadata.namespace", "status.replicas"},
+		Fields: typedFields(replicationControllerFields),
+	},
+	// core/v1 AddFieldLabelConversionsForEvent; event/strategy.go ToSelectableFields.
+	{Kind: "Event"}: {
+		Keys: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+			"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+			"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type",
+			"metadata.namespace", "metadata.name"},
+		Fields: typedFields(coreEventFields),
+	},
+	// AddFieldLabelConversionsForNamespace; namespace/strategy.go
+	// NamespaceToSelectableFields, whose legacy "name" field ("a bug, but we
+	// need to support it for backward compatibility") the conversion func
+	// never lets a selector reach.
+	{Kind: "Namespace"}: {
+		Keys:   []string{"status.phase", "metadata.name"},
+		Fields: typedFields(namespaceFields),
+	},
+	// AddFieldLabelConversionsForSecret; secret/strategy.go SelectableFields.
+	{Kind: "Secret"}: {
+		Keys:   []string{"type", "metadata.namespace", "metadata.name"},
+		Fields: typedFields(secretFields),
+	},
+	// AddFieldLabelConversionsForService; service/strategy.go SelectableFields.
+	{Kind: "Service"}: {
+		Keys:   []string{"metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type"},
+		Fields: typedFields(serviceFields),
+	},
+	// events/v1/conversion.go AddFieldLabelConversionsForEvent: the
+	// events.k8s.io names map onto the core Event's field set, which the
+	// shared registry matches against.
+	{Group: "events.k8s.io", Kind: "Event"}: {
+		Keys: []string{"reason", "type", "metadata.namespace", "metadata.name"},
+		Aliases: map[string]string{
+			"regarding.kind":            "involvedObject.kind",
+			"regarding.namespace":       "involvedObject.namespace",
+			"regarding.name":            "involvedObject.name",
+			"regarding.uid":             "involvedObject.uid",
+			"regarding.apiVersion":      "involvedObject.apiVersion",
+			"regarding.resourceVersion": "involvedObject.resourceVersion",
+			"regarding.fieldPath":       "involvedObject.fieldPath",
+			"reportingController":       "reportingComponent",
+		},
+		Fields: typedFields(eventsEventFields),
+	},
+	// batch/v1/conversion.go; job/strategy.go JobToSelectableFields.
+	{Group: "batch", Kind: "Job"}: {
+		Keys:   []string{"metadata.name", "metadata.namespace", "status.successful"},
+		Fields: typedFields(jobFields),
+	},
+	// certificates/v1/conversion.go; certificates/strategy.go SelectableFields.
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: {
+		Keys:   []string{"metadata.name", "spec.signerName"},
+		Fields: typedFields(csrFields),
+	},
+}
+
+// fieldLabelErrorFormats are the conversion funcs whose rejection text
+// differs from the common "field label not supported: %s".
+var fieldLabelErrorFormats = map[schema.GroupKind]string{
+	{Group: "batch", Kind: "Job"}: "field label %q not supported for Job",
+}
+
+// convertFieldSelector validates and rewrites a parsed field selector for res as kube-apiserver's
+// ConvertFieldLabel does: unknown keys give the exact upstream error text — for kinds with a registered
+// conversion func `field label not supported: <key>`, for all others
+// `"<key>" is not a known field selector: only "metadata.name", "metadata.namespace"` (runtime.DefaultMetaV1FieldSelectorConversion);
+// the caller wraps it in a 400 BadRequest. Terms are checked in the
+// selector's order and the first unknown key is reported, as
+// fields.Selector.Transform does. A nil selector is returned as is.
+func convertFieldSelector(res *resourceInfo, sel fields.Selector) (fields.Selector, error) {
+	if sel == nil {
+		return nil, nil
+	}
+	fl := res.FieldLabels
+	if fl == nil {
+		return sel.Transform(runtime.DefaultMetaV1FieldSelectorConversion)
+	}
+	format := fieldLabelErrorFormats[res.Kind.GroupKind()]
+	if format == "" {
+		format = "field label not supported: %s"
+	}
+	return sel.Transform(func(label, value string) (string, string, error) {
+		if to, ok := fl.Aliases[label]; ok {
+			return to, value, nil
+		}
+		for _, k := range fl.Keys {
+			if k == label {
+				return label, value, nil
+			}
+		}
+		return "", "", fmt.Errorf(format, label)
+	})
+}
+
+// objectFields returns the field set of obj for matching (res.FieldLabels.Fields, or metadata.name and, for namespaced kinds, metadata.namespace).
+// The metadata fields are always present, as generic.ObjectMetaFieldsSet
+// adds them in every strategy; FieldLabels.Fields adds the kind's own.
+func objectFields(res *resourceInfo, obj runtime.Object) fields.Set {
+	set := fields.Set{}
+	if m, err := meta.Accessor(obj); err == nil {
+		set["metadata.name"] = m.GetName()
+		if !res.ClusterScoped {
+			set["metadata.namespace"] = m.GetNamespace()
+		}
+	}
+	if res.FieldLabels != nil && res.FieldLabels.Fields != nil {
+		for k, v := range res.FieldLabels.Fields(obj) {
+			set[k] = v
+		}
+	}
+	return set
+}
+
+// typedFields adapts a typed field function to FieldLabels.Fields; an
+// object of another type (which the server never stores for the kind) has
+// no kind-specific fields.
+func typedFields[T runtime.Object](fn func(T) fields.Set) func(runtime.Object) fields.Set {
+	return func(obj runtime.Object) fields.Set {
+		if t, ok := obj.(T); ok {
+			return fn(t)
+		}
+		return nil
+	}
+}
+
+func podFields(pod *corev1.Pod) fields.Set {
+	return fields.Set{
+		"spec.nodeName":            pod.Spec.NodeName,
+		"spec.restartPolicy":       string(pod.Spec.RestartPolicy),
+		"spec.schedulerName":       pod.Spec.SchedulerName,
+		"spec.serviceAccountName":  pod.Spec.ServiceAccountName,
+		"spec.hostNetwork":         strconv.FormatBool(pod.Spec.HostNetwork),
+		"status.phase":             string(pod.Status.Phase),
+		"status.podIP":             podIP(&pod.Status),
+		"status.nominatedNodeName": pod.Status.NominatedNodeName,
+	}
+}
+
+// podIP is the pod's primary IP as kube-apiserver stores it: v1 defaulting
+// (pkg/apis/core/v1/defaults.go SetDefaults_PodStatus) makes podIP
+// authoritative and podIPs[0] equal to it, and the strategy and printer read
+// podIPs[0].
+func podIP(st *corev1.PodStatus) string {
+	if st.PodIP == "" && len(st.PodIPs) > 0 {
+		return st.PodIPs[0].IP
+	}
+	return st.PodIP
+}
+
+func nodeFields(node *corev1.Node) fields.Set {
+	return fields.Set{"spec.unschedulable": strconv.FormatBool(node.Spec.Unschedulable)}
+}
+
+func replicationControllerFields(rc *corev1.ReplicationController) fields.Set {
+	return fields.Set{"status.replicas": strconv.Itoa(int(rc.Status.Replicas))}
+}
+
+func coreEventFields(ev *corev1.Event) fields.Set {
+	source := ev.Source.Component
+	if source == "" {
+		source = ev.ReportingController
+	}
+	return eventFieldSet(ev.InvolvedObject, ev.Reason, ev.ReportingController, source, ev.Type)
+}
+
+// eventsEventFields reads an events.k8s.io/v1 Event through the core/v1
+// field names: the registry converts it to the one internal Event first
+// (pkg/apis/events/v1/conversion.go: regarding → involvedObject,
+// deprecatedSource → source, reportingController).
+func eventsEventFields(ev *eventsv1.Event) fields.Set {
+	source := ev.DeprecatedSource.Component
+	if source == "" {
+		source = ev.ReportingController
+	}
+	return eventFieldSet(ev.Regarding, ev.Reason, ev.ReportingController, source, ev.Type)
+}
+
+func eventFieldSet(ref corev1.ObjectReference, reason, reportingController, source, typ string) fields.Set {
+	return fields.Set{
+		"involvedObject.kind":            ref.Kind,
+		"involvedObject.namespace":       ref.Namespace,
+		"involvedObject.name":            ref.Name,
+		"involvedObject.uid":             string(ref.UID),
+		"involvedObject.apiVersion":      ref.APIVersion,
+		"involvedObject.resourceVersion": ref.ResourceVersion,
+		"involvedObject.fieldPath":       ref.FieldPath,
+		"reason":                         reason,
+		"reportingComponent":             reportingController, // the core/v1 field name
+		"source":                         source,
+		"type":                           typ,
+	}
+}
+
+func namespaceFields(ns *corev1.Namespace) fields.Set {
+	return fields.Set{"status.phase": string(ns.Status.Phase), "name": ns.Name}
+}
+
+func secretFields(secret *corev1.Secret) fields.Set {
+	return fields.Set{"type": string(secret.Type)}
+}
+
+func serviceFields(svc *corev1.Service) fields.Set {
+	return fields.Set{"spec.clusterIP": svc.Spec.ClusterIP, "spec.type": string(svc.Spec.Type)}
+}
+
+func jobFields(job *batchv1.Job) fields.Set {
+	return fields.Set{"status.successful": strconv.Itoa(int(job.Status.Succeeded))}
+}
+
+func csrFields(csr *certificatesv1.CertificateSigningRequest) fields.Set {
+	return fields.Set{"spec.signerName": csr.Spec.SignerName}
+}

@@ -1,0 +1,138 @@
+package fakeapiserver
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// request is one resource request after routing: what it names and which
+// served resource that is.
+type request struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	info requestInfo
+	res  *resourceInfo
+	verb string
+}
+
+// buildHandler assembles the filter chain: in-flight accounting (for Close),
+// authentication, then routing to discovery, non-resource endpoints or a
+// resource verb.
+func (s *Server) buildHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inflight.Add(1)
+		defer s.inflight.Done()
+		w.Header().Set("Audit-Id", newUID())
+		if !s.authenticated(r) {
+			s.writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
+			return
+		}
+		s.route(w, r)
+	})
+}
+
+// authenticated checks the bearer token when one is configured.
+func (s *Server) authenticated(r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
+}
+
+// route dispatches a request by path.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	info, ok := parseResourcePath(r.URL.Path)
+	if !ok {
+		if s.serveDiscovery(w, r) || s.serveNonResource(w, r) {
+			return
+		}
+		s.writeError(w, r, notFound())
+		return
+	}
+	res, ok := s.resources.lookup(info.gv.WithResource(info.resource))
+	if !ok || !s.validScope(info, res) {
+		s.writeError(w, r, notFound())
+		return
+	}
+	verb := info.verb(r.Method, isWatchParam(r))
+	if verb == "" || !verbAllowed(info, res, verb) {
+		s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false))
+		return
+	}
+	s.serveVerb(&request{w: w, r: r, info: info, res: res, verb: verb})
+}
+
+// serveVerb runs the handler of one verb.
+func (s *Server) serveVerb(req *request) {
+	switch req.verb {
+	case "get":
+		s.serveGet(req)
+	case "list":
+		s.serveList(req)
+	case "watch":
+		s.serveWatch(req)
+	case "create":
+		s.serveCreate(req)
+	case "update":
+		s.serveUpdate(req)
+	case "patch":
+		s.servePatch(req)
+	case "delete":
+		s.serveDelete(req)
+	case "deletecollection":
+		s.serveDeleteCollection(req)
+	}
+}
+
+// validScope rejects paths whose namespace part does not fit the resource's
+// scope or that name a subresource the resource lacks; kube-apiserver has
+// no route for them, so they are 404.
+func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
+	if res.ClusterScoped && info.namespace != "" {
+		return false
+	}
+	switch info.subresource {
+	case "":
+		return true
+	case "status":
+		return res.hasStatus
+	default:
+		return false
+	}
+}
+
+// verbAllowed applies the route table's limits: a namespaced collection is
+// only listed or watched across namespaces, and subresources have no
+// collection verbs.
+func verbAllowed(info requestInfo, res *resourceInfo, verb string) bool {
+	if info.subresource != "" {
+		return verb == "get" || verb == "update" || verb == "patch"
+	}
+	if !res.ClusterScoped && info.namespace == "" {
+		return verb == "list" || verb == "watch"
+	}
+	return true
+}
+
+// isWatchParam reads ?watch= with the query-parameter boolean rules
+// (absent, "0" and "false" are false; anything else, even "", is true).
+func isWatchParam(r *http.Request) bool {
+	vals := r.URL.Query()["watch"]
+	if len(vals) == 0 {
+		return false
+	}
+	// runtime.Convert_Slice_string_To_bool's rule, so routing agrees with
+	// the ListOptions decoding.
+	return vals[0] != "0" && !strings.EqualFold(vals[0], "false")
+}
+
+// notFound is the 404 for a path no route serves, as kube-apiserver's
+// go-restful container and NotFoundHandler answer it.
+func notFound() error {
+	return apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "404 page not found", 0, false)
+}

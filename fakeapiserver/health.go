@@ -1,0 +1,182 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+const (
+	// kubeGitVersion is the release this server imitates. The "+lwsim" build
+	// metadata says honestly what answers (as k3s says "v1.30.2+k3s1"), and
+	// semver comparisons ignore it, so clients treat the server as v1.37.2.
+	kubeGitVersion = "v1.37.2+lwsim"
+	// kubeMajor and kubeMinor are the binary and emulation version of
+	// kubeGitVersion.
+	kubeMajor = "1"
+	kubeMinor = "37"
+	// kubeMinCompatibilityMinor is one minor below kubeMinor, as
+	// kube-apiserver's default --min-compatibility-version is.
+	kubeMinCompatibilityMinor = "36"
+)
+
+// errShuttingDown fails the readyz "shutdown" check once Close has begun.
+var errShuttingDown = errors.New("process is shutting down")
+
+// healthCheck is one named check of a health endpoint.
+type healthCheck struct {
+	name  string
+	check func() error
+}
+
+// serveNonResource answers the endpoints outside /api and /apis that
+// clients use: /version, /healthz, /livez, /readyz (and their per-check
+// subpaths such as /healthz/ping), /openapi/v2 (404, as a server without the
+// v2 document) and /openapi/v3[/<path>]. It returns false, writing nothing,
+// for any other path.
+func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) bool {
+	parts := splitPath(r.URL.Path)
+	if len(parts) == 0 {
+		return false
+	}
+	switch parts[0] {
+	case "version":
+		if len(parts) != 1 {
+			return false
+		}
+		s.serveVersion(w, r)
+		return true
+	case "healthz", "livez", "readyz":
+		return s.serveHealth(w, r, parts[0], strings.Join(parts[1:], "/"))
+	case "openapi":
+		return s.serveOpenAPI(w, r, parts[1:])
+	}
+	return false
+}
+
+// serveVersion answers /version with the version.Info of kubeGitVersion,
+// indented as apiserver's responsewriters.WriteRawJSON writes it.
+func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		s.writeError(w, r, nonResourceMethodNotAllowed())
+		return
+	}
+	body, err := json.MarshalIndent(versionInfo(), "", "  ")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// versionInfo describes this server as kube-apiserver v1.37.2 built from
+// the lw-sim binary: commit and build date come from the binary's VCS
+// stamp when it has one, the Go fields from the runtime.
+func versionInfo() version.Info {
+	info := version.Info{
+		Major: kubeMajor, Minor: kubeMinor,
+		EmulationMajor: kubeMajor, EmulationMinor: kubeMinor,
+		MinCompatibilityMajor: kubeMajor, MinCompatibilityMinor: kubeMinCompatibilityMinor,
+		GitVersion: kubeGitVersion,
+		GoVersion:  runtime.Version(),
+		Compiler:   runtime.Compiler,
+		Platform:   runtime.GOOS + "/" + runtime.GOARCH,
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, kv := range bi.Settings {
+			switch kv.Key {
+			case "vcs.revision":
+				info.GitCommit = kv.Value
+			case "vcs.time":
+				info.BuildDate = kv.Value
+			case "vcs.modified":
+				info.GitTreeState = map[string]string{"true": "dirty", "false": "clean"}[kv.Value]
+			}
+		}
+	}
+	return info
+}
+
+// healthChecks are the checks of one health endpoint, named as
+// kube-apiserver names its own (without the post-start hooks). The store is
+// in memory, so "etcd" always passes; readyz fails "shutdown" once Close
+// has begun, as kube-apiserver's readyz does during graceful termination.
+func (s *Server) healthChecks(endpoint string) []healthCheck {
+	ok := func() error { return nil }
+	checks := []healthCheck{{"ping", ok}, {"log", ok}, {"etcd", ok}}
+	if endpoint == "readyz" {
+		checks = append(checks, healthCheck{"etcd-readiness", ok}, healthCheck{"informer-sync", ok},
+			healthCheck{"shutdown", func() error {
+				if s.stopCtx.Err() != nil {
+					return errShuttingDown
+				}
+				return nil
+			}})
+	}
+	return checks
+}
+
+// serveHealth answers /<endpoint> and /<endpoint>/<check> as apiserver's
+// pkg/server/healthz does: "ok", or with ?verbose one line per check; a
+// failing check makes it a 500 listing the failure with its reason withheld.
+// ?exclude=<check> skips a check. ok is false for an unknown check name.
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint, check string) bool {
+	checks := s.healthChecks(endpoint)
+	if check != "" {
+		i := slices.IndexFunc(checks, func(c healthCheck) bool { return c.name == check })
+		if i < 0 {
+			return false
+		}
+		if err := checks[i].check(); err != nil {
+			http.Error(w, fmt.Sprintf("internal server error: %v", err), http.StatusInternalServerError)
+			return true
+		}
+		_, _ = fmt.Fprint(w, "ok")
+		return true
+	}
+	excluded := r.URL.Query()["exclude"]
+	var out bytes.Buffer
+	failed := false
+	for _, c := range checks {
+		switch {
+		case slices.Contains(excluded, c.name):
+			fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.name)
+		case c.check() != nil:
+			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.name)
+			failed = true
+		default:
+			fmt.Fprintf(&out, "[+]%s ok\n", c.name)
+		}
+	}
+	if failed {
+		http.Error(w, fmt.Sprintf("%s%s check failed", out.String(), endpoint), http.StatusInternalServerError)
+		return true
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if _, verbose := r.URL.Query()["verbose"]; !verbose {
+		_, _ = fmt.Fprint(w, "ok")
+		return true
+	}
+	_, _ = out.WriteTo(w)
+	_, _ = fmt.Fprintf(w, "%s check passed\n", endpoint)
+	return true
+}
+
+// nonResourceMethodNotAllowed is the 405 go-restful gives a method a
+// discovery or /version route does not have.
+func nonResourceMethodNotAllowed() error {
+	return apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false)
+}

@@ -1,0 +1,204 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+)
+
+// Messages of the 410s a LIST can get (apiserver pkg/storage/etcd3/errors.go).
+const (
+	listTooOldMessage    = "The resourceVersion for the provided list is too old."
+	inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+)
+
+// listRead is the store read a LIST resolves to.
+type listRead struct {
+	rv    int64  // exact RV to read at; 0 = the latest state
+	start string // first store key to consider, "" = from the prefix
+	limit int64
+	// continued marks a read that came from a continue token, whose
+	// compaction gets the inconsistent-continue 410.
+	continued bool
+}
+
+// serveList answers a LIST: negotiate, parse options, pick the read RV as
+// the watch cache does (spec §3.1), read one page, encode.
+func (s *Server) serveList(req *request) {
+	out, err := s.negotiateOutput(req.r, true)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	p, err := s.parseListOptions(req)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	list, items, err := s.readList(req, p)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	if out.table {
+		lm, _ := meta.ListAccessor(list)
+		table, err := s.toTable(req.res, items, listMetaOf(lm), includeObjectParam(req.r))
+		if err != nil {
+			s.writeError(req.w, req.r, err)
+			return
+		}
+		s.respond(req.w, out, http.StatusOK, table)
+		return
+	}
+	s.respond(req.w, out, http.StatusOK, list)
+}
+
+// readList resolves the read, runs it and builds the typed list object.
+func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime.Object, error) {
+	read, err := s.chooseListRead(req, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := s.store.List(req.res.storageKey, store.ListOptions{
+		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: p.filter,
+	})
+	if err != nil {
+		return nil, nil, s.listReadError(err, read, p)
+	}
+	list, err := s.buildList(req.res, res, p)
+	return list, res.Items, err
+}
+
+// chooseListRead maps resourceVersion, resourceVersionMatch, limit and
+// continue to a store read, waiting for a too-new RV (504 after 3 s):
+//
+//	continue token        exact at the token's RV (latest if rv < 0)
+//	RV unset              latest (a consistent read)
+//	RV "0"                latest, limit ignored (served whole from the cache)
+//	RV N, NotOlderThan    latest once the store has reached N
+//	RV N, no match, no limit   same (legacy NotOlderThan)
+//	RV N, Exact, or no match with a limit   exactly N (410 when compacted)
+func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
+	opts := p.opts
+	read := listRead{limit: opts.Limit}
+	if opts.Continue != "" {
+		return s.continueRead(p, read)
+	}
+	if opts.ResourceVersion == "" {
+		return read, nil
+	}
+	n, err := parseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
+	}
+	if n == 0 {
+		read.limit = 0
+		return read, nil
+	}
+	if err := s.waitForRV(req.r.Context(), n); err != nil {
+		return read, err
+	}
+	exact := opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
+		(opts.ResourceVersionMatch == "" && opts.Limit > 0)
+	if exact {
+		read.rv = n
+	}
+	return read, nil
+}
+
+// continueRead resolves a continue token (400 for a bad one, or for a
+// resourceVersion other than "" or "0" beside it).
+func (s *Server) continueRead(p listParams, read listRead) (listRead, error) {
+	start, rv, err := decodeContinue(p.opts.Continue, p.prefix)
+	if err != nil {
+		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+	}
+	if rv := p.opts.ResourceVersion; rv != "" && rv != "0" {
+		return read, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+	}
+	read.start, read.continued = start, true
+	if rv > 0 {
+		read.rv = rv
+	}
+	return read, nil
+}
+
+// listReadError turns a store error into the LIST's API error: a compacted
+// exact read is 410 "too old"; a compacted continue is 410 with a token
+// (rv -1) that continues inconsistently from the latest state.
+func (s *Server) listReadError(err error, read listRead, p listParams) error {
+	switch {
+	case errors.Is(err, store.ErrCompacted) && read.continued:
+		// read.start is the token's "<last key>\x00"; re-encode it in the
+		// etcd form the real 410 carries.
+		last := read.start[:len(read.start)-1]
+		st := apierrors.NewResourceExpired(inconsistentContinue)
+		st.ErrStatus.ListMeta.Continue = encodeContinue(last, p.prefix, -1, false)
+		return st
+	case errors.Is(err, store.ErrCompacted):
+		return apierrors.NewResourceExpired(listTooOldMessage)
+	case errors.Is(err, store.ErrFutureRV):
+		return tooLargeResourceVersion(read.rv, s.store.CurrentRV())
+	}
+	return err
+}
+
+// buildList makes the typed list (PodList, ...) for a page: items without
+// apiVersion/kind, as the real server lists them, never a null items array,
+// and the continue token and remainingItemCount of
+// apiserver pkg/storage/continue.go (PrepareContinueToken).
+func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParams) (runtime.Object, error) {
+	list := res.newList()
+	list.GetObjectKind().SetGroupVersionKind(res.listKind)
+	if err := setListItems(list, page.Items); err != nil {
+		return nil, err
+	}
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, err
+	}
+	lm.SetResourceVersion(strconv.FormatInt(page.RV, 10))
+	if page.More && len(page.Keys) > 0 {
+		lm.SetContinue(encodeContinue(page.Keys[len(page.Keys)-1], p.prefix, page.RV, true))
+		if !p.hasSelector {
+			remaining := page.Remaining
+			lm.SetRemainingItemCount(&remaining)
+		}
+	}
+	return list, nil
+}
+
+// setListItems copies items into list.Items (a value slice for typed lists,
+// so the store's shared objects are not touched) and clears each copy's
+// apiVersion and kind.
+func setListItems(list runtime.Object, items []runtime.Object) error {
+	if err := meta.SetList(list, items); err != nil {
+		return fmt.Errorf("set list items: %w", err)
+	}
+	return meta.EachListItem(list, func(o runtime.Object) error {
+		o.GetObjectKind().SetGroupVersionKind(schemaEmptyGVK)
+		return nil
+	})
+}
+
+// listMetaOf copies a list's metadata for the Table form.
+func listMetaOf(lm metav1.ListInterface) metav1.ListMeta {
+	return metav1.ListMeta{
+		ResourceVersion:    lm.GetResourceVersion(),
+		Continue:           lm.GetContinue(),
+		RemainingItemCount: lm.GetRemainingItemCount(),
+	}
+}
+
+// includeObjectParam reads ?includeObject= for the Table form.
+func includeObjectParam(r *http.Request) metav1.IncludeObjectPolicy {
+	return metav1.IncludeObjectPolicy(r.URL.Query().Get("includeObject"))
+}

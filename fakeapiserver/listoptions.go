@@ -1,0 +1,107 @@
+package fakeapiserver
+
+import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// watchListEnabled is the state of kube-apiserver's WatchList feature gate
+// in v1.37 (Beta, on): it changes both defaulting and validation.
+const watchListEnabled = true
+
+// listParams are the parsed, defaulted and validated options of a LIST or
+// WATCH, plus what the store needs to read.
+type listParams struct {
+	opts metainternalversion.ListOptions
+	// prefix is the store key prefix of the request's scope: "<ns>/" for
+	// one namespace, "" for all namespaces or cluster-scoped resources.
+	prefix string
+	// filter matches the label and field selectors; nil when both are empty.
+	filter func(runtime.Object) bool
+	// hasSelector is true when a label or field selector restricts the
+	// result, which suppresses remainingItemCount.
+	hasSelector bool
+}
+
+// parseListOptions decodes the query as kube-apiserver's listOpts does
+// (apiserver pkg/endpoints/handlers/get.go): decode (400), apply the
+// WatchList defaults, validate (422 on ListOptions), convert field-selector
+// labels (400), and turn a name in the path into a metadata.name selector.
+func (s *Server) parseListOptions(req *request) (listParams, error) {
+	var p listParams
+	opts := &p.opts
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(req.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return p, apierrors.NewBadRequest(err.Error())
+	}
+	if req.verb == "watch" {
+		opts.Watch = true
+	}
+	metainternalversion.SetListOptionsDefaults(opts, watchListEnabled)
+	if errs := metainternalversionvalidation.ValidateListOptions(opts, watchListEnabled); len(errs) > 0 {
+		return p, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
+	}
+	if opts.FieldSelector != nil {
+		sel, err := convertFieldSelector(req.res, opts.FieldSelector)
+		if err != nil {
+			return p, apierrors.NewBadRequest(err.Error())
+		}
+		opts.FieldSelector = sel
+	}
+	if req.info.name != "" {
+		if err := applyNameSelector(opts, req.info.name); err != nil {
+			return p, err
+		}
+	}
+	p.prefix = scopePrefix(req.info.namespace)
+	p.filter, p.hasSelector = s.selectorFilter(req.res, opts.LabelSelector, opts.FieldSelector)
+	return p, nil
+}
+
+// applyNameSelector makes a name in the path (a single-object watch) a
+// metadata.name field selector; an explicit conflicting selector is a 400.
+func applyNameSelector(opts *metainternalversion.ListOptions, name string) error {
+	if opts.FieldSelector != nil && !opts.FieldSelector.Empty() {
+		selected, ok := opts.FieldSelector.RequiresExactMatch("metadata.name")
+		if !ok || selected != name {
+			return apierrors.NewBadRequest("fieldSelector metadata.name doesn't match requested name")
+		}
+		return nil
+	}
+	opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", name)
+	return nil
+}
+
+// scopePrefix is the store key prefix of a namespace ("" for all).
+func scopePrefix(namespace string) string {
+	if namespace == "" {
+		return ""
+	}
+	return namespace + "/"
+}
+
+// selectorFilter builds the object filter for the selectors; it returns nil
+// when nothing is selected away, so the store can count remaining items.
+func (s *Server) selectorFilter(res *resourceInfo, ls labels.Selector, fs fields.Selector) (func(runtime.Object) bool, bool) {
+	hasLabels := ls != nil && !ls.Empty()
+	hasFields := fs != nil && !fs.Empty()
+	if !hasLabels && !hasFields {
+		return nil, false
+	}
+	return func(obj runtime.Object) bool {
+		if hasLabels {
+			m, err := meta.Accessor(obj)
+			if err != nil || !ls.Matches(labels.Set(m.GetLabels())) {
+				return false
+			}
+		}
+		return !hasFields || fs.Matches(objectFields(res, obj))
+	}, true
+}

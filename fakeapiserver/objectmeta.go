@@ -1,0 +1,156 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// fillCreateMeta sets what the server owns on a new object
+// (registry/rest/create.go BeforeCreate, FillObjectMetaSystemFields): uid,
+// creationTimestamp at second precision, generation for kinds that track
+// it; clears fields clients may not set; resets status to what the
+// strategies' PrepareForCreate leave.
+func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
+	m := mustAccessor(obj)
+	m.SetUID(types.UID(newUID()))
+	m.SetCreationTimestamp(metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(1e9)))
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	m.SetGeneration(0)
+	if res.TracksGeneration {
+		m.SetGeneration(1)
+	}
+	if res.hasStatus {
+		resetStatus(res, obj)
+	}
+}
+
+// validateName checks metadata.name as the registry's ValidateObjectMeta
+// does for most kinds (a DNS-1123 subdomain), returning the real 422.
+func validateName(res *resourceInfo, obj runtime.Object) error {
+	m := mustAccessor(obj)
+	name := m.GetName()
+	var errs field.ErrorList
+	if name == "" {
+		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))
+	} else {
+		for _, msg := range validation.IsDNS1123Subdomain(name) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(res.Kind.GroupKind(), name, errs)
+}
+
+// resetStatus gives a new object the status its strategy's
+// PrepareForCreate sets: empty, except pods start Pending.
+func resetStatus(res *resourceInfo, obj runtime.Object) {
+	st := statusField(obj)
+	if !st.IsValid() {
+		return
+	}
+	st.Set(reflect.Zero(st.Type()))
+	if res.Kind.Group == "" && res.Kind.Kind == "Pod" {
+		st.FieldByName("Phase").SetString("Pending")
+	}
+}
+
+// statusField returns the addressable Status field of a typed object, or
+// the zero Value when the kind has none.
+func statusField(obj runtime.Object) reflect.Value {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.Elem().FieldByName("Status")
+}
+
+// specField returns the Spec field, or the zero Value.
+func specField(obj runtime.Object) reflect.Value {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.Elem().FieldByName("Spec")
+}
+
+// copyStatus sets dst's status to src's (the main resource keeps the
+// stored status; the status subresource keeps everything else).
+func copyStatus(dst, src runtime.Object) {
+	d, sv := statusField(dst), statusField(src)
+	if d.IsValid() && sv.IsValid() {
+		d.Set(sv)
+	}
+}
+
+// prepareUpdate carries the server-owned metadata of old over to obj and
+// maintains generation, as BeforeUpdate and the strategies do.
+func prepareUpdate(res *resourceInfo, obj, old runtime.Object) {
+	m, o := mustAccessor(obj), mustAccessor(old)
+	m.SetUID(o.GetUID())
+	m.SetCreationTimestamp(o.GetCreationTimestamp())
+	m.SetDeletionTimestamp(o.GetDeletionTimestamp())
+	m.SetDeletionGracePeriodSeconds(o.GetDeletionGracePeriodSeconds())
+	m.SetGenerateName(o.GetGenerateName())
+	m.SetGeneration(o.GetGeneration())
+	if res.TracksGeneration {
+		if ns, os := specField(obj), specField(old); ns.IsValid() && !apiequality.Semantic.DeepEqual(ns.Interface(), os.Interface()) {
+			m.SetGeneration(o.GetGeneration() + 1)
+		}
+	}
+}
+
+// sameObject reports whether an update changes nothing (apart from the
+// resourceVersion); such writes are no-ops that bump no RV and emit no event
+// (etcd3/store.go GuaranteedUpdate compares the serialised bytes).
+func sameObject(a, b runtime.Object) bool {
+	ac, bc := a.DeepCopyObject(), b.DeepCopyObject()
+	mustAccessor(ac).SetResourceVersion("")
+	mustAccessor(bc).SetResourceVersion("")
+	return apiequality.Semantic.DeepEqual(ac, bc)
+}
+
+// checkObjectNamespace defaults the body's namespace from the URL and
+// rejects a mismatch (registry/rest/meta.go
+// EnsureObjectNamespaceMatchesRequestNamespace).
+func checkObjectNamespace(res *resourceInfo, namespace string, obj runtime.Object) error {
+	m := mustAccessor(obj)
+	switch {
+	case res.ClusterScoped:
+		m.SetNamespace("")
+	case m.GetNamespace() == "":
+		m.SetNamespace(namespace)
+	case m.GetNamespace() != namespace:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// checkObjectName rejects a body whose name differs from the URL's
+// (handlers/rest.go).
+func checkObjectName(obj runtime.Object, name string) error {
+	if got := mustAccessor(obj).GetName(); got != name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", got, name))
+	}
+	return nil
+}
+
+// conflict is the 409 of a stale resourceVersion
+// (registry/generic/registry/store.go, OptimisticLockErrorMsg).
+func conflict(res *resourceInfo, name string) error {
+	return apierrors.NewConflict(res.qualified(), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+}
+
+// isStatusRequest reports whether the request is for the status subresource.
+func (req *request) isStatus() bool { return strings.EqualFold(req.info.subresource, "status") }

@@ -1,0 +1,232 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Resource describes one served resource. Most fields are derived from the
+// scheme; a [Config.Resources] entry overrides what it sets for its Kind.
+type Resource struct {
+	// Kind is the served kind, e.g. apps/v1 Deployment. Required.
+	Kind schema.GroupVersionKind
+	// Plural is the resource name in URLs. If empty, defaults to the lower-case
+	// plural guessed from Kind (meta.UnsafeGuessKindToResource).
+	Plural string
+	// ClusterScoped marks resources that live outside namespaces (nodes,
+	// namespaces, persistentvolumes, ...). Defaults come from a built-in table.
+	ClusterScoped bool
+	// ShortNames are advertised in discovery for kubectl (po, cm, ...).
+	ShortNames []string
+	// TracksGeneration makes creates set metadata.generation to 1 and spec
+	// changes bump it, as the strategies of pods and workloads do.
+	TracksGeneration bool
+	// ReturnsDeletedObject makes DELETE answer with the deleted object rather
+	// than a Success Status (pods do; configmaps don't). See apiserver
+	// pkg/registry/generic/registry/store.go (ReturnDeletedObject).
+	ReturnsDeletedObject bool
+	// FieldLabels lists the field-selector keys the resource supports besides
+	// metadata.name and metadata.namespace, and how to read them from an
+	// object. Nil means only the two metadata fields, with the generic
+	// "is not a known field selector" error for any other key.
+	FieldLabels *FieldLabels
+}
+
+// FieldLabels is a resource's field-selector support: the keys it accepts
+// (with the kube-apiserver error for others) and how to read them.
+type FieldLabels struct {
+	// Keys are the supported keys, metadata.* included.
+	Keys []string
+	// Aliases maps deprecated keys onto supported ones (pods: spec.host).
+	Aliases map[string]string
+	// Fields returns the field set of an object for matching.
+	Fields func(obj runtime.Object) fields.Set
+}
+
+// resourceInfo is the resolved, immutable description of a served resource
+// used by the handlers.
+type resourceInfo struct {
+	Resource
+	gvr        schema.GroupVersionResource
+	listKind   schema.GroupVersionKind
+	singular   string
+	hasStatus  bool
+	newObject  func() runtime.Object
+	newList    func() runtime.Object
+	storageKey string // store partition: the group-qualified resource, e.g. "pods", "deployments.apps"
+}
+
+// clusterScopedKinds are the built-in kinds without a namespace; the scheme
+// does not know scope, kube-apiserver's registry does.
+var clusterScopedKinds = map[schema.GroupKind]bool{
+	{Kind: "Namespace"}: true, {Kind: "Node"}: true, {Kind: "PersistentVolume"}: true,
+	{Kind: "ComponentStatus"}: true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: true,
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                  true,
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                     true,
+	{Group: "storage.k8s.io", Kind: "CSINode"}:                       true,
+	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:              true,
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              true,
+	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                     true,
+	{Group: "networking.k8s.io", Kind: "IngressClass"}:               true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:               true,
+}
+
+// shortNames are kube-apiserver's short names for the default groups.
+var shortNames = map[schema.GroupKind][]string{
+	{Kind: "Pod"}: {"po"}, {Kind: "ConfigMap"}: {"cm"}, {Kind: "Service"}: {"svc"},
+	{Kind: "Namespace"}: {"ns"}, {Kind: "Node"}: {"no"}, {Kind: "Endpoints"}: {"ep"},
+	{Kind: "Event"}: {"ev"}, {Kind: "ServiceAccount"}: {"sa"}, {Kind: "PersistentVolume"}: {"pv"},
+	{Kind: "PersistentVolumeClaim"}: {"pvc"}, {Kind: "ReplicationController"}: {"rc"},
+	{Kind: "LimitRange"}: {"limits"}, {Kind: "ResourceQuota"}: {"quota"}, {Kind: "ComponentStatus"}: {"cs"},
+	{Group: "apps", Kind: "Deployment"}: {"deploy"}, {Group: "apps", Kind: "ReplicaSet"}: {"rs"},
+	{Group: "apps", Kind: "StatefulSet"}: {"sts"}, {Group: "apps", Kind: "DaemonSet"}: {"ds"},
+}
+
+// generationKinds are the kinds whose registry strategy maintains
+// metadata.generation (pods since 1.35, workloads always).
+var generationKinds = map[schema.GroupKind]bool{
+	{Kind: "Pod"}: true, {Kind: "ReplicationController"}: true,
+	{Group: "apps", Kind: "Deployment"}: true, {Group: "apps", Kind: "ReplicaSet"}: true,
+	{Group: "apps", Kind: "StatefulSet"}: true, {Group: "apps", Kind: "DaemonSet"}: true,
+}
+
+// resourceTable is the set of served resources, looked up by URL.
+type resourceTable struct {
+	byGVR  map[schema.GroupVersionResource]*resourceInfo
+	byGVK  map[schema.GroupVersionKind]*resourceInfo
+	groups []schema.GroupVersion // served group-versions, core first, then by group
+}
+
+// newResourceTable derives the served resources of every group-version in gvs
+// from the scheme: each kind K with a list kind KList is a resource.
+func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrides []Resource) (*resourceTable, error) {
+	t := &resourceTable{
+		byGVR: map[schema.GroupVersionResource]*resourceInfo{},
+		byGVK: map[schema.GroupVersionKind]*resourceInfo{},
+	}
+	byKind := map[schema.GroupVersionKind]Resource{}
+	for _, o := range overrides {
+		byKind[o.Kind] = o
+	}
+	for _, gv := range gvs {
+		types := scheme.KnownTypes(gv)
+		if len(types) == 0 {
+			return nil, fmt.Errorf("fakeapiserver: group-version %q is not registered in the scheme", gv)
+		}
+		for kind := range types {
+			if _, ok := types[kind+"List"]; !ok || strings.HasSuffix(kind, "List") || isOptionsKind(kind) {
+				continue
+			}
+			gvk := gv.WithKind(kind)
+			r, ok := byKind[gvk]
+			if !ok {
+				r = defaultResource(gvk)
+			}
+			if err := t.add(scheme, r); err != nil {
+				return nil, err
+			}
+		}
+		t.groups = append(t.groups, gv)
+	}
+	for _, o := range overrides {
+		if _, ok := t.byGVK[o.Kind]; !ok {
+			if err := t.add(scheme, o); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.SliceStable(t.groups, func(i, j int) bool { return t.groups[i].Group == "" && t.groups[j].Group != "" })
+	return t, nil
+}
+
+// isOptionsKind filters the request-parameter kinds that happen to have no
+// List twin today but might (defensive: they are never resources).
+func isOptionsKind(kind string) bool {
+	return strings.HasSuffix(kind, "Options") || kind == "WatchEvent" || kind == "Status" || kind == "APIResourceList"
+}
+
+// defaultResource is the registration a kind gets when nothing overrides it.
+func defaultResource(gvk schema.GroupVersionKind) Resource {
+	gk := gvk.GroupKind()
+	return Resource{
+		Kind:                 gvk,
+		ClusterScoped:        clusterScopedKinds[gk],
+		ShortNames:           shortNames[gk],
+		TracksGeneration:     generationKinds[gk],
+		ReturnsDeletedObject: gk == schema.GroupKind{Kind: "Pod"},
+		FieldLabels:          builtinFieldLabels[gk],
+	}
+}
+
+func (t *resourceTable) add(scheme *runtime.Scheme, r Resource) error {
+	plural, singular := meta.UnsafeGuessKindToResource(r.Kind)
+	if r.Plural != "" {
+		plural = r.Kind.GroupVersion().WithResource(r.Plural)
+	}
+	listKind := r.Kind.GroupVersion().WithKind(r.Kind.Kind + "List")
+	proto, err := scheme.New(r.Kind)
+	if err != nil {
+		return fmt.Errorf("fakeapiserver: resource %s: %w", r.Kind, err)
+	}
+	if _, err := scheme.New(listKind); err != nil {
+		return fmt.Errorf("fakeapiserver: resource %s needs a list kind: %w", r.Kind, err)
+	}
+	info := &resourceInfo{
+		Resource:   r,
+		gvr:        plural,
+		listKind:   listKind,
+		singular:   singular.Resource,
+		hasStatus:  hasStatusField(proto),
+		newObject:  func() runtime.Object { o, _ := scheme.New(r.Kind); return o },
+		newList:    func() runtime.Object { o, _ := scheme.New(listKind); return o },
+		storageKey: plural.GroupResource().String(),
+	}
+	t.byGVR[plural] = info
+	t.byGVK[r.Kind] = info
+	return nil
+}
+
+// hasStatusField reports whether the kind's Go type has a Status field, which
+// is what makes kube-apiserver install a /status subresource for it.
+func hasStatusField(obj runtime.Object) bool {
+	v := reflect.ValueOf(obj)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	_, ok := v.Type().FieldByName("Status")
+	return ok && v.Kind() == reflect.Struct
+}
+
+// lookup finds the resource served at group/version/plural.
+func (t *resourceTable) lookup(gvr schema.GroupVersionResource) (*resourceInfo, bool) {
+	r, ok := t.byGVR[gvr]
+	return r, ok
+}
+
+// resourcesOf returns the resources of one group-version, sorted by plural.
+func (t *resourceTable) resourcesOf(gv schema.GroupVersion) []*resourceInfo {
+	var out []*resourceInfo
+	for gvr, r := range t.byGVR {
+		if gvr.GroupVersion() == gv {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].gvr.Resource < out[j].gvr.Resource })
+	return out
+}
+
+// qualified returns the group-qualified resource used in error messages
+// ("pods", "deployments.apps").
+func (r *resourceInfo) qualified() schema.GroupResource { return r.gvr.GroupResource() }

@@ -1,0 +1,131 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"testing"
+
+	"k8s.io/utils/clock"
+)
+
+// Option adjusts the [Config] that [Start] builds its server from. Options
+// are sealed (goleak's pattern): only this package defines them, so new ones
+// can be added without breaking callers.
+type Option interface {
+	apply(*Config)
+}
+
+// optionFunc adapts a function to [Option].
+type optionFunc func(*Config)
+
+func (f optionFunc) apply(cfg *Config) { f(cfg) }
+
+// WithConfig lets fn edit the whole [Config], for knobs that have no option
+// of their own. Options apply in order, so a later option overrides what fn
+// set.
+func WithConfig(fn func(*Config)) Option { return optionFunc(fn) }
+
+// WithTLS serves HTTPS with a self-signed certificate; [Server.RESTConfig],
+// [Server.Clientset] and [Server.WriteKubeconfig] trust its CA. See
+// [Config.TLS].
+func WithTLS() Option { return optionFunc(func(cfg *Config) { cfg.TLS = true }) }
+
+// WithToken requires every request to carry "Authorization: Bearer token";
+// others get 401 Unauthorized. RESTConfig and the kubeconfig carry the token.
+// See [Config.Token].
+func WithToken(token string) Option {
+	return optionFunc(func(cfg *Config) { cfg.Token = token })
+}
+
+// WithClock drives every timer of the server (watch timeouts, bookmarks,
+// compaction) from c, typically a k8s.io/utils/clock/testing fake clock. See
+// [Config.Clock].
+func WithClock(c clock.WithTickerAndDelayedExecution) Option {
+	return optionFunc(func(cfg *Config) { cfg.Clock = c })
+}
+
+// Start builds a server from the zero [Config] and opts, serves it on a fresh
+// port of 127.0.0.1 in a goroutine it owns, and returns it ready for use:
+// [Server.URL], [Server.RESTConfig], [Server.Clientset] and
+// [Server.WriteKubeconfig] work as soon as Start returns.
+//
+// Start fails the test with tb.Fatalf if the configuration is invalid or it
+// cannot listen. tb.Cleanup closes the server and waits for the serving
+// goroutine, so a test that uses Start leaks no goroutine of the server's;
+// Cleanup reports an error from Close or Serve with tb.Errorf. Servers
+// started in one process share nothing and may be used from parallel tests.
+func Start(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	var cfg Config
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		tb.Fatalf("fakeapiserver.Start: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		// New started nothing that Close would not undo.
+		_ = s.Close()
+		tb.Fatalf("fakeapiserver.Start: listen: %v", err)
+	}
+	done := s.ServeBackground(ln)
+	tb.Cleanup(func() {
+		// Shutdown chain: Close ends every watch and shuts the http.Server
+		// down → Serve returns → the ServeBackground goroutine sends on
+		// done and exits.
+		if err := s.Close(); err != nil {
+			tb.Errorf("fakeapiserver: Close: %v", err)
+		}
+		if err := <-done; err != nil {
+			tb.Errorf("fakeapiserver: Serve: %v", err)
+		}
+	})
+	return s
+}
+
+// ServeBackground serves on ln in a new goroutine, like go s.Serve(ln), but
+// returns only once the server is accepting connections (or Serve has already
+// failed), so URL, RESTConfig and WriteKubeconfig report ln's address as soon
+// as it returns. The caller owns the goroutine: after Close it must receive
+// from the returned channel, which yields Serve's result exactly once — nil
+// when Serve ended because of Close — and is then closed.
+func (s *Server) ServeBackground(ln net.Listener) <-chan error {
+	rl := &readyListener{Listener: ln, ready: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		defer close(done)
+		err := s.Serve(rl)
+		if errors.Is(err, ErrServerClosed) {
+			err = nil
+		}
+		done <- err
+	}()
+	// Serve records the URL before http.Server.Serve calls Accept for the
+	// first time, so the first Accept is the moment the URL is known.
+	select {
+	case <-rl.ready:
+		return done
+	case err := <-done:
+		// Serve returned without accepting (Close came first, or it
+		// failed): hand its result on to the caller.
+		replay := make(chan error, 1)
+		replay <- err
+		close(replay)
+		return replay
+	}
+}
+
+// readyListener closes ready on the first call of Accept.
+type readyListener struct {
+	net.Listener
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (l *readyListener) Accept() (net.Conn, error) {
+	l.once.Do(func() { close(l.ready) })
+	return l.Listener.Accept()
+}

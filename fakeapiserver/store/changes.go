@@ -1,0 +1,73 @@
+package store
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Event is one write to the store, as a watch reports it.
+type Event struct {
+	// Type is watch.Added, watch.Modified or watch.Deleted.
+	Type watch.EventType
+	// Resource and Key say what was written.
+	Resource string
+	Key      string
+	// RV is the write's RV, also stamped into Object.
+	RV int64
+	// Object is the new state. For watch.Deleted it is a copy of the last
+	// state stamped with the delete's RV. Shared: do not modify.
+	Object runtime.Object
+	// PrevObject is the state before the write (nil for watch.Added), with
+	// its own RV. Shared: do not modify.
+	PrevObject runtime.Object
+}
+
+// Changes returns every event of resource with RV > afterRV in RV order, and a
+// channel that is closed at the next write to resource. Both are taken under
+// one lock, so no event falls between them: a watcher loops on "Changes from
+// its last RV, send, wait for the channel".
+//
+// afterRV above [Store.CurrentRV] is allowed and returns no events yet.
+// Changes returns [ErrCompacted] if afterRV < [Store.CompactedRV].
+//
+// The slice and its events are shared and immutable: the caller must not
+// modify them, and later writes or compactions never change them either.
+func (s *Store) Changes(resource string, afterRV int64) ([]Event, <-chan struct{}, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if afterRV < s.compactedRV {
+		return nil, nil, fmt.Errorf("changes of %s after rv %d, compacted rv %d: %w", resource, afterRV, s.compactedRV, ErrCompacted)
+	}
+	// Creating the resource here gives its channel a home for the writer
+	// to find; compaction forgets it again once nobody waits.
+	r := s.resourceLocked(resource)
+	return r.since(afterRV), waitOn(&r.notify), nil
+}
+
+// Notify returns a channel that is closed at the next write to any resource.
+// A reader of a future RV waits on it, then checks [Store.CurrentRV] again.
+func (s *Store) Notify() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return waitOn(&s.notify)
+}
+
+// waitOn returns the channel *ch, creating it if nobody waits yet. The
+// caller holds Store.mu.
+func waitOn(ch *chan struct{}) <-chan struct{} {
+	if *ch == nil {
+		*ch = make(chan struct{})
+	}
+	return *ch
+}
+
+// wake closes the channel *ch, if anybody waits on it, and clears it so the
+// next waiter gets a fresh one. The caller holds Store.mu.
+func wake(ch *chan struct{}) {
+	if *ch != nil {
+		close(*ch)
+		*ch = nil
+	}
+}

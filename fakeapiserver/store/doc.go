@@ -1,0 +1,74 @@
+// Package store is the multi-version (MVCC) object store under the fake API
+// server: it keeps every state of every resource since the last compaction,
+// readable at any retained resourceVersion (RV), and the log of writes that
+// watches replay.
+//
+// # Resource versions
+//
+// RVs come from one global counter, like etcd's revision: a fresh store's
+// [Store.CurrentRV] is 1, and every Create, Update or Delete, of any
+// resource, takes the next integer. An object's metadata.resourceVersion is
+// the RV of its last write. [Store.CompactedRV] is the oldest readable RV (0
+// until the first [Store.Compact]). A read at RV r sees the state after every
+// write with RV <= r; it is valid for CompactedRV <= r <= CurrentRV, gives
+// [ErrCompacted] below that range and [ErrFutureRV] above it, and r = 0 means
+// "latest". A resource never written before r reads as empty at r.
+//
+// # Ownership
+//
+// Objects passed to Create and Update become the store's; the store stamps
+// their resourceVersion and hands the very same objects out to later reads
+// and events. Every object handed out is shared and immutable by contract:
+// callers that want to modify one must DeepCopy it first. The store copies
+// only where it must: the object of a DELETED event is a copy of the last
+// state carrying the delete's RV, because the last state itself is still what
+// reads at older RVs return.
+//
+// # Data structure
+//
+// Each resource keeps an RV-ordered slice of snapshots (rv, root), one per
+// write, where root is a persistent treap (type tree, tree.go) holding the whole state of
+// the resource after that write. The treap is path-copying: a write copies
+// the O(log n) nodes on one root-to-leaf path and shares the rest with the
+// previous root, so older snapshots never change and cost O(log n) memory
+// each. Every node records its subtree size. This gives:
+//
+//   - reading at RV r: binary search for the newest snapshot with rv <= r,
+//     O(log w) in the number of retained writes w;
+//   - a page of k keys from a start key: O(log n + k), walking in key order;
+//   - the number of keys after a position (ListResult.Remaining): O(log n),
+//     as a difference of two ranks, without scanning;
+//   - lock-free reads: nodes are immutable, so a reader takes the lock only to
+//     pick a root, then walks it while writers go on.
+//
+// This is the design of kube-apiserver's watch cache with
+// ListFromCacheSnapshot, which keeps a copy-on-write btree snapshot per event
+// RV (apiserver pkg/storage/cacher/store/watch_cache_storage.go,
+// store_btree.go), with sizes added so counting is O(log n) where the
+// btree's Count is O(k). A treap rather than a balanced tree keeps the write
+// paths short (no rebalancing cases) and, with priorities hashed from the
+// key, makes a tree's shape a pure function of its key set. The
+// alternatives fall short: a map plus a per-key version list answers "state
+// at r" only by scanning all keys, and an etcd-style key index needs a
+// separate ordered structure for paging and still scans to count.
+//
+// Beside the snapshots, each resource keeps its events with RV above the
+// compaction point in an RV-ordered slice that is only ever appended to;
+// [Store.Changes] hands out capped sub-slices of it without copying.
+// [Store.Compact] drops the snapshots and events no retained RV needs (it
+// copies what it keeps, so slices handed out stay valid and dropped trees
+// become garbage). Without compaction memory grows by O(log n) nodes per
+// write, so the server must compact, as etcd does.
+//
+// # Concurrency
+//
+// One mutex guards all of the store's state. A write takes it, assigns the
+// RV, records the new snapshot and event, and closes the notify channels of
+// its resource and of the store ([Store.Changes], [Store.Notify]); waking a
+// waiter is a channel close, which never blocks, and no caller code runs
+// under the lock. Watchers pull: they re-call Changes from their last RV when
+// their channel fires, so a writer never waits for a reader. The lock is a plain mutex rather than
+// a reader/writer lock because every critical section is a few binary
+// searches, and even the read-side Changes and Notify write (they create
+// notify channels lazily, so writes nobody watches allocate none).
+package store

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Get returns the object under (resource, key) as of rv, where 0 means the
+// latest state. The object is shared and must not be modified.
+//
+// Get returns [ErrCompacted] if rv < [Store.CompactedRV], [ErrFutureRV] if
+// rv > [Store.CurrentRV], and [ErrNotFound] if the key was not live at rv.
+func (s *Store) Get(resource, key string, rv int64) (runtime.Object, error) {
+	t, at, err := s.treeAt(resource, rv)
+	if err != nil {
+		return nil, fmt.Errorf("get %s %q: %w", resource, key, err)
+	}
+	v, ok := t.get(key)
+	if !ok {
+		return nil, fmt.Errorf("get %s %q at rv %d: %w", resource, key, at, ErrNotFound)
+	}
+	return v.obj, nil
+}
+
+// ListOptions selects one page of a [Store.List].
+type ListOptions struct {
+	// RV is the RV to read the state at; 0 means the latest. RV below
+	// [Store.CompactedRV] gives [ErrCompacted], above [Store.CurrentRV]
+	// gives [ErrFutureRV].
+	RV int64
+	// Prefix restricts the page to keys starting with it (byte-wise); ""
+	// means every key of the resource.
+	Prefix string
+	// Start is the first key to consider (inclusive); "" or a key below
+	// Prefix means from Prefix. To continue after a page, pass its last key
+	// + "\x00", as kube-apiserver's continue tokens do.
+	Start string
+	// Limit caps the number of items; 0 (or negative) means no limit.
+	Limit int
+	// Filter selects the items to return; nil selects all. It runs without
+	// any store lock held and must not modify the object.
+	Filter func(runtime.Object) bool
+}
+
+// ListResult is one page of a [Store.List].
+type ListResult struct {
+	// Items are the selected objects in byte order of key. They are shared
+	// with the store: callers must not modify them.
+	Items []runtime.Object
+	// Keys holds the key of each item (same index).
+	Keys []string
+	// RV is the RV the page was read at: ListOptions.RV when set, else the
+	// CurrentRV at read time.
+	RV int64
+	// More is true if Limit was reached and at least one more key under
+	// Prefix (matching Filter or not) follows the last item. With a Filter
+	// a next page may thus turn out empty, as with the watch cache
+	// (apiserver pkg/storage/cacher/cacher.go, hasMoreListItems).
+	More bool
+	// Remaining is, when More is true and Filter is nil, the number of keys
+	// under Prefix after the last item; otherwise 0. Like kube-apiserver
+	// (apiserver pkg/storage/continue.go, PrepareContinueToken) it is left
+	// out with a filter, where it could not be exact.
+	Remaining int64
+}
+
+// List reads one page of resource's keys as of opts.RV. It costs
+// O(log n + k), where k is the number of keys visited (k = Limit without a
+// Filter); Remaining costs O(log n). The errors are those of [Store.Get],
+// except that no key is required to exist.
+func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
+	t, at, err := s.treeAt(resource, opts.RV)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("list %s: %w", resource, err)
+	}
+	res := ListResult{RV: at}
+	if opts.Limit > 0 {
+		n := min(opts.Limit, t.len())
+		res.Items, res.Keys = make([]runtime.Object, 0, n), make([]string, 0, n)
+	}
+	// Keys under Prefix form one contiguous run starting at Prefix, so the
+	// walk starts at max(Start, Prefix) and stops at the first key outside.
+	for key, v := range t.ascend(max(opts.Start, opts.Prefix)) {
+		if !strings.HasPrefix(key, opts.Prefix) {
+			break
+		}
+		if opts.Filter != nil && !opts.Filter(v.obj) {
+			continue
+		}
+		res.Items, res.Keys = append(res.Items, v.obj), append(res.Keys, key)
+		if len(res.Items) == opts.Limit {
+			break
+		}
+	}
+	if opts.Limit > 0 && len(res.Items) == opts.Limit {
+		after := countAfter(t, res.Keys[len(res.Keys)-1], opts.Prefix)
+		res.More = after > 0
+		if opts.Filter == nil {
+			res.Remaining = int64(after)
+		}
+	}
+	return res, nil
+}
+
+// treeAt returns the state of resource at rv (0 = latest) and the RV it
+// stands for. Only this lookup holds the lock; the tree is immutable.
+func (s *Store) treeAt(resource string, rv int64) (tree[version], int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, err := s.resolveRVLocked(rv)
+	if err != nil {
+		return tree[version]{}, 0, err
+	}
+	return s.resources[resource].at(at), at, nil
+}
+
+// resolveRVLocked maps a requested read RV (0 = latest) to a readable RV.
+// Negative RVs are below every compaction point and give ErrCompacted.
+func (s *Store) resolveRVLocked(rv int64) (int64, error) {
+	switch {
+	case rv == 0:
+		return s.currentRV, nil
+	case rv < s.compactedRV:
+		return 0, fmt.Errorf("rv %d, compacted rv %d: %w", rv, s.compactedRV, ErrCompacted)
+	case rv > s.currentRV:
+		return 0, fmt.Errorf("rv %d, current rv %d: %w", rv, s.currentRV, ErrFutureRV)
+	}
+	return rv, nil
+}
+
+// countAfter returns the number of keys of t under prefix that are above
+// last, a key of t under prefix, in O(log n): the rank of the end of the
+// prefix range minus the number of keys up to and including last.
+func countAfter(t tree[version], last, prefix string) int {
+	end := t.len()
+	if upper, ok := prefixEnd(prefix); ok {
+		end = t.rank(upper)
+	}
+	return end - (t.rank(last) + 1)
+}
+
+// prefixEnd returns the least string above every string with prefix p, or
+// false if there is none (p is empty or all 0xff bytes).
+func prefixEnd(p string) (string, bool) {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] != 0xff {
+			return p[:i] + string([]byte{p[i] + 1}), true
+		}
+	}
+	return "", false
+}

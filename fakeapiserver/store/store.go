@@ -1,0 +1,182 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// initialRV is the CurrentRV of a fresh store, so the first write gets RV 2.
+// etcd's revision starts at 1 too, and it keeps every real RV above "0",
+// which the Kubernetes API reserves for "any version".
+const initialRV = 1
+
+// Options configures a [Store]. The zero value is valid; there are no knobs yet.
+type Options struct{}
+
+// Store is an in-memory multi-version store of Kubernetes objects, grouped by
+// resource and keyed by string. See the package documentation for RV
+// semantics, ownership and concurrency. All methods are safe for concurrent use.
+type Store struct {
+	// mu guards the fields below.
+	mu sync.Mutex
+	// currentRV is the RV of the last write; it only grows.
+	currentRV int64
+	// compactedRV is the oldest readable RV; 0 <= compactedRV <= currentRV.
+	compactedRV int64
+	// resources holds the retained history of every resource written or watched.
+	resources map[string]*resource
+	// notify is closed at the next write to any resource; nil while nobody waits.
+	notify chan struct{}
+}
+
+// New returns an empty store whose [Store.CurrentRV] is 1 and
+// [Store.CompactedRV] is 0.
+func New(opts Options) *Store {
+	_ = opts // no knobs yet
+	return &Store{currentRV: initialRV, resources: make(map[string]*resource)}
+}
+
+// Create stores obj under (resource, key) with the next RV, stamps that RV into
+// obj's metadata.resourceVersion and returns obj.
+//
+// The store takes ownership of obj: the caller must not modify it afterwards,
+// and obj is handed out, shared, by later reads and events. Create returns
+// [ErrAlreadyExists] if the key is live, and an unwrapped error if obj has no
+// object metadata.
+func (s *Store) Create(resource, key string, obj runtime.Object) (runtime.Object, error) {
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("create %s %q: %w", resource, key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.resourceLocked(resource)
+	if _, ok := r.latest().get(key); ok {
+		return nil, fmt.Errorf("create %s %q: %w", resource, key, ErrAlreadyExists)
+	}
+	rv := s.nextRVLocked()
+	setRV(acc, rv)
+	ev := Event{Type: watch.Added, Resource: resource, Key: key, RV: rv, Object: obj}
+	s.commitLocked(r, ev, r.latest().put(key, version{obj: obj, rv: rv}))
+	return obj, nil
+}
+
+// Update replaces the live object under (resource, key) with obj, stamped with
+// the next RV, and returns obj. Ownership of obj passes to the store as in
+// [Store.Create].
+//
+// expectRV 0 means unconditional. Otherwise Update returns [ErrConflict] if
+// the live object's RV differs from expectRV. It returns [ErrNotFound] (checked
+// first) if the key is not live.
+func (s *Store) Update(resource, key string, obj runtime.Object, expectRV int64) (runtime.Object, error) {
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("update %s %q: %w", resource, key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, prev, err := s.liveLocked(resource, key, expectRV)
+	if err != nil {
+		return nil, fmt.Errorf("update %s %q: %w", resource, key, err)
+	}
+	rv := s.nextRVLocked()
+	setRV(acc, rv)
+	ev := Event{Type: watch.Modified, Resource: resource, Key: key, RV: rv, Object: obj, PrevObject: prev.obj}
+	s.commitLocked(r, ev, r.latest().put(key, version{obj: obj, rv: rv}))
+	return obj, nil
+}
+
+// Delete removes the live object under (resource, key) with the next RV. It
+// records a [watch.Deleted] event whose Object is a deep copy of the last state
+// with metadata.resourceVersion set to the delete's RV (as the watch cache
+// reports deletions), and returns that copy. PrevObject is the last state as
+// stored. expectRV and the errors are as in [Store.Update].
+func (s *Store) Delete(resource, key string, expectRV int64) (runtime.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, prev, err := s.liveLocked(resource, key, expectRV)
+	if err != nil {
+		return nil, fmt.Errorf("delete %s %q: %w", resource, key, err)
+	}
+	// The stored object is shared with readers of older RVs, so the new RV
+	// goes on a copy. The copy cannot fail the Accessor check: the original
+	// passed it when it was stored.
+	last := prev.obj.DeepCopyObject()
+	acc, err := meta.Accessor(last)
+	if err != nil {
+		return nil, fmt.Errorf("delete %s %q: %w", resource, key, err)
+	}
+	rv := s.nextRVLocked()
+	setRV(acc, rv)
+	t, _ := r.latest().remove(key)
+	ev := Event{Type: watch.Deleted, Resource: resource, Key: key, RV: rv, Object: last, PrevObject: prev.obj}
+	s.commitLocked(r, ev, t)
+	return last, nil
+}
+
+// CurrentRV returns the RV of the last write to any resource, or 1 if there
+// was none. Every RV in [CompactedRV, CurrentRV] is readable.
+func (s *Store) CurrentRV() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.currentRV
+}
+
+// CompactedRV returns the oldest readable RV: reads at an RV below it and
+// [Store.Changes] with afterRV below it return [ErrCompacted]. It is 0 until
+// the first [Store.Compact], so a fresh store serves every RV from 1 on.
+func (s *Store) CompactedRV() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compactedRV
+}
+
+// resourceLocked returns the history of resource, creating it if needed.
+func (s *Store) resourceLocked(name string) *resource {
+	r, ok := s.resources[name]
+	if !ok {
+		r = &resource{}
+		s.resources[name] = r
+	}
+	return r
+}
+
+// liveLocked returns the live version of key and its resource, checking the
+// write precondition expectRV (0 = none).
+func (s *Store) liveLocked(name, key string, expectRV int64) (*resource, version, error) {
+	r := s.resources[name]
+	cur, ok := r.latest().get(key)
+	if !ok {
+		return nil, version{}, ErrNotFound
+	}
+	if expectRV != 0 && expectRV != cur.rv {
+		return nil, version{}, fmt.Errorf("expected rv %d, current rv %d: %w", expectRV, cur.rv, ErrConflict)
+	}
+	return r, cur, nil
+}
+
+// nextRVLocked allocates the RV of a write that is certain to be committed.
+func (s *Store) nextRVLocked() int64 {
+	s.currentRV++
+	return s.currentRV
+}
+
+// commitLocked records ev and the resulting state t of r, then wakes the
+// waiters of r and of the whole store. Closing a channel never blocks, so this
+// is safe under mu.
+func (s *Store) commitLocked(r *resource, ev Event, t tree[version]) {
+	r.record(ev, t)
+	wake(&s.notify)
+}
+
+// setRV stamps rv into an object's metadata.resourceVersion, in the decimal
+// form the API uses.
+func setRV(acc metav1.Object, rv int64) {
+	acc.SetResourceVersion(strconv.FormatInt(rv, 10))
+}

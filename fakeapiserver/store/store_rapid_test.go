@@ -1,0 +1,369 @@
+package store
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/watch"
+	"pgregory.net/rapid"
+)
+
+// The machine's key space is small so that writes collide, and its namespaces
+// share a prefix ("ns-a" is a prefix of "ns-ab") so that prefix bounds matter.
+var (
+	machineResources  = []string{"configmaps", "secrets"}
+	machineNamespaces = []string{"ns-a", "ns-ab", "ns-b"}
+	machineNames      = []string{"x", "xx", "y"}
+	machinePrefixes   = []string{"", "ns-a", "ns-a/", "ns-ab/", "ns-b/", "zz/"}
+	machineStarts     = []string{"", "a", "ns-a/", "ns-a/x", "ns-a/x\x00", "ns-ab/xx\x00", "ns-b/", "ns-b/y", "zz"}
+)
+
+// wait is a channel handed out by Changes (resource != "") or Notify
+// (resource == "") when the store was at rv.
+type wait struct {
+	resource string
+	rv       int64
+	ch       <-chan struct{}
+}
+
+// handedOut is a Changes result and what it must keep saying forever.
+type handedOut struct {
+	got  []Event
+	want []eventView
+}
+
+// maxTracked bounds the waits and results the machine re-checks each step.
+const maxTracked = 8
+
+// storeMachine drives a Store against a model that is nothing but the list of
+// every event ever recorded; states are computed by replaying it.
+type storeMachine struct {
+	s         *Store
+	events    []eventView // model: every event, in RV order
+	compacted int64
+	waits     []wait
+	handed    []handedOut
+}
+
+func (m *storeMachine) current() int64 { return initialRV + int64(len(m.events)) }
+
+// stateAt replays the model up to rv: resource -> key -> object.
+func (m *storeMachine) stateAt(rv int64) map[string]map[string]*objView {
+	state := map[string]map[string]*objView{}
+	for _, res := range machineResources {
+		state[res] = map[string]*objView{}
+	}
+	for _, ev := range m.events {
+		if ev.RV > rv {
+			break
+		}
+		if ev.Type == string(watch.Deleted) {
+			delete(state[ev.Resource], ev.Key)
+		} else {
+			state[ev.Resource][ev.Key] = ev.Object
+		}
+	}
+	return state
+}
+
+// readAt maps a read RV to the RV read: 0 means latest.
+func (m *storeMachine) readAt(rv int64) int64 {
+	if rv == 0 {
+		return m.current()
+	}
+	return rv
+}
+
+func (m *storeMachine) live(res, key string) *objView {
+	return m.stateAt(m.current())[res][key]
+}
+
+// record appends a write the store accepted, checking it got the next RV.
+func (m *storeMachine) record(t *rapid.T, ev eventView) {
+	if want := m.current() + 1; ev.RV != want {
+		t.Fatalf("%s %s %q: rv = %d, want %d", ev.Type, ev.Resource, ev.Key, ev.RV, want)
+	}
+	m.events = append(m.events, ev)
+}
+
+func drawTarget(t *rapid.T) (res, ns, name string) {
+	return rapid.SampledFrom(machineResources).Draw(t, "resource"),
+		rapid.SampledFrom(machineNamespaces).Draw(t, "namespace"),
+		rapid.SampledFrom(machineNames).Draw(t, "name")
+}
+
+// drawExpectRV draws a write precondition: 0, the live RV, or any RV so far.
+func (m *storeMachine) drawExpectRV(t *rapid.T, live *objView) int64 {
+	switch rapid.IntRange(0, 2).Draw(t, "precondition") {
+	case 0:
+		return 0
+	case 1:
+		if live != nil {
+			rv, _ := strconv.ParseInt(live.RV, 10, 64)
+			return rv
+		}
+	}
+	return rapid.Int64Range(1, m.current()).Draw(t, "expectRV")
+}
+
+// writeErr returns the error the model predicts for a write to a key whose
+// live state is live.
+func writeErr(live *objView, expectRV int64) error {
+	switch {
+	case live == nil:
+		return ErrNotFound
+	case expectRV != 0 && strconv.FormatInt(expectRV, 10) != live.RV:
+		return ErrConflict
+	}
+	return nil
+}
+
+// drawReadRV draws a read RV: mostly a readable one, sometimes 0 (latest),
+// one just compacted away, or one in the future.
+func (m *storeMachine) drawReadRV(t *rapid.T) (rv int64, want error) {
+	switch rapid.IntRange(0, 9).Draw(t, "rvKind") {
+	case 0:
+		return 0, nil
+	case 1:
+		if m.compacted <= 1 {
+			return -1, ErrCompacted // m.compacted-1 would be 0, "latest"
+		}
+		return m.compacted - 1, ErrCompacted
+	case 2:
+		return m.current() + 1, ErrFutureRV
+	}
+	return rapid.Int64Range(max(m.compacted, 1), m.current()).Draw(t, "rv"), nil
+}
+
+func checkErr(t *rapid.T, call string, got, want error) {
+	if !errors.Is(got, want) || (want == nil && got != nil) {
+		t.Fatalf("%s error = %v, want %v", call, got, want)
+	}
+}
+
+func (m *storeMachine) Create(t *rapid.T) {
+	res, ns, name := drawTarget(t)
+	key := ns + "/" + name
+	val := rapid.IntRange(0, 9).Draw(t, "val")
+	want := error(nil)
+	if m.live(res, key) != nil {
+		want = ErrAlreadyExists
+	}
+	got, err := m.s.Create(res, key, newConfigMap(ns, name, val))
+	checkErr(t, "Create("+res+", "+key+")", err, want)
+	if err == nil {
+		m.record(t, eventView{Type: string(watch.Added), Resource: res, Key: key, RV: m.current() + 1, Object: view(got)})
+		m.checkStamped(t, view(got).RV)
+	}
+}
+
+func (m *storeMachine) Update(t *rapid.T) {
+	res, ns, name := drawTarget(t)
+	key := ns + "/" + name
+	val := rapid.IntRange(0, 9).Draw(t, "val")
+	live := m.live(res, key)
+	expectRV := m.drawExpectRV(t, live)
+	got, err := m.s.Update(res, key, newConfigMap(ns, name, val), expectRV)
+	checkErr(t, "Update("+res+", "+key+")", err, writeErr(live, expectRV))
+	if err == nil {
+		m.record(t, eventView{Type: string(watch.Modified), Resource: res, Key: key, RV: m.current() + 1, Object: view(got), PrevObject: live})
+		m.checkStamped(t, view(got).RV)
+	}
+}
+
+func (m *storeMachine) Delete(t *rapid.T) {
+	res, ns, name := drawTarget(t)
+	key := ns + "/" + name
+	live := m.live(res, key)
+	expectRV := m.drawExpectRV(t, live)
+	got, err := m.s.Delete(res, key, expectRV)
+	checkErr(t, "Delete("+res+", "+key+")", err, writeErr(live, expectRV))
+	if err == nil {
+		last := *live
+		last.RV = strconv.FormatInt(m.current()+1, 10)
+		if diff := cmp.Diff(&last, view(got)); diff != "" {
+			t.Fatalf("Delete(%s, %s) object mismatch (-want +got):\n%s", res, key, diff)
+		}
+		m.record(t, eventView{Type: string(watch.Deleted), Resource: res, Key: key, RV: m.current() + 1, Object: &last, PrevObject: live})
+	}
+}
+
+// checkStamped checks that the object a write returned carries the write's RV.
+func (m *storeMachine) checkStamped(t *rapid.T, rv string) {
+	if want := strconv.FormatInt(m.current(), 10); rv != want {
+		t.Fatalf("written object resourceVersion = %q, want %q", rv, want)
+	}
+}
+
+func (m *storeMachine) Compact(t *rapid.T) {
+	rv := rapid.Int64Range(0, m.current()+1).Draw(t, "rv")
+	var want error
+	if rv > m.current() {
+		want = ErrFutureRV
+	}
+	checkErr(t, "Compact("+strconv.FormatInt(rv, 10)+")", m.s.Compact(rv), want)
+	if want == nil {
+		m.compacted = max(m.compacted, rv)
+	}
+}
+
+func (m *storeMachine) Get(t *rapid.T) {
+	res, ns, name := drawTarget(t)
+	key := ns + "/" + name
+	rv, want := m.drawReadRV(t)
+	got, err := m.s.Get(res, key, rv)
+	var wantObj *objView
+	if want == nil {
+		wantObj = m.stateAt(m.readAt(rv))[res][key]
+		if wantObj == nil {
+			want = ErrNotFound
+		}
+	}
+	checkErr(t, "Get("+res+", "+key+")", err, want)
+	if diff := cmp.Diff(wantObj, view(got)); diff != "" {
+		t.Fatalf("Get(%s, %s, %d) mismatch (-want +got):\n%s", res, key, rv, diff)
+	}
+}
+
+func (m *storeMachine) List(t *rapid.T) {
+	res := rapid.SampledFrom(machineResources).Draw(t, "resource")
+	rv, wantErr := m.drawReadRV(t)
+	opts := ListOptions{
+		RV:     rv,
+		Prefix: rapid.SampledFrom(machinePrefixes).Draw(t, "prefix"),
+		Start:  rapid.SampledFrom(machineStarts).Draw(t, "start"),
+		Limit:  rapid.IntRange(0, 4).Draw(t, "limit"),
+	}
+	if rapid.Bool().Draw(t, "filter") {
+		opts.Filter = isEven
+	}
+	got, err := m.s.List(res, opts)
+	checkErr(t, "List("+res+")", err, wantErr)
+	if err != nil {
+		return
+	}
+	want := m.listModel(res, opts)
+	if diff := cmp.Diff(want, viewPage(got), cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("List(%s, rv=%d prefix=%q start=%q limit=%d filter=%v) mismatch (-want +got):\n%s",
+			res, rv, opts.Prefix, opts.Start, opts.Limit, opts.Filter != nil, diff)
+	}
+}
+
+// listModel computes a List page by brute force over the replayed state.
+func (m *storeMachine) listModel(res string, opts ListOptions) pageView {
+	page := pageView{RV: m.readAt(opts.RV)}
+	state := m.stateAt(page.RV)[res]
+	var under []string // keys under Prefix from Start on, in order
+	for _, k := range slices.Sorted(maps.Keys(state)) {
+		if strings.HasPrefix(k, opts.Prefix) && k >= opts.Start {
+			under = append(under, k)
+		}
+	}
+	for i, k := range under {
+		obj := state[k]
+		if opts.Filter != nil && obj.V[0]%2 != 0 { // ASCII parity == digit parity
+			continue
+		}
+		page.Keys, page.Items = append(page.Keys, k), append(page.Items, obj)
+		if len(page.Keys) == opts.Limit {
+			rest := len(under) - i - 1
+			page.More = rest > 0
+			if opts.Filter == nil {
+				page.Remaining = int64(rest)
+			}
+			break
+		}
+	}
+	return page
+}
+
+func (m *storeMachine) Changes(t *rapid.T) {
+	res := rapid.SampledFrom(machineResources).Draw(t, "resource")
+	afterRV := rapid.Int64Range(m.compacted-1, m.current()+1).Draw(t, "afterRV")
+	got, ch, err := m.s.Changes(res, afterRV)
+	var want error
+	if afterRV < m.compacted {
+		want = ErrCompacted
+	}
+	checkErr(t, "Changes("+res+")", err, want)
+	if err != nil {
+		return
+	}
+	wantEvents := m.eventsAfter(res, afterRV)
+	if diff := cmp.Diff(wantEvents, viewEvents(got)); diff != "" {
+		t.Fatalf("Changes(%s, %d) mismatch (-want +got):\n%s", res, afterRV, diff)
+	}
+	// A caller's append must not be able to write into the store's log.
+	if cap(got) != len(got) {
+		t.Fatalf("Changes(%s, %d): cap %d > len %d", res, afterRV, cap(got), len(got))
+	}
+	m.waits = lastN(append(m.waits, wait{resource: res, rv: m.current(), ch: ch}), maxTracked)
+	m.handed = lastN(append(m.handed, handedOut{got: got, want: wantEvents}), maxTracked)
+}
+
+func (m *storeMachine) Notify(t *rapid.T) {
+	m.waits = lastN(append(m.waits, wait{rv: m.current(), ch: m.s.Notify()}), maxTracked)
+}
+
+func (m *storeMachine) eventsAfter(res string, afterRV int64) []eventView {
+	var out []eventView
+	for _, ev := range m.events {
+		if ev.Resource == res && ev.RV > afterRV {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func lastN[S ~[]E, E any](s S, n int) S { return s[max(len(s)-n, 0):] }
+
+// Check runs after every action.
+func (m *storeMachine) Check(t *rapid.T) {
+	if got := m.s.CurrentRV(); got != m.current() {
+		t.Fatalf("CurrentRV() = %d, want %d", got, m.current())
+	}
+	if got := m.s.CompactedRV(); got != m.compacted {
+		t.Fatalf("CompactedRV() = %d, want %d", got, m.compacted)
+	}
+	m.checkWaits(t)
+	// Results handed out earlier never change, whatever was written or
+	// compacted since.
+	for _, h := range m.handed {
+		if diff := cmp.Diff(h.want, viewEvents(h.got)); diff != "" {
+			t.Fatalf("earlier Changes result changed (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// checkWaits checks that each channel is closed exactly when a write it
+// covers happened after it was handed out.
+func (m *storeMachine) checkWaits(t *rapid.T) {
+	for _, w := range m.waits {
+		wantClosed := false
+		for _, ev := range m.events {
+			wantClosed = wantClosed || (ev.RV > w.rv && (w.resource == "" || ev.Resource == w.resource))
+		}
+		select {
+		case <-w.ch:
+			if !wantClosed {
+				t.Fatalf("channel of %q from rv %d closed without a write", w.resource, w.rv)
+			}
+		default:
+			if wantClosed {
+				t.Fatalf("channel of %q from rv %d still open after a write", w.resource, w.rv)
+			}
+		}
+	}
+}
+
+func TestStoreStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		t.Repeat(rapid.StateMachineActions(&storeMachine{s: New(Options{})}))
+	})
+}

@@ -1,0 +1,214 @@
+package store
+
+import "iter"
+
+// FNV-64a parameters (hash/fnv), inlined so computing a priority does not
+// allocate a hash.Hash64.
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+// tree is a persistent (path-copying) treap ordered by key (byte-wise string
+// order), with subtree sizes for O(log n) rank queries.
+//
+// A tree value is immutable: put and remove return a new tree that shares every
+// untouched node with the receiver, so a tree held by an older snapshot keeps
+// reading the same content forever. Nodes are never written after
+// construction, which is what lets readers walk a tree without holding any lock.
+//
+// Priorities are a hash of the key rather than random numbers, so the shape of
+// a tree depends only on its key set (not on the order of writes) and there is
+// no random source to seed or share. The zero tree is empty.
+type tree[V any] struct {
+	root *node[V]
+}
+
+// node is one immutable treap node: a max-heap on (prio, key) and a binary
+// search tree on key.
+type node[V any] struct {
+	key         string
+	val         V
+	prio        uint64
+	size        int // number of nodes in this subtree, including this one
+	left, right *node[V]
+}
+
+// priority derives a treap priority from key: FNV-64a followed by the
+// splitmix64 finalizer, because FNV alone mixes the last bytes of similar keys
+// ("ns/pod-000001", "ns/pod-000002") poorly into the high bits.
+func priority(key string) uint64 {
+	h := uint64(fnvOffset64)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= fnvPrime64
+	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
+	return h
+}
+
+func newNode[V any](key string, val V, prio uint64, left, right *node[V]) *node[V] {
+	return &node[V]{key: key, val: val, prio: prio, size: 1 + left.len() + right.len(), left: left, right: right}
+}
+
+// with returns a copy of n with new children.
+func (n *node[V]) with(left, right *node[V]) *node[V] {
+	return newNode(n.key, n.val, n.prio, left, right)
+}
+
+func (n *node[V]) len() int {
+	if n == nil {
+		return 0
+	}
+	return n.size
+}
+
+// outranks reports whether a node (prio, key) belongs above n. Ties on prio
+// (hash collisions) are broken by key so the heap order is total and the shape
+// stays a function of the key set.
+func outranks[V any](prio uint64, key string, n *node[V]) bool {
+	return prio > n.prio || (prio == n.prio && key < n.key)
+}
+
+// len returns the number of keys in t.
+func (t tree[V]) len() int { return t.root.len() }
+
+// get returns the value stored under key.
+func (t tree[V]) get(key string) (V, bool) {
+	for n := t.root; n != nil; {
+		switch {
+		case key < n.key:
+			n = n.left
+		case key > n.key:
+			n = n.right
+		default:
+			return n.val, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// put returns a tree with key set to val, copying O(log n) nodes.
+func (t tree[V]) put(key string, val V) tree[V] {
+	return tree[V]{t.root.put(key, val, priority(key))}
+}
+
+func (n *node[V]) put(key string, val V, prio uint64) *node[V] {
+	switch {
+	case n == nil:
+		return newNode[V](key, val, prio, nil, nil)
+	case key == n.key:
+		return newNode(key, val, n.prio, n.left, n.right)
+	case outranks(prio, key, n):
+		// key belongs above n, so key is absent from n's subtree (were it
+		// present, its node would be an ancestor of n): split n around it.
+		left, right := n.split(key)
+		return newNode(key, val, prio, left, right)
+	case key < n.key:
+		return n.with(n.left.put(key, val, prio), n.right)
+	default:
+		return n.with(n.left, n.right.put(key, val, prio))
+	}
+}
+
+// split returns copies of the keys of n below key and above key; key itself
+// must be absent.
+func (n *node[V]) split(key string) (below, above *node[V]) {
+	if n == nil {
+		return nil, nil
+	}
+	if n.key < key {
+		below, above = n.right.split(key)
+		return n.with(n.left, below), above
+	}
+	below, above = n.left.split(key)
+	return below, n.with(above, n.right)
+}
+
+// remove returns a tree without key and whether key was present. When it was
+// absent the receiver is returned unchanged and nothing is allocated.
+func (t tree[V]) remove(key string) (tree[V], bool) {
+	root, ok := t.root.remove(key)
+	return tree[V]{root}, ok
+}
+
+func (n *node[V]) remove(key string) (*node[V], bool) {
+	if n == nil {
+		return nil, false
+	}
+	switch {
+	case key < n.key:
+		left, ok := n.left.remove(key)
+		if !ok {
+			return n, false
+		}
+		return n.with(left, n.right), true
+	case key > n.key:
+		right, ok := n.right.remove(key)
+		if !ok {
+			return n, false
+		}
+		return n.with(n.left, right), true
+	default:
+		return merge(n.left, n.right), true
+	}
+}
+
+// merge joins two treaps where every key of a is below every key of b,
+// copying the nodes along the inner spines.
+func merge[V any](a, b *node[V]) *node[V] {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case outranks(a.prio, a.key, b):
+		return a.with(a.left, merge(a.right, b))
+	default:
+		return b.with(merge(a, b.left), b.right)
+	}
+}
+
+// rank returns the number of keys strictly below key, in O(log n).
+func (t tree[V]) rank(key string) int {
+	r := 0
+	for n := t.root; n != nil; {
+		if key <= n.key {
+			n = n.left
+			continue
+		}
+		r += n.left.len() + 1
+		n = n.right
+	}
+	return r
+}
+
+// ascend yields the entries with key >= from in key order. Stopping after k
+// entries costs O(log n + k): subtrees entirely below from are never entered.
+func (t tree[V]) ascend(from string) iter.Seq2[string, V] {
+	return func(yield func(string, V) bool) {
+		t.root.ascend(from, yield)
+	}
+}
+
+// ascend reports false once yield asked to stop. Left of the first node >= from
+// it only descends; right of it every key is >= from, so no more comparisons.
+func (n *node[V]) ascend(from string, yield func(string, V) bool) bool {
+	for ; n != nil; n = n.right {
+		if from <= n.key {
+			return n.left.ascend(from, yield) && yield(n.key, n.val) && n.right.all(yield)
+		}
+	}
+	return true
+}
+
+// all yields every entry of n in order and reports false once yield asked to
+// stop.
+func (n *node[V]) all(yield func(string, V) bool) bool {
+	return n == nil || (n.left.all(yield) && yield(n.key, n.val) && n.right.all(yield))
+}

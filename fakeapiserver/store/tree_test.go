@@ -1,0 +1,194 @@
+package store
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// entry is a key/value pair of a tree, for comparisons.
+type entry struct {
+	Key string
+	Val int
+}
+
+// treeKeys are few and share prefixes, so that writes collide and ranks and
+// ranges fall between, on and around keys.
+var treeKeys = []string{"", "a", "a\x00", "a/b", "a/c", "ab", "b", "b/a", "b/b", "c", "\xff"}
+
+// treeProbes are the keys used for rank and range queries: every tree key plus
+// keys that are never stored.
+var treeProbes = append(slices.Clone(treeKeys), "0", "a/", "a/bb", "aa", "b/c", "zz", "\xff\xff")
+
+// entries returns every entry of t in order.
+func entries(t tree[int]) []entry {
+	var out []entry
+	for k, v := range t.ascend("") {
+		out = append(out, entry{k, v})
+	}
+	return out
+}
+
+// modelEntries returns the model's entries with key >= from, in order, at
+// most limit of them (0 = all).
+func modelEntries(m map[string]int, from string, limit int) []entry {
+	var out []entry
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k < from {
+			continue
+		}
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		out = append(out, entry{k, m[k]})
+	}
+	return out
+}
+
+// checkShape verifies the treap invariants of n: BST order within (lo, hi),
+// heap order on (prio, key), stored priorities and subtree sizes.
+func checkShape(t *rapid.T, n *node[int], lo, hi *string) {
+	if n == nil {
+		return
+	}
+	if (lo != nil && n.key <= *lo) || (hi != nil && n.key >= *hi) {
+		t.Fatalf("key %q out of order", n.key)
+	}
+	if n.prio != priority(n.key) {
+		t.Fatalf("key %q: prio %d, want %d", n.key, n.prio, priority(n.key))
+	}
+	if n.size != 1+n.left.len()+n.right.len() {
+		t.Fatalf("key %q: size %d, want %d", n.key, n.size, 1+n.left.len()+n.right.len())
+	}
+	for _, c := range []*node[int]{n.left, n.right} {
+		if c != nil && outranks(c.prio, c.key, n) {
+			t.Fatalf("child %q outranks parent %q", c.key, n.key)
+		}
+	}
+	checkShape(t, n.left, lo, &n.key)
+	checkShape(t, n.right, &n.key, hi)
+}
+
+// treeVersion is a tree and the model of its content at one point in history.
+type treeVersion struct {
+	tree  tree[int]
+	model map[string]int
+}
+
+func TestTreeMatchesSortedMap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var history []treeVersion
+		cur := treeVersion{model: map[string]int{}}
+		steps := rapid.IntRange(0, 60).Draw(t, "steps")
+		for i := range steps {
+			key := rapid.SampledFrom(treeKeys).Draw(t, "key")
+			next := treeVersion{model: maps.Clone(cur.model)}
+			if rapid.Bool().Draw(t, "put") {
+				next.tree = cur.tree.put(key, i)
+				next.model[key] = i
+			} else {
+				var ok bool
+				next.tree, ok = cur.tree.remove(key)
+				_, want := cur.model[key]
+				if ok != want {
+					t.Fatalf("remove(%q) = %v, want %v", key, ok, want)
+				}
+				delete(next.model, key)
+			}
+			history = append(history, cur)
+			cur = next
+			checkTree(t, cur)
+		}
+		// Persistence: every earlier root still holds what it held.
+		for i, v := range history {
+			if diff := cmp.Diff(modelEntries(v.model, "", 0), entries(v.tree)); diff != "" {
+				t.Fatalf("version %d changed after later writes (-want +got):\n%s", i, diff)
+			}
+		}
+	})
+}
+
+// checkTree compares v.tree with its model: shape, size, get, rank and
+// ranged, limited scans.
+func checkTree(t *rapid.T, v treeVersion) {
+	checkShape(t, v.tree.root, nil, nil)
+	if v.tree.len() != len(v.model) {
+		t.Fatalf("len() = %d, want %d", v.tree.len(), len(v.model))
+	}
+	sorted := slices.Sorted(maps.Keys(v.model))
+	for _, k := range treeProbes {
+		got, ok := v.tree.get(k)
+		want, wantOK := v.model[k]
+		if got != want || ok != wantOK {
+			t.Fatalf("get(%q) = %d, %v, want %d, %v", k, got, ok, want, wantOK)
+		}
+		wantRank, _ := slices.BinarySearch(sorted, k)
+		if r := v.tree.rank(k); r != wantRank {
+			t.Fatalf("rank(%q) = %d, want %d", k, r, wantRank)
+		}
+	}
+	from := rapid.SampledFrom(treeProbes).Draw(t, "from")
+	limit := rapid.IntRange(0, 4).Draw(t, "limit")
+	var got []entry
+	for k, val := range v.tree.ascend(from) {
+		if limit > 0 && len(got) == limit {
+			break
+		}
+		got = append(got, entry{k, val})
+	}
+	if diff := cmp.Diff(modelEntries(v.model, from, limit), got); diff != "" {
+		t.Fatalf("ascend(%q) limit %d mismatch (-want +got):\n%s", from, limit, diff)
+	}
+}
+
+// TestTreeShapeIsAFunctionOfKeys checks that inserting the same keys in any
+// order builds the same tree, so shapes (and benchmark costs) are reproducible.
+func TestTreeShapeIsAFunctionOfKeys(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		keys := rapid.SliceOfDistinct(rapid.StringN(0, 3, 3), rapid.ID[string]).Draw(t, "keys")
+		perm := rapid.Permutation(keys).Draw(t, "perm")
+		var a, b tree[int]
+		for _, k := range keys {
+			a = a.put(k, 0)
+		}
+		for _, k := range perm {
+			b = b.put(k, 0)
+		}
+		if diff := cmp.Diff(shape(a.root), shape(b.root)); diff != "" {
+			t.Fatalf("shape depends on insertion order (-keys +perm):\n%s", diff)
+		}
+	})
+}
+
+// shape renders n as nested parentheses of keys.
+func shape(n *node[int]) string {
+	if n == nil {
+		return "."
+	}
+	return fmt.Sprintf("(%s %q %s)", shape(n.left), n.key, shape(n.right))
+}
+
+func TestPrefixEnd(t *testing.T) {
+	tests := []struct {
+		prefix string
+		want   string
+		wantOK bool
+	}{
+		{"", "", false},
+		{"a", "b", true},
+		{"ns/", "ns0", true},
+		{"a\xff", "b", true},
+		{"a\x7f", "a\x80", true},
+		{"\xff\xff", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := prefixEnd(tt.prefix)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("prefixEnd(%q) = %q, %v, want %q, %v", tt.prefix, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package fakeapiserver
+
+import (
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+const (
+	// bookmarkInterval is how often a quiet watch gets a BOOKMARK
+	// (cacher cache_watcher.go defaultBookmarkFrequency).
+	bookmarkInterval = time.Minute
+	// bookmarkBeforeDeadline: one more bookmark goes out this long before
+	// the watch's deadline, so the client resumes from a fresh RV.
+	bookmarkBeforeDeadline = 2 * time.Second
+)
+
+// bookmarkTimer schedules a watch's periodic bookmarks at
+// min(now+interval, deadline-2s), as nextBookmarkTime does.
+type bookmarkTimer struct {
+	clk      clock.WithTicker
+	deadline time.Time
+	timer    clock.Timer
+	enabled  bool
+}
+
+// newBookmarkTimer starts the schedule; a disabled timer never fires.
+func newBookmarkTimer(clk clock.WithTicker, deadline time.Time, enabled bool) *bookmarkTimer {
+	b := &bookmarkTimer{clk: clk, enabled: enabled, deadline: deadline}
+	if enabled {
+		b.timer = clk.NewTimer(b.next())
+	}
+	return b
+}
+
+// next is the delay until the next bookmark.
+func (b *bookmarkTimer) next() time.Duration {
+	d := bookmarkInterval
+	if !b.deadline.IsZero() {
+		if untilEnd := b.deadline.Sub(b.clk.Now()) - bookmarkBeforeDeadline; untilEnd > 0 && untilEnd < d {
+			d = untilEnd
+		}
+	}
+	return d
+}
+
+// c is the firing channel (nil, never ready, when disabled).
+func (b *bookmarkTimer) c() <-chan time.Time {
+	if !b.enabled {
+		return nil
+	}
+	return b.timer.C()
+}
+
+// reset schedules the next bookmark after one fired.
+func (b *bookmarkTimer) reset() {
+	if b.enabled {
+		b.timer.Reset(b.next())
+	}
+}
+
+// stop releases the timer.
+func (b *bookmarkTimer) stop() {
+	if b.enabled {
+		b.timer.Stop()
+	}
+}

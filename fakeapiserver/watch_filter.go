@@ -1,0 +1,55 @@
+package fakeapiserver
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+)
+
+// visible returns the event type and object a watcher with this scope and
+// these selectors receives for a store event, or "" for none:
+//
+//	old matches  new matches  emitted
+//	no           yes          ADDED (new)
+//	yes          yes          MODIFIED (new)
+//	yes          no/deleted   DELETED (old content, the event's RV)
+//	no           no           nothing
+func (w *watchStream) visible(ev store.Event) (watch.EventType, runtime.Object) {
+	oldMatch := ev.PrevObject != nil && w.matches(ev.Key, ev.PrevObject)
+	if ev.Type == watch.Deleted {
+		if oldMatch {
+			return watch.Deleted, ev.Object
+		}
+		return "", nil
+	}
+	newMatch := w.matches(ev.Key, ev.Object)
+	switch {
+	case newMatch && oldMatch:
+		return watch.Modified, ev.Object
+	case newMatch:
+		return watch.Added, ev.Object
+	case oldMatch:
+		return watch.Deleted, withResourceVersion(ev.PrevObject, ev.RV)
+	}
+	return "", nil
+}
+
+// matches reports whether an object under key is in the watch's namespace
+// and passes its selectors.
+func (w *watchStream) matches(key string, obj runtime.Object) bool {
+	if !strings.HasPrefix(key, w.p.prefix) {
+		return false
+	}
+	return w.p.filter == nil || w.p.filter(obj)
+}
+
+// withResourceVersion returns a copy of a shared store object with another
+// resourceVersion (the DELETED event of an object leaving a selection).
+func withResourceVersion(obj runtime.Object, rv int64) runtime.Object {
+	cp := obj.DeepCopyObject()
+	mustAccessor(cp).SetResourceVersion(formatRV(rv))
+	return cp
+}

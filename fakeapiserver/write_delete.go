@@ -1,0 +1,247 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+)
+
+// defaultPodGracePeriod is the grace a pod without
+// terminationGracePeriodSeconds gets (core/v1 defaults).
+const defaultPodGracePeriod = 30
+
+// serveDelete answers a DELETE of one object: 200 with the object when it
+// was only marked for deletion (finalizers, pod grace) or when the kind
+// returns deleted objects (pods), else 200 with a Success Status.
+func (s *Server) serveDelete(req *request) {
+	out, err := s.negotiateOutput(req.r, false)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	opts, err := s.deleteOptions(req.r)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	obj, deleted, err := s.deleteObject(req.res, req.info.namespace, req.info.name, opts)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	if deleted && !req.res.ReturnsDeletedObject {
+		s.respond(req.w, out, http.StatusOK, deleteSuccess(req.res, obj))
+		return
+	}
+	s.respond(req.w, out, http.StatusOK, obj)
+}
+
+// serveDeleteCollection deletes every object the selectors match (latest
+// state) and answers with the list of what it deleted.
+func (s *Server) serveDeleteCollection(req *request) {
+	out, err := s.negotiateOutput(req.r, false)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	opts, err := s.deleteOptions(req.r)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	p, err := s.parseListOptions(req)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	page, err := s.store.List(req.res.storageKey, store.ListOptions{Prefix: p.prefix, Filter: p.filter})
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	var done []runtime.Object
+	for _, item := range page.Items {
+		m := mustAccessor(item)
+		obj, _, err := s.deleteObject(req.res, m.GetNamespace(), m.GetName(), opts)
+		if apierrors.IsNotFound(err) {
+			continue // deleted concurrently
+		}
+		if err != nil {
+			s.writeError(req.w, req.r, err)
+			return
+		}
+		done = append(done, obj)
+	}
+	page.Items, page.More = done, false
+	page.RV = s.store.CurrentRV()
+	list, err := s.buildList(req.res, page, p)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	s.respond(req.w, out, http.StatusOK, list)
+}
+
+// deleteOptions reads DeleteOptions from the body (any served encoding) or,
+// without a body, from the query.
+func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	body, err := s.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > 0 {
+		info, err := s.inputSerializer(r.Header.Get("Content-Type"))
+		if err != nil {
+			return nil, err
+		}
+		defaults := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
+		if _, _, err := info.Serializer.Decode(body, &defaults, opts); err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return opts, nil
+	}
+	if err := runtime.NewParameterCodec(s.cfg.Scheme).DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return opts, nil
+}
+
+// deleteObject deletes one object as registry/generic/registry/store.go
+// Delete does: preconditions (409), then either a graceful mark (finalizers
+// or a pod's grace period: an update that sets deletionTimestamp) or the
+// removal. deleted reports whether the object is gone.
+func (s *Server) deleteObject(res *resourceInfo, namespace, name string, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	for {
+		cur, err := s.current(res, namespace, name)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := checkPreconditions(res, name, cur, opts.Preconditions); err != nil {
+			return nil, false, err
+		}
+		obj, deleted, retry, err := s.tryDelete(res, namespace, name, cur, opts)
+		if !retry {
+			return obj, deleted, err
+		}
+	}
+}
+
+// tryDelete makes one attempt at the current state cur.
+func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtime.Object, opts *metav1.DeleteOptions) (runtime.Object, bool, bool, error) {
+	key := objectKey(res, namespace, name)
+	curRV, _ := parseResourceVersion(mustAccessor(cur).GetResourceVersion())
+	grace := s.gracePeriod(res, cur, opts)
+	m := mustAccessor(cur)
+	// Pods are always marked first, even for an immediate delete: the real
+	// server emits MODIFIED (deletionTimestamp, grace 0) then DELETED.
+	if len(m.GetFinalizers()) > 0 || isPod(res) {
+		marked, changed := s.markDeleting(res, cur, grace)
+		if changed {
+			stored, err := s.store.Update(res.storageKey, key, marked, curRV)
+			if isRetryable(err) {
+				return nil, false, true, nil
+			}
+			if err != nil || len(m.GetFinalizers()) > 0 || grace > 0 {
+				return stored, false, false, err
+			}
+			curRV, _ = parseResourceVersion(mustAccessor(stored).GetResourceVersion())
+		} else if len(m.GetFinalizers()) > 0 || grace > 0 {
+			return cur, false, false, nil
+		}
+	}
+	deleted, err := s.store.Delete(res.storageKey, key, curRV)
+	if isRetryable(err) {
+		return nil, false, true, nil
+	}
+	return deleted, err == nil, false, err
+}
+
+// gracePeriod is the grace a delete gets: pods that are scheduled and not
+// terminal wait opts.gracePeriodSeconds, else their
+// terminationGracePeriodSeconds, else 30 s (pod strategy
+// CheckGracefulDelete); everything else is deleted at once.
+func (s *Server) gracePeriod(res *resourceInfo, cur runtime.Object, opts *metav1.DeleteOptions) int64 {
+	pod, ok := cur.(*corev1.Pod)
+	if !ok || !isPod(res) {
+		return 0
+	}
+	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return 0
+	}
+	switch {
+	case opts.GracePeriodSeconds != nil:
+		return *opts.GracePeriodSeconds
+	case pod.Spec.TerminationGracePeriodSeconds != nil:
+		return *pod.Spec.TerminationGracePeriodSeconds
+	}
+	return defaultPodGracePeriod
+}
+
+// markDeleting returns a copy of cur with deletionTimestamp set (now plus
+// grace) and the generation bumped, as rest.BeforeDelete does; changed is
+// false when it was already marked and the grace does not shorten.
+func (s *Server) markDeleting(res *resourceInfo, cur runtime.Object, grace int64) (runtime.Object, bool) {
+	m := mustAccessor(cur)
+	if old := m.GetDeletionGracePeriodSeconds(); m.GetDeletionTimestamp() != nil && (old == nil || *old <= grace) {
+		return cur, false
+	}
+	marked := cur.DeepCopyObject()
+	mm := mustAccessor(marked)
+	now := metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(time.Second).Add(time.Duration(grace) * time.Second))
+	mm.SetDeletionTimestamp(&now)
+	mm.SetDeletionGracePeriodSeconds(&grace)
+	if mm.GetGeneration() > 0 {
+		mm.SetGeneration(mm.GetGeneration() + 1)
+	}
+	return marked, true
+}
+
+// checkPreconditions applies DeleteOptions.preconditions; a mismatch is a
+// 409 naming the Kind, as registry/rest/delete.go BeforeDelete words it.
+func checkPreconditions(res *resourceInfo, name string, cur runtime.Object, pre *metav1.Preconditions) error {
+	if pre == nil {
+		return nil
+	}
+	m := mustAccessor(cur)
+	gr := schema.GroupResource{Group: res.Kind.Group, Resource: res.Kind.Kind}
+	if pre.UID != nil && *pre.UID != m.GetUID() {
+		return apierrors.NewConflict(gr, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *pre.UID, m.GetUID()))
+	}
+	if pre.ResourceVersion != nil && *pre.ResourceVersion != m.GetResourceVersion() {
+		return apierrors.NewConflict(gr, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, m.GetResourceVersion()))
+	}
+	return nil
+}
+
+// deleteSuccess is the Status an immediate delete answers with for kinds
+// that do not return the object (Store.finalizeDelete): no code, details
+// naming the resource and the uid.
+func deleteSuccess(res *resourceInfo, obj runtime.Object) *metav1.Status {
+	m := mustAccessor(obj)
+	return &metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details: &metav1.StatusDetails{
+			Name: m.GetName(), Group: res.gvr.Group, Kind: res.gvr.Resource, UID: m.GetUID(),
+		},
+	}
+}
+
+// isPod reports whether res is core/v1 pods, whose deletes are graceful.
+func isPod(res *resourceInfo) bool { return res.Kind.Group == "" && res.Kind.Kind == "Pod" }
+
+// isRetryable reports a store error that means "the object moved after it
+// was read": the caller reads again.
+func isRetryable(err error) bool {
+	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound)
+}

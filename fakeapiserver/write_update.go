@@ -1,0 +1,123 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+)
+
+// serveUpdate answers a PUT of an object or its status: 200 with the stored
+// object.
+func (s *Server) serveUpdate(req *request) {
+	out, err := s.negotiateOutput(req.r, false)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	body, err := s.readBody(req.r)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	obj, err := s.decodeObject(req, body)
+	if err == nil {
+		err = checkObjectName(obj, req.info.name)
+	}
+	if err == nil {
+		err = checkObjectNamespace(req.res, req.info.namespace, obj)
+	}
+	if err == nil {
+		obj, err = s.updateObject(req, func(runtime.Object) (runtime.Object, error) { return obj.DeepCopyObject(), nil })
+	}
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	s.respond(req.w, out, http.StatusOK, obj)
+}
+
+// updateFunc computes the desired object from the current one; it must
+// return a fresh object it owns.
+type updateFunc func(current runtime.Object) (runtime.Object, error)
+
+// updateObject is the optimistic read-modify-write loop of
+// registry/generic/registry/store.go Update over etcd3 GuaranteedUpdate:
+// read the current object, compute the new one, and write it only if the
+// object is still at the version read; when a concurrent write wins, start
+// over. A resourceVersion in the new object is a precondition checked
+// against each fresh read (409 Conflict when stale); without one the update
+// is unconditional.
+func (s *Server) updateObject(req *request, compute updateFunc) (runtime.Object, error) {
+	for {
+		old, err := s.current(req.res, req.info.namespace, req.info.name)
+		if err != nil {
+			return nil, err
+		}
+		next, err := compute(old)
+		if err != nil {
+			return nil, err
+		}
+		stored, retry, err := s.tryUpdate(req, old, next)
+		if !retry {
+			return stored, err
+		}
+	}
+}
+
+// tryUpdate makes one attempt; retry is true when a concurrent write moved
+// the object after it was read.
+func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Object, bool, error) {
+	res, name := req.res, req.info.name
+	oldMeta, nextMeta := mustAccessor(old), mustAccessor(next)
+	wantRV := nextMeta.GetResourceVersion()
+	if wantRV != "" && wantRV != oldMeta.GetResourceVersion() {
+		return nil, false, conflict(res, name)
+	}
+	if req.isStatus() {
+		base := old.DeepCopyObject()
+		copyStatus(base, next)
+		next, nextMeta = base, mustAccessor(base)
+	} else if res.hasStatus {
+		copyStatus(next, old)
+	}
+	prepareUpdate(res, next, old)
+	nextMeta.SetResourceVersion(oldMeta.GetResourceVersion())
+	if sameObject(next, old) {
+		return old, false, nil
+	}
+	oldRV, _ := parseResourceVersion(oldMeta.GetResourceVersion())
+	key := objectKey(res, req.info.namespace, name)
+	if shouldDeleteOnUpdate(next) {
+		return s.deleteOnUpdate(req, key, next, oldRV)
+	}
+	stored, err := s.store.Update(res.storageKey, key, next, oldRV)
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		return nil, true, nil
+	}
+	return stored, false, err
+}
+
+// shouldDeleteOnUpdate reports whether an update removed the last finalizer
+// of an object that is being deleted with no grace left, which deletes it
+// (registry/generic/registry/store.go ShouldDeleteDuringUpdate).
+func shouldDeleteOnUpdate(obj runtime.Object) bool {
+	m := mustAccessor(obj)
+	grace := m.GetDeletionGracePeriodSeconds()
+	return m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && (grace == nil || *grace == 0)
+}
+
+// deleteOnUpdate deletes the object in place of the update; the response is
+// the request's object at its old resourceVersion [observed, spec §5.5].
+func (s *Server) deleteOnUpdate(req *request, key string, next runtime.Object, oldRV int64) (runtime.Object, bool, error) {
+	_, err := s.store.Delete(req.res.storageKey, key, oldRV)
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return next, false, nil
+}
