@@ -63,6 +63,9 @@ type Config struct {
 	// MaxRequestBodyBytes caps request bodies (413 above it). If zero, 3 MiB
 	// as kube-apiserver.
 	MaxRequestBodyBytes int64
+	// Compaction sets when history is compacted automatically (see
+	// [CompactionConfig] for the defaults). Server.Compact forces it.
+	Compaction CompactionConfig
 	// MinRequestTimeout is the base of the default watch timeout (a watch
 	// without timeoutSeconds ends after MinRequestTimeout*[1,2)). If zero,
 	// 1800 s as kube-apiserver.

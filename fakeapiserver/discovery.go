@@ -157,8 +157,11 @@ func (s *Server) checkDiscoveryMethod(w http.ResponseWriter, r *http.Request) bo
 // negotiation.go): the first Accept clause that a serializer can produce,
 // where a clause asking for apidiscovery.k8s.io/v2 APIGroupDiscoveryList
 // selects the aggregated form (only where allowAggregated) and any other
-// conversion or a stream is not acceptable. Unknown parameters, such as
-// client-go's profile=nopeer, are ignored: this server has no peers.
+// conversion or a stream is not acceptable. With no acceptable clause it
+// is a 406: go-restful's where kube-apiserver routes the path through
+// go-restful and no clause names a produced type, else the handler's.
+// Unknown parameters, such as client-go's profile=nopeer, are ignored: this
+// server has no peers.
 func (s *Server) negotiateDiscovery(r *http.Request, allowAggregated bool) (discoveryOutput, error) {
 	header := r.Header.Get("Accept")
 	if header == "" {
@@ -180,8 +183,22 @@ func (s *Server) negotiateDiscovery(r *http.Request, allowAggregated bool) (disc
 			}
 		}
 	}
-	_, err := s.negotiateOutput(r, false) // the 406 every endpoint answers
-	return discoveryOutput{}, err
+	if viaGoRestful(r.URL.Path) {
+		if err := s.restfulNotAcceptable(r, false); err != nil {
+			return discoveryOutput{}, err
+		}
+	}
+	return discoveryOutput{}, s.handlerNotAcceptable()
+}
+
+// viaGoRestful reports whether kube-apiserver serves a discovery path on a
+// go-restful route, whose own Accept check answers first when no clause
+// names a type it produces: /api, /api/<v> and /apis/<g>/<v> are such
+// routes, while kube-aggregator serves /apis and /apis/<g> on its
+// non-restful mux (kube-aggregator pkg/apiserver/handler_apis.go).
+func viaGoRestful(path string) bool {
+	parts := splitPath(path)
+	return len(parts) > 0 && (parts[0] == "api" || len(parts) == 3)
 }
 
 // isAggregatedDiscoveryClause reports whether Accept parameters ask for the
@@ -205,7 +222,7 @@ func (s *Server) servedGroupVersions() []schema.GroupVersion {
 	return append(gvs, extra...)
 }
 
-// servesGroupVersion reports whether gv has at least one served resource.
+// servesGroupVersion reports whether gv is served.
 func (s *Server) servesGroupVersion(gv schema.GroupVersion) bool {
 	return slices.Contains(s.servedGroupVersions(), gv)
 }
@@ -288,7 +305,11 @@ func groupPriority(group string) int {
 // subresource by name order, with the core group's apiVersion stripped
 // (discovery/version.go keepUnversioned).
 func (s *Server) apiResourceList(gv schema.GroupVersion) *metav1.APIResourceList {
-	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList"}, GroupVersion: gv.String()}
+	list := &metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList"},
+		GroupVersion: gv.String(),
+		APIResources: []metav1.APIResource{}, // "resources":[], never null
+	}
 	if gv.Group != "" {
 		list.APIVersion = "v1"
 	}

@@ -114,6 +114,16 @@ var builtinFieldLabels = map[schema.GroupKind]*FieldLabels{
 		Keys:   []string{"metadata.name", "spec.signerName"},
 		Fields: typedFields(csrFields),
 	},
+	// certificates/v1/conversion.go; clustertrustbundle/storage/storage.go getAttrs.
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}: {
+		Keys:   []string{"metadata.name", "spec.signerName"},
+		Fields: typedFields(clusterTrustBundleFields),
+	},
+	// certificates/v1/conversion.go; podcertificaterequest/storage/storage.go getAttrs.
+	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}: {
+		Keys:   []string{"metadata.name", "spec.signerName", "spec.podName", "spec.nodeName"},
+		Fields: typedFields(podCertificateRequestFields),
+	},
 }
 
 // fieldLabelErrorFormats are the conversion funcs whose rejection text
@@ -271,4 +281,12 @@ func jobFields(job *batchv1.Job) fields.Set {
 
 func csrFields(csr *certificatesv1.CertificateSigningRequest) fields.Set {
 	return fields.Set{"spec.signerName": csr.Spec.SignerName}
+}
+
+func clusterTrustBundleFields(b *certificatesv1.ClusterTrustBundle) fields.Set {
+	return fields.Set{"spec.signerName": b.Spec.SignerName}
+}
+
+func podCertificateRequestFields(r *certificatesv1.PodCertificateRequest) fields.Set {
+	return fields.Set{"spec.signerName": r.Spec.SignerName, "spec.podName": r.Spec.PodName, "spec.nodeName": string(r.Spec.NodeName)}
 }

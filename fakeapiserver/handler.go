@@ -60,11 +60,26 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	verb := info.verb(r.Method, isWatchParam(r))
-	if verb == "" || !verbAllowed(info, res, verb) {
-		s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false))
+	if err := s.restfulRouteError(r, info, res, verb); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	s.serveVerb(&request{w: w, r: r, info: info, res: res, verb: verb})
+}
+
+// restfulRouteError applies, in go-restful's order, the checks its router
+// makes before any kube-apiserver handler runs (go-restful jsr311.go
+// detectRoute, with errors written by pkg/server/handler.go
+// serviceErrorHandler): the method (405), the Content-Type of a PATCH,
+// the only route that declares what it consumes (415), then Accept (406).
+func (s *Server) restfulRouteError(r *http.Request, info requestInfo, res *resourceInfo, verb string) error {
+	if verb == "" || !verbAllowed(info, res, verb) {
+		return apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false)
+	}
+	if verb == "patch" && !restfulConsumesPatch(r.Header.Get("Content-Type")) {
+		return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "", "415: Unsupported Media Type", 0, false)
+	}
+	return s.restfulNotAcceptable(r, verb == "list" || verb == "watch")
 }
 
 // serveVerb runs the handler of one verb.
@@ -131,8 +146,9 @@ func isWatchParam(r *http.Request) bool {
 	return vals[0] != "0" && !strings.EqualFold(vals[0], "false")
 }
 
-// notFound is the 404 for a path no route serves, as kube-apiserver's
-// go-restful container and NotFoundHandler answer it.
+// notFound is the 404 for a path under a served group-version that no
+// route serves, as go-restful's router reports it and kube-apiserver's
+// serviceErrorHandler writes it (pkg/server/handler.go).
 func notFound() error {
 	return apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "404 page not found", 0, false)
 }

@@ -102,7 +102,10 @@ func versionInfo() version.Info {
 			case "vcs.time":
 				info.BuildDate = kv.Value
 			case "vcs.modified":
-				info.GitTreeState = map[string]string{"true": "dirty", "false": "clean"}[kv.Value]
+				info.GitTreeState = "clean"
+				if kv.Value == "true" {
+					info.GitTreeState = "dirty"
+				}
 			}
 		}
 	}

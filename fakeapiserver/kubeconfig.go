@@ -25,7 +25,11 @@ const (
 // It holds one cluster, one user and one context, all named "lw-sim", with
 // that context current. The cluster is [Server.URL] with the server's CA
 // (certificate-authority-data) when it serves TLS; the user carries
-// [Config.Token] when one is set. The file has mode 0600 even if it existed
+// [Config.Token] when one is set; a token needs [Config.TLS], because
+// client-go and kubectl read a kubeconfig's credentials only for an https
+// server (clientcmd/client_config.go, "only try to read the auth information
+// if we are secure"), so WriteKubeconfig refuses to write a token they would
+// drop. The file has mode 0600 even if it existed
 // with another mode, and missing parent directories are created.
 //
 // The content is what clientcmd.WriteToFile writes, but it goes to a
@@ -57,6 +61,9 @@ func (s *Server) kubeconfig() (clientcmdapi.Config, error) {
 	rc := s.RESTConfig()
 	if rc.Host == "" {
 		return clientcmdapi.Config{}, errors.New("server is not serving yet")
+	}
+	if rc.BearerToken != "" && rc.CAData == nil {
+		return clientcmdapi.Config{}, errors.New("a bearer token needs TLS: client-go and kubectl send a kubeconfig's token only to an https server")
 	}
 	cluster := clientcmdapi.NewCluster()
 	cluster.Server = rc.Host

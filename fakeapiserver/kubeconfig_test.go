@@ -3,14 +3,13 @@ package fakeapiserver
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	clientcmdlatest "k8s.io/client-go/tools/clientcmd/api/latest"
 )
 
 func TestWriteKubeconfig(t *testing.T) {
@@ -23,7 +22,6 @@ func TestWriteKubeconfig(t *testing.T) {
 	}{
 		{name: "plain"},
 		{name: "tls", opts: []Option{WithTLS()}, wantCA: true},
-		{name: "token", opts: []Option{WithToken("s3cret")}, token: "s3cret"},
 		{name: "tls and token", opts: []Option{WithTLS(), WithToken("s3cret")}, wantCA: true, token: "s3cret"},
 	}
 	for _, tt := range tests {
@@ -37,20 +35,23 @@ func TestWriteKubeconfig(t *testing.T) {
 			}
 			assertKubeconfigFile(t, path)
 
-			kc := loadKubeconfig(t, path)
+			kc, err := clientcmd.LoadFromFile(path)
+			if err != nil {
+				t.Fatalf("LoadFromFile(%q) = %v", path, err)
+			}
 			assertKubeconfigContent(t, kc, srv.URL(), tt.wantCA, tt.token)
 
-			// The kubeconfig's credentials reach the server. (That
-			// clientcmd.BuildConfigFromFlags and kubectl load the file is
-			// tested in cmd/lw-sim and kubectl_test.go.)
-			cluster, user := kc.Clusters["lw-sim"], kc.AuthInfos["lw-sim"]
-			cs := kubernetes.NewForConfigOrDie(&rest.Config{
-				Host:            cluster.Server,
-				BearerToken:     user.Token,
-				TLSClientConfig: rest.TLSClientConfig{CAData: cluster.CertificateAuthorityData, ServerName: cluster.TLSServerName},
-			})
+			// client-go programs load it this way.
+			cfg, err := clientcmd.BuildConfigFromFlags("", path)
+			if err != nil {
+				t.Fatalf("BuildConfigFromFlags(%q) = %v", path, err)
+			}
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				t.Fatalf("NewForConfig = %v", err)
+			}
 			if diff := cmp.Diff(seededNamespaces, namespaceNames(t, cs)); diff != "" {
-				t.Errorf("List(namespaces) with the kubeconfig's credentials mismatch (-want +got):\n%s", diff)
+				t.Errorf("List(namespaces) through the kubeconfig mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -60,7 +61,7 @@ func TestWriteKubeconfig(t *testing.T) {
 // replaced by a 0600 one and that no temporary file is left behind.
 func TestWriteKubeconfigReplaces(t *testing.T) {
 	t.Parallel()
-	srv := Start(t, WithToken("s3cret"))
+	srv := Start(t, WithTLS(), WithToken("s3cret"))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(path, []byte("not a kubeconfig"), 0o644); err != nil {
@@ -83,6 +84,20 @@ func TestWriteKubeconfigReplaces(t *testing.T) {
 	}
 }
 
+// TestWriteKubeconfigTokenNeedsTLS: clientcmd drops a kubeconfig's token for
+// an http server, so the kubeconfig would not work.
+func TestWriteKubeconfigTokenNeedsTLS(t *testing.T) {
+	t.Parallel()
+	srv := Start(t, WithToken("s3cret"))
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := srv.WriteKubeconfig(path); err == nil || !strings.Contains(err.Error(), "needs TLS") {
+		t.Errorf("WriteKubeconfig with a token and no TLS = %v, want a needs-TLS error", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("Stat(%q) after a failed WriteKubeconfig = %v, want not exist", path, err)
+	}
+}
+
 func TestWriteKubeconfigBeforeServe(t *testing.T) {
 	t.Parallel()
 	srv, err := New(Config{})
@@ -97,20 +112,6 @@ func TestWriteKubeconfigBeforeServe(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("Stat(%q) after a failed WriteKubeconfig = %v, want not exist", path, err)
 	}
-}
-
-// loadKubeconfig decodes path as clientcmd.LoadFromFile does.
-func loadKubeconfig(t *testing.T, path string) *clientcmdapi.Config {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, _, err := clientcmdlatest.Codec.Decode(data, &schema.GroupVersionKind{Version: clientcmdlatest.Version, Kind: "Config"}, clientcmdapi.NewConfig())
-	if err != nil {
-		t.Fatalf("decode kubeconfig %s: %v\n%s", path, err, data)
-	}
-	return obj.(*clientcmdapi.Config)
 }
 
 // assertKubeconfigFile requires path to be a regular file with mode 0600.

@@ -31,34 +31,52 @@ type listRead struct {
 }
 
 // serveList answers a LIST: negotiate, parse options, pick the read RV as
-// the watch cache does (spec §3.1), read one page, encode.
+// the watch cache does (spec §3.1), read one page, encode. Every answer,
+// errors included, carries the compaction point in
+// X-Lwsim-Compacted-Revision.
 func (s *Server) serveList(req *request) {
-	out, err := s.negotiateOutput(req.r, true)
+	obj, err := s.listResponse(req)
+	s.setCompactedHeader(req.w)
 	if err != nil {
 		s.writeError(req.w, req.r, err)
 		return
+	}
+	s.respond(req.w, obj.out, http.StatusOK, obj.body)
+}
+
+// listAnswer is a LIST's response body and the output type it goes out in.
+type listAnswer struct {
+	out  outputType
+	body runtime.Object
+}
+
+// listResponse runs a LIST up to the body to encode: the typed list, or its
+// Table form when the client asked for one.
+func (s *Server) listResponse(req *request) (listAnswer, error) {
+	out, err := s.negotiateOutput(req.r, true)
+	if err != nil {
+		return listAnswer{}, err
 	}
 	p, err := s.parseListOptions(req)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return listAnswer{}, err
 	}
 	list, items, err := s.readList(req, p)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return listAnswer{}, err
 	}
-	if out.table {
-		lm, _ := meta.ListAccessor(list)
-		table, err := s.toTable(req.res, items, listMetaOf(lm), includeObjectParam(req.r))
-		if err != nil {
-			s.writeError(req.w, req.r, err)
-			return
-		}
-		s.respond(req.w, out, http.StatusOK, table)
-		return
+	if !out.table {
+		return listAnswer{out: out, body: list}, nil
 	}
-	s.respond(req.w, out, http.StatusOK, list)
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return listAnswer{}, err
+	}
+	table, err := s.toTable(req.res, items, listMetaOf(lm), includeObjectParam(req.r))
+	if err != nil {
+		return listAnswer{}, err
+	}
+	return listAnswer{out: out, body: table}, nil
 }
 
 // readList resolves the read, runs it and builds the typed list object.
@@ -78,19 +96,34 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 }
 
 // chooseListRead maps resourceVersion, resourceVersionMatch, limit and
-// continue to a store read, waiting for a too-new RV (504 after 3 s):
+// continue to a store read as kube-apiserver's watch cache does
+// (apiserver pkg/storage/interfaces.go ValidateListOptions, then
+// cacher/delegator/interface.go ShouldDelegateList and
+// cacher/watch_cache.go waitUntilFreshAndList), waiting up to 3 s for an RV
+// the store has not reached (504 after that):
 //
-//	continue token        exact at the token's RV (latest if rv < 0)
-//	RV unset              latest (a consistent read)
-//	RV "0"                latest, limit ignored (served whole from the cache)
-//	RV N, NotOlderThan    latest once the store has reached N
-//	RV N, no match, no limit   same (legacy NotOlderThan)
-//	RV N, Exact, or no match with a limit   exactly N (410 when compacted)
+//	continue token                   exact at the token's RV (waits if ahead;
+//	                                 410 + rv -1 token if compacted), or the
+//	                                 latest state if the token's rv < 0
+//	RV unset                         latest (a consistent read)
+//	RV N, NotOlderThan               latest once the store has reached N
+//	RV N, no match, limit <= 0       same (legacy NotOlderThan)
+//	RV N, Exact                      exactly N (410 when compacted)
+//	RV N, no match, limit > 0        same (legacy paging semantics)
+//	RV "0" (or a 0 like "00")        latest, no wait
+//
+// The limit is dropped when resourceVersion is the string "0"
+// (cacher.go computeListLimit), with or without a continue token: such a
+// request is answered whole from the cache. Exact with "0", a match
+// without an RV, and a match with continue were refused as 422 before.
 func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 	opts := p.opts
 	read := listRead{limit: opts.Limit}
+	if opts.ResourceVersion == "0" {
+		read.limit = 0
+	}
 	if opts.Continue != "" {
-		return s.continueRead(p, read)
+		return s.continueRead(req, p, read)
 	}
 	if opts.ResourceVersion == "" {
 		return read, nil
@@ -100,7 +133,6 @@ func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
 	}
 	if n == 0 {
-		read.limit = 0
 		return read, nil
 	}
 	if err := s.waitForRV(req.r.Context(), n); err != nil {
@@ -115,8 +147,10 @@ func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 }
 
 // continueRead resolves a continue token (400 for a bad one, or for a
-// resourceVersion other than "" or "0" beside it).
-func (s *Server) continueRead(p listParams, read listRead) (listRead, error) {
+// resourceVersion other than "" or "0" beside it). A token RV the store has
+// not reached yet waits like an exact RV does (cacher.go
+// ShouldDelegateContinue → waitAndListExactRV), then 504s.
+func (s *Server) continueRead(req *request, p listParams, read listRead) (listRead, error) {
 	start, rv, err := decodeContinue(p.opts.Continue, p.prefix)
 	if err != nil {
 		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
@@ -126,6 +160,9 @@ func (s *Server) continueRead(p listParams, read listRead) (listRead, error) {
 	}
 	read.start, read.continued = start, true
 	if rv > 0 {
+		if err := s.waitForRV(req.r.Context(), rv); err != nil {
+			return read, err
+		}
 		read.rv = rv
 	}
 	return read, nil

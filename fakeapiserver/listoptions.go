@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
@@ -60,7 +61,7 @@ func (s *Server) parseListOptions(req *request) (listParams, error) {
 			return p, err
 		}
 	}
-	p.prefix = scopePrefix(req.info.namespace)
+	p.prefix = scopePrefix(listNamespace(req, opts))
 	p.filter, p.hasSelector = s.selectorFilter(req.res, opts.LabelSelector, opts.FieldSelector)
 	return p, nil
 }
@@ -77,6 +78,27 @@ func applyNameSelector(opts *metainternalversion.ListOptions, name string) error
 	}
 	opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", name)
 	return nil
+}
+
+// listNamespace is the namespace a LIST or WATCH reads: the one in the
+// path or, for an all-namespaces request of a namespaced resource, the one a
+// metadata.namespace=X field selector pins, as the registry narrows the
+// storage key (apiserver pkg/registry/generic/registry/store.go
+// ListPredicate, SelectionPredicate.MatchesSingleNamespace). Narrowing
+// changes what a page sees: hasMore, and the continue token's start key,
+// which becomes relative to the namespace. MatchesSingleNamespace refuses to
+// narrow when a continue token is present, so a continue page of such a
+// list is read over all namespaces with the token's namespace-relative key,
+// exactly as upstream does.
+func listNamespace(req *request, opts *metainternalversion.ListOptions) string {
+	if req.info.namespace != "" || req.res.ClusterScoped || opts.Continue != "" || opts.FieldSelector == nil {
+		return req.info.namespace
+	}
+	ns, ok := opts.FieldSelector.RequiresExactMatch("metadata.namespace")
+	if !ok || len(apimachineryvalidation.ValidateNamespaceName(ns, false)) > 0 {
+		return ""
+	}
+	return ns
 }
 
 // scopePrefix is the store key prefix of a namespace ("" for all).

@@ -15,7 +15,9 @@ import (
 )
 
 // notAcceptableMessage is what kube-apiserver (go-restful's route matching)
-// answers for an Accept header it cannot serve [spec §2.3, observed].
+// answers for an Accept header that no list or watch route produces [spec
+// §2.3, observed]. Routes of the other verbs produce no stream types, so
+// their message stops after the protobuf entry (see restfulNotAcceptable).
 const notAcceptableMessage = "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
 
 // tableGVK is the meta.k8s.io/v1 Table that kubectl asks for with
@@ -49,7 +51,55 @@ func (s *Server) negotiateOutput(r *http.Request, allowTable bool) (outputType, 
 			}
 		}
 	}
-	return outputType{}, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "", schema.GroupResource{}, "", notAcceptableMessage, 0, false)
+	return outputType{}, s.handlerNotAcceptable()
+}
+
+// handlerNotAcceptable is the 406 of the handlers' own negotiation
+// (handlers/negotiation NegotiateOutputMediaType → NewNotAcceptableError),
+// reached when go-restful let the Accept header through (its base type is
+// produced) but no clause can be served, e.g. "application/json;as=Foo".
+func (s *Server) handlerNotAcceptable() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusNotAcceptable,
+		Reason:  metav1.StatusReasonNotAcceptable,
+		Message: "only the following media types are accepted: " + strings.Join(s.supportedMediaTypes(), ", "),
+	}}
+}
+
+// restfulNotAcceptable applies go-restful's Accept check, which runs before
+// any kube-apiserver handler (go-restful jsr311.go detectRoute): a clause
+// matches when its type, parameters stripped, is "*/*" or exactly one the
+// route produces ("application/*" does not match). An empty header is
+// "*/*". Routes of list and watch also produce the ";stream=watch" types.
+// The error is the 406 serviceErrorHandler writes (pkg/server/handler.go).
+func (s *Server) restfulNotAcceptable(r *http.Request, streaming bool) error {
+	produces := s.supportedMediaTypes()
+	if streaming {
+		for _, info := range s.codecs.SupportedMediaTypes() {
+			if info.StreamSerializer != nil {
+				produces = append(produces, info.MediaType+";stream=watch")
+			}
+		}
+	}
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return nil
+	}
+	for clause := range strings.SplitSeq(accept, ",") {
+		mt, _, _ := strings.Cut(clause, ";")
+		mt = strings.TrimSpace(mt)
+		if mt == "*/*" {
+			return nil
+		}
+		for _, p := range produces {
+			if p == mt {
+				return nil
+			}
+		}
+	}
+	return apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "", schema.GroupResource{}, "",
+		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(produces, ", "), 0, false)
 }
 
 // mediaRangeMatches reports whether an Accept clause (possibly a wildcard)
@@ -92,22 +142,6 @@ func acceptParams(params map[string]string, info runtime.SerializerInfo, allowTa
 	return out, true
 }
 
-// decodeBody decodes a request body by its Content-Type into a typed object.
-// strict selects the strict decoder (unknown and duplicate fields are
-// errors). Unknown content types get 415 with kube-apiserver's message.
-func (s *Server) decodeBody(r *http.Request, body []byte, strict bool) (runtime.Object, *schema.GroupVersionKind, error) {
-	info, err := s.inputSerializer(r.Header.Get("Content-Type"))
-	if err != nil {
-		return nil, nil, err
-	}
-	dec := info.Serializer
-	if strict && info.StrictSerializer != nil {
-		dec = info.StrictSerializer
-	}
-	obj, gvk, err := dec.Decode(body, nil, nil)
-	return obj, gvk, err
-}
-
 // inputSerializer finds the serializer for a request Content-Type.
 func (s *Server) inputSerializer(contentType string) (runtime.SerializerInfo, error) {
 	mediaType, _, err := mime.ParseMediaType(contentType)
@@ -121,7 +155,7 @@ func (s *Server) inputSerializer(contentType string) (runtime.SerializerInfo, er
 			}
 		}
 	}
-	return runtime.SerializerInfo{}, unsupportedMediaType(contentType, s.supportedMediaTypes())
+	return runtime.SerializerInfo{}, unsupportedMediaType(s.supportedMediaTypes())
 }
 
 // supportedMediaTypes lists the request body types the server decodes.
@@ -133,11 +167,16 @@ func (s *Server) supportedMediaTypes() []string {
 	return out
 }
 
-// unsupportedMediaType is kube-apiserver's 415 for an undecodable body type
-// (apiserver pkg/endpoints/handlers/negotiation/errors.go).
-func unsupportedMediaType(contentType string, accepted []string) error {
-	return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "",
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %v", strings.Join(accepted, ", ")), 0, false)
+// unsupportedMediaType is a handler's 415 for an undecodable body type
+// (apiserver pkg/endpoints/handlers/negotiation/errors.go
+// errUnsupportedMediaType: no details).
+func unsupportedMediaType(accepted []string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusUnsupportedMediaType,
+		Reason:  metav1.StatusReasonUnsupportedMediaType,
+		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(accepted, ", "),
+	}}
 }
 
 // encode serialises obj with the negotiated serializer into a buffer, so a

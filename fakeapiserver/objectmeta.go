@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +32,13 @@ func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	}
 	if res.hasStatus {
 		resetStatus(res, obj)
+	}
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		admitPodCreate(o)
+		o.Status.QOSClass = podQOSClass(o)
+	case *corev1.Namespace:
+		prepareNamespaceForCreate(o)
 	}
 }
 

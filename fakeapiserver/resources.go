@@ -37,6 +37,10 @@ type Resource struct {
 	// object. Nil means only the two metadata fields, with the generic
 	// "is not a known field selector" error for any other key.
 	FieldLabels *FieldLabels
+	// Default fills the defaults of a decoded create, update or patch body,
+	// as kube-apiserver's decoder applies the SetDefaults_* of the kind.
+	// Nil means none; core/v1 Pod gets [DefaultPod].
+	Default func(obj runtime.Object)
 }
 
 // FieldLabels is a resource's field-selector support: the keys it accepts
@@ -67,17 +71,17 @@ type resourceInfo struct {
 // does not know scope, kube-apiserver's registry does.
 var clusterScopedKinds = map[schema.GroupKind]bool{
 	{Kind: "Namespace"}: true, {Kind: "Node"}: true, {Kind: "PersistentVolume"}: true,
-	{Kind: "ComponentStatus"}: true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: true,
-	{Group: "storage.k8s.io", Kind: "StorageClass"}:                  true,
-	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                     true,
-	{Group: "storage.k8s.io", Kind: "CSINode"}:                       true,
-	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:              true,
-	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              true,
-	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                     true,
-	{Group: "networking.k8s.io", Kind: "IngressClass"}:               true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
+	{Kind: "ComponentStatus"}:                                                       true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                    true,
+	{Group: "storage.k8s.io", Kind: "CSINode"}:                                      true,
+	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:                             true,
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                             true,
+	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                                    true,
+	{Group: "networking.k8s.io", Kind: "IngressClass"}:                              true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:               true,
@@ -167,6 +171,7 @@ func defaultResource(gvk schema.GroupVersionKind) Resource {
 		TracksGeneration:     generationKinds[gk],
 		ReturnsDeletedObject: gk == schema.GroupKind{Kind: "Pod"},
 		FieldLabels:          builtinFieldLabels[gk],
+		Default:              builtinDefaulters[gk],
 	}
 }
 

@@ -17,12 +17,6 @@ import (
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
-const (
-	// shutdownGrace bounds how long Close waits for in-flight requests after
-	// it has ended every watch; plain requests finish in microseconds.
-	shutdownGrace = 5 * time.Second
-)
-
 // ErrServerClosed is returned by Serve after Close.
 var ErrServerClosed = errors.New("fakeapiserver: server closed")
 
@@ -37,6 +31,7 @@ type Server struct {
 	resources *resourceTable
 	store     *store.Store
 	handler   http.Handler
+	compactor *compactor
 
 	tlsConfig *tls.Config // nil for plain HTTP
 	tlsCA     []byte      // PEM CA of the serving certificate, nil for plain HTTP
@@ -48,10 +43,10 @@ type Server struct {
 	inflight sync.WaitGroup
 
 	// mu guards the fields below.
-	mu       sync.Mutex
-	httpSrv  *http.Server
-	url      string
-	closed   bool
+	mu      sync.Mutex
+	httpSrv *http.Server
+	url     string
+	closed  bool
 }
 
 // New builds a server from cfg (see [Config] for defaults). It seeds the
@@ -83,6 +78,7 @@ func New(cfg Config) (*Server, error) {
 		cancel()
 		return nil, err
 	}
+	s.compactor = s.startCompactor(cfg.Compaction)
 	return s, nil
 }
 
@@ -142,11 +138,13 @@ func (s *Server) Clientset() kubernetes.Interface {
 	return cs
 }
 
-// Close ends every watch stream, waits for in-flight requests (bounded) and
-// closes the listener. It is safe to call more than once.
+// Close ends every watch stream, closes the listener and every connection,
+// and waits for the handlers to return. It is safe to call more than once.
 //
 // Shutdown chain: stop() cancels stopCtx → every watch handler returns →
-// http.Server.Shutdown sees idle connections and returns → inflight.Wait.
+// http.Server.Close closes the listener and all connections (a graceful
+// Shutdown would wait 5 s for connections clients opened but never used)
+// → inflight.Wait returns once the last handler has.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -157,13 +155,10 @@ func (s *Server) Close() error {
 	hs := s.httpSrv
 	s.mu.Unlock()
 	s.stop()
+	s.compactor.stop()
 	var err error
 	if hs != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
-		if err = hs.Shutdown(ctx); err != nil {
-			err = errors.Join(err, hs.Close())
-		}
+		err = hs.Close()
 	}
 	s.inflight.Wait()
 	return err

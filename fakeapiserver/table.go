@@ -40,7 +40,7 @@ import (
 // The printers read internal types; here they are ported to the v1 types
 // the store holds. Where v1 defaulting or conversion would have filled a
 // field before the printer ran (replicas, service type, port protocol,
-// clusterIPs, podIPs, secret stringData), the port reads the value
+// clusterIPs, podIPs, secret type and stringData), the port reads the value
 // kube-apiserver would have stored, so a fake that skips defaulting still
 // prints what a real server does for the same request.
 
@@ -494,15 +494,20 @@ func secretColumns() []metav1.TableColumnDefinition {
 }
 
 // printSecret counts data keys after conversion, which merges the
-// write-only stringData into data (core/v1 Convert_v1_Secret_To_core_Secret).
+// write-only stringData into data (core/v1 Convert_v1_Secret_To_core_Secret),
+// and shows the Opaque type v1 defaulting gives an untyped secret.
 func printSecret(secret *corev1.Secret, now time.Time) metav1.TableRow {
+	typ := secret.Type
+	if typ == "" {
+		typ = corev1.SecretTypeOpaque
+	}
 	keys := len(secret.Data)
 	for k := range secret.StringData {
 		if _, ok := secret.Data[k]; !ok {
 			keys++
 		}
 	}
-	return cells(secret.Name, string(secret.Type), int64(keys), age(secret.CreationTimestamp.Time, now))
+	return cells(secret.Name, string(typ), int64(keys), age(secret.CreationTimestamp.Time, now))
 }
 
 func namespaceColumns() []metav1.TableColumnDefinition {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -30,18 +32,11 @@ const (
 var errResourceVersionOnCreate = errors.New("resourceVersion should not be set on objects to be created")
 
 // serveCreate answers a POST to a collection: 201 with the stored object.
+// The checks run in handlers/create.go's order: Accept (406), Content-Type
+// (415), body size (413), CreateOptions (400/422), decoding (400), then
+// createObject.
 func (s *Server) serveCreate(req *request) {
-	out, err := s.negotiateOutput(req.r, false)
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	body, err := s.readBody(req.r)
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	obj, err := s.decodeObject(req, body)
+	obj, out, err := s.decodeCreate(req)
 	if err == nil {
 		obj, err = s.createObject(req.res, req.info.namespace, obj)
 	}
@@ -50,6 +45,32 @@ func (s *Server) serveCreate(req *request) {
 		return
 	}
 	s.respond(req.w, out, http.StatusCreated, obj)
+}
+
+// decodeCreate runs the create handler's steps up to a decoded, defaulted
+// object.
+func (s *Server) decodeCreate(req *request) (runtime.Object, outputType, error) {
+	out, err := s.negotiateOutput(req.r, false)
+	if err != nil {
+		return nil, out, err
+	}
+	if _, err := s.inputSerializer(req.r.Header.Get("Content-Type")); err != nil {
+		return nil, out, err
+	}
+	body, err := s.readBody(req.r)
+	if err != nil {
+		return nil, out, err
+	}
+	directive, err := createOptions(req.r)
+	if err != nil {
+		return nil, out, err
+	}
+	obj, err := s.decodeObject(req, body, directive)
+	if err != nil {
+		return nil, out, err
+	}
+	req.res.applyDefaults(obj)
+	return obj, out, nil
 }
 
 // createObject runs a create through the steps of the real create path in
@@ -94,11 +115,16 @@ func (s *Server) createObject(res *resourceInfo, namespace string, obj runtime.O
 	}
 }
 
-// admitNamespace is the NamespaceLifecycle admission plugin for creates:
-// the namespace must exist (404) and not be terminating (403).
+// admitNamespace is the NamespaceLifecycle admission plugin for creates
+// (apiserver pkg/admission/plugin/namespace/lifecycle): the namespace must
+// exist (404 from the namespace lookup) and not be in phase Terminating
+// (403 with a NamespaceTerminating cause, naming the object by name, else
+// generateName, else "Unknown", as admission.NewForbidden does before the
+// name is generated).
 func (s *Server) admitNamespace(res *resourceInfo, obj runtime.Object) error {
 	nsRes := s.namespaces()
-	ns := mustAccessor(obj).GetNamespace()
+	m := mustAccessor(obj)
+	ns := m.GetNamespace()
 	cur, err := s.store.Get(nsRes.storageKey, ns, 0)
 	if errors.Is(err, store.ErrNotFound) {
 		return apierrors.NewNotFound(nsRes.qualified(), ns)
@@ -106,11 +132,24 @@ func (s *Server) admitNamespace(res *resourceInfo, obj runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	if mustAccessor(cur).GetDeletionTimestamp() != nil {
-		return apierrors.NewForbidden(res.qualified(), mustAccessor(obj).GetName(),
-			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+	if nsObj, ok := cur.(*corev1.Namespace); !ok || nsObj.Status.Phase != corev1.NamespaceTerminating {
+		return nil
 	}
-	return nil
+	name := m.GetName()
+	if name == "" {
+		name = m.GetGenerateName()
+	}
+	if name == "" {
+		name = "Unknown"
+	}
+	forbidden := apierrors.NewForbidden(res.qualified(), name,
+		fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+	forbidden.ErrStatus.Details.Causes = append(forbidden.ErrStatus.Details.Causes, metav1.StatusCause{
+		Type:    corev1.NamespaceTerminatingCause,
+		Message: fmt.Sprintf("namespace %s is being terminated", ns),
+		Field:   "metadata.namespace",
+	})
+	return forbidden
 }
 
 // generateName appends the random suffix to a generateName prefix.

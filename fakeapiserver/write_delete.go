@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -105,13 +106,19 @@ func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 			return nil, err
 		}
 		defaults := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
-		if _, _, err := info.Serializer.Decode(body, &defaults, opts); err != nil {
+		obj, _, err := info.Serializer.Decode(body, &defaults, opts)
+		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		return opts, nil
+		if obj != opts {
+			return nil, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
+		}
+	} else if err := decodeOptions(r, opts); err != nil {
+		return nil, err
 	}
-	if err := runtime.NewParameterCodec(s.cfg.Scheme).DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
+	opts.IgnoreStoreReadErrorWithClusterBreakingPotential = nil // AllowUnsafeMalformedObjectDeletion is off
+	if errs := metav1validation.ValidateDeleteOptions(opts); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
 	}
 	return opts, nil
 }
@@ -142,6 +149,9 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 	curRV, _ := parseResourceVersion(mustAccessor(cur).GetResourceVersion())
 	grace := s.gracePeriod(res, cur, opts)
 	m := mustAccessor(cur)
+	if ns, ok := cur.(*corev1.Namespace); ok {
+		return s.terminateNamespace(res, key, ns, curRV)
+	}
 	// Pods are always marked first, even for an immediate delete: the real
 	// server emits MODIFIED (deletionTimestamp, grace 0) then DELETED.
 	if len(m.GetFinalizers()) > 0 || isPod(res) {
@@ -164,6 +174,34 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 		return nil, false, true, nil
 	}
 	return deleted, err == nil, false, err
+}
+
+// terminateNamespace is the namespace REST's Delete
+// (kubernetes pkg/registry/core/namespace/storage/storage.go): the first
+// DELETE sets deletionTimestamp and phase Terminating (MODIFIED, 200 with
+// the namespace). The namespace then stays Terminating, as on a
+// kube-apiserver without the namespace controller: lw-sim does not delete
+// the namespace's content nor clear spec.finalizers.
+func (s *Server) terminateNamespace(res *resourceInfo, key string, ns *corev1.Namespace, curRV int64) (runtime.Object, bool, bool, error) {
+	switch ns.Name {
+	case metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic:
+		// The NamespaceLifecycle admission plugin's immortal namespaces.
+		return nil, false, false, apierrors.NewForbidden(res.qualified(), ns.Name, errors.New("this namespace may not be deleted"))
+	}
+	if ns.DeletionTimestamp != nil && ns.Status.Phase == corev1.NamespaceTerminating {
+		return ns, false, false, nil
+	}
+	marked := ns.DeepCopy()
+	if marked.DeletionTimestamp == nil {
+		now := metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(time.Second))
+		marked.DeletionTimestamp = &now
+	}
+	marked.Status.Phase = corev1.NamespaceTerminating
+	stored, err := s.store.Update(res.storageKey, key, marked, curRV)
+	if isRetryable(err) {
+		return nil, false, true, nil
+	}
+	return stored, false, false, err
 }
 
 // gracePeriod is the grace a delete gets: pods that are scheduled and not

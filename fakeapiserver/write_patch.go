@@ -5,29 +5,49 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
 )
 
-// supportedPatchTypes are the patch media types served; server-side apply
-// (application/apply-patch+yaml) is not.
-var supportedPatchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.StrategicMergePatchType)}
+// maxJSONPatchOperations caps the operations of one JSON patch
+// (handlers/patch.go, same name).
+const maxJSONPatchOperations = 10000
 
-// servePatch answers a PATCH of an object or its status: the patch is
-// applied to the current object's JSON with apimachinery's implementations,
-// then written like an update (a resourceVersion in the patch is a
-// precondition).
+// restfulPatchTypes are the media types kube-apiserver's PATCH route
+// declares it consumes (endpoints/installer.go); go-restful answers 415
+// for any other Content-Type before the handler runs.
+var restfulPatchTypes = []string{
+	string(types.JSONPatchType), string(types.MergePatchType),
+	string(types.StrategicMergePatchType), string(types.ApplyYAMLPatchType),
+}
+
+// supportedPatchTypes are the patch media types this server applies;
+// server-side apply (application/apply-patch+yaml) is not implemented.
+var supportedPatchTypes = restfulPatchTypes[:3]
+
+// servePatch answers a PATCH of an object or its status in the order of
+// handlers/patch.go PatchResource: patch type (415), Accept (406), body
+// (413), PatchOptions (400/422), a body that is not JSON (400), then the
+// read-patch-write loop: 404 for a missing object, patch errors, name and
+// namespace checks (400), and the write like an update (a resourceVersion
+// in the patched object is a precondition: 409).
 func (s *Server) servePatch(req *request) {
-	out, err := s.negotiateOutput(req.r, false)
+	patchType, err := patchTypeOf(req.r)
 	if err != nil {
 		s.writeError(req.w, req.r, err)
 		return
 	}
-	patchType, err := patchTypeOf(req.r)
+	out, err := s.negotiateOutput(req.r, false)
 	if err != nil {
 		s.writeError(req.w, req.r, err)
 		return
@@ -37,9 +57,16 @@ func (s *Server) servePatch(req *request) {
 		s.writeError(req.w, req.r, err)
 		return
 	}
-	obj, err := s.updateObject(req, func(cur runtime.Object) (runtime.Object, error) {
-		return s.applyPatch(req, cur, patchType, patch)
-	})
+	directive, err := patchOptions(req.r, patchType)
+	if err == nil && !json.Valid(patch) {
+		err = apierrors.NewBadRequest("invalid JSON patch")
+	}
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	p := patcher{s: s, req: req, patchType: patchType, patch: patch, directive: directive}
+	obj, err := s.updateObject(req, p.apply)
 	if err != nil {
 		s.writeError(req.w, req.r, err)
 		return
@@ -47,7 +74,24 @@ func (s *Server) servePatch(req *request) {
 	s.respond(req.w, out, http.StatusOK, obj)
 }
 
-// patchTypeOf reads the patch type from Content-Type (415 otherwise).
+// restfulConsumesPatch is go-restful's Content-Type match for the PATCH
+// route: any comma-separated entry, parameters stripped, must be one of
+// restfulPatchTypes; an empty header counts as application/octet-stream.
+func restfulConsumesPatch(contentType string) bool {
+	for entry := range strings.SplitSeq(contentType, ",") {
+		mt, _, _ := strings.Cut(entry, ";")
+		for _, t := range restfulPatchTypes {
+			if strings.TrimSpace(mt) == t {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// patchTypeOf reads the patch type from Content-Type as PatchResource does
+// (parameters cut off); types go-restful let through that this server
+// cannot apply get the handler's 415.
 func patchTypeOf(r *http.Request) (types.PatchType, error) {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err == nil {
@@ -57,47 +101,171 @@ func patchTypeOf(r *http.Request) (types.PatchType, error) {
 			}
 		}
 	}
-	return "", unsupportedMediaType(r.Header.Get("Content-Type"), supportedPatchTypes)
+	return "", unsupportedMediaType(supportedPatchTypes)
 }
 
-// applyPatch patches the JSON of cur and decodes the result as a body of
-// the resource (so field validation applies as for an update).
-func (s *Server) applyPatch(req *request, cur runtime.Object, patchType types.PatchType, patch []byte) (runtime.Object, error) {
+// patchOptions decodes and validates PatchOptions (400, then 422 on
+// PatchOptions) and returns the field validation directive.
+func patchOptions(r *http.Request, patchType types.PatchType) (string, error) {
+	opts := &metav1.PatchOptions{}
+	if err := decodeOptions(r, opts); err != nil {
+		return "", err
+	}
+	if errs := validatePatchOptions(opts, patchType); len(errs) > 0 {
+		return "", apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs)
+	}
+	return fieldValidationDirective(opts.FieldValidation), nil
+}
+
+// patcher applies one patch to successive versions of the object, as
+// handlers/patch.go jsonPatcher and smpPatcher do.
+type patcher struct {
+	s         *Server
+	req       *request
+	patchType types.PatchType
+	patch     []byte
+	directive string
+}
+
+// apply patches the JSON of cur and decodes the result with the field
+// validation directive, then checks namespace and name (applyPatch).
+func (p *patcher) apply(cur runtime.Object) (runtime.Object, error) {
 	original, err := json.Marshal(cur)
 	if err != nil {
 		return nil, fmt.Errorf("encode current object: %w", err)
 	}
+	var obj runtime.Object
+	if p.patchType == types.StrategicMergePatchType {
+		obj, err = p.applyStrategic(original)
+	} else {
+		obj, err = p.applyJSON(original)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkObjectNamespace(p.req.res, p.req.info.namespace, obj); err != nil {
+		return nil, err
+	}
+	return obj, checkObjectName(obj, p.req.info.name)
+}
+
+// strict reports whether unknown and duplicate fields are looked for.
+func (p *patcher) strict() bool { return p.directive != metav1.FieldValidationIgnore }
+
+// applyJSON is jsonPatcher.applyJSPatch plus the decode of the result.
+func (p *patcher) applyJSON(original []byte) (runtime.Object, error) {
+	var strictErrs []error
 	var patched []byte
-	switch patchType {
+	switch p.patchType {
 	case types.JSONPatchType:
-		var p jsonpatch.Patch
-		if p, err = jsonpatch.DecodePatch(patch); err == nil {
-			patched, err = p.Apply(original)
+		if p.strict() {
+			var ops []struct {
+				Op    string `json:"op"`
+				Path  string `json:"path"`
+				From  string `json:"from"`
+				Value any    `json:"value"`
+			}
+			var err error
+			if strictErrs, err = kjson.UnmarshalStrict(p.patch, &ops); err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+			for i, e := range strictErrs {
+				strictErrs[i] = fmt.Errorf("json patch %v", e)
+			}
+		}
+		ops, err := jsonpatch.DecodePatch(p.patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if len(ops) > maxJSONPatchOperations {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
+		}
+		if patched, err = ops.Apply(original); err != nil {
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:
-		patched, err = jsonpatch.MergePatch(original, patch)
-	case types.StrategicMergePatchType:
-		patched, err = strategicpatch.StrategicMergePatch(original, patch, req.res.newObject())
+		if p.strict() {
+			var err error
+			if strictErrs, err = kjson.UnmarshalStrict(p.patch, &map[string]any{}); err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+		}
+		var err error
+		if patched, err = jsonpatch.MergePatch(original, p.patch); err != nil {
+			if err == jsonpatch.ErrBadJSONPatch {
+				return nil, apierrors.NewBadRequest(err.Error())
+			}
+			return nil, err
+		}
+	}
+	return p.decodePatched(patched, string(patched), strictErrs)
+}
+
+// applyStrategic is smpPatcher: the patch is a JSON map merged with the
+// type's patch strategy.
+func (p *patcher) applyStrategic(original []byte) (runtime.Object, error) {
+	patchMap := map[string]any{}
+	var strictErrs []error
+	var err error
+	if p.strict() {
+		strictErrs, err = kjson.UnmarshalStrict(p.patch, &patchMap)
+	} else {
+		err = kjson.UnmarshalCaseSensitivePreserveInts(p.patch, &patchMap)
 	}
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	obj, err := s.decodePatched(req, patched)
+	patched, err := strategicpatch.StrategicMergePatch(original, p.patch, p.req.res.newObject())
 	if err != nil {
-		return nil, err
+		return nil, interpretStrategicMergePatchError(err)
 	}
-	if err := checkObjectName(obj, req.info.name); err != nil {
-		return nil, err
-	}
-	return obj, checkObjectNamespace(req.res, req.info.namespace, obj)
+	return p.decodePatched(patched, fmt.Sprintf("%+v", patchMap), strictErrs)
 }
 
-// decodePatched decodes a patched JSON document with the request's field
-// validation.
-func (s *Server) decodePatched(req *request, data []byte) (runtime.Object, error) {
-	jsonReq := *req
-	r := req.r.Clone(req.r.Context())
-	r.Header.Set("Content-Type", runtime.ContentTypeJSON)
-	jsonReq.r = r
-	return s.decodeObject(&jsonReq, data)
+// decodePatched decodes the patched document; strict-decoding problems
+// (from the patch itself or the result) are warnings under Warn and a 422
+// on the field "patch" otherwise, whose value is shown (the patched JSON
+// for JSON and merge patches, the patch map for strategic ones).
+func (p *patcher) decodePatched(patched []byte, shown string, strictErrs []error) (runtime.Object, error) {
+	info, _ := p.s.inputSerializer(runtime.ContentTypeJSON)
+	dec := info.Serializer
+	if p.strict() {
+		dec = info.StrictSerializer
+	}
+	obj, _, err := dec.Decode(patched, &p.req.res.Kind, p.req.res.newObject())
+	if err != nil {
+		strictErr, isStrict := runtime.AsStrictDecodingError(err)
+		if !isStrict {
+			return nil, patchInvalid(shown, err.Error())
+		}
+		strictErrs = append(strictErrs, strictErr.Errors()...)
+	}
+	if len(strictErrs) > 0 {
+		if p.directive != metav1.FieldValidationWarn {
+			return nil, patchInvalid(shown, runtime.NewStrictDecodingError(strictErrs).Error())
+		}
+		addWarnings(p.req.w, strictErrs)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(p.req.res.Kind)
+	p.req.res.applyDefaults(obj)
+	return obj, nil
+}
+
+// patchInvalid is the 422 of a patch whose result does not decode.
+func patchInvalid(value, detail string) error {
+	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), value, detail)})
+}
+
+// interpretStrategicMergePatchError maps strategic-merge errors as
+// handlers/patch.go does.
+func interpretStrategicMergePatchError(err error) error {
+	switch err {
+	case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList, mergepatch.ErrBadPatchFormatForRetainKeys,
+		mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
+		return apierrors.NewBadRequest(err.Error())
+	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
+		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+	default:
+		return err
+	}
 }

@@ -10,25 +10,11 @@ import (
 )
 
 // serveUpdate answers a PUT of an object or its status: 200 with the stored
-// object.
+// object. The checks run in handlers/update.go's order: Accept (406), body
+// size (413), UpdateOptions (400/422), Content-Type (415), decoding (400),
+// namespace then name against the URL (400), then the update (404, 409).
 func (s *Server) serveUpdate(req *request) {
-	out, err := s.negotiateOutput(req.r, false)
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	body, err := s.readBody(req.r)
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	obj, err := s.decodeObject(req, body)
-	if err == nil {
-		err = checkObjectName(obj, req.info.name)
-	}
-	if err == nil {
-		err = checkObjectNamespace(req.res, req.info.namespace, obj)
-	}
+	obj, out, err := s.decodeUpdate(req)
 	if err == nil {
 		obj, err = s.updateObject(req, func(runtime.Object) (runtime.Object, error) { return obj.DeepCopyObject(), nil })
 	}
@@ -37,6 +23,35 @@ func (s *Server) serveUpdate(req *request) {
 		return
 	}
 	s.respond(req.w, out, http.StatusOK, obj)
+}
+
+// decodeUpdate runs the update handler's steps up to a decoded, defaulted
+// object whose name and namespace match the URL.
+func (s *Server) decodeUpdate(req *request) (runtime.Object, outputType, error) {
+	out, err := s.negotiateOutput(req.r, false)
+	if err != nil {
+		return nil, out, err
+	}
+	body, err := s.readBody(req.r)
+	if err != nil {
+		return nil, out, err
+	}
+	directive, err := updateOptions(req.r)
+	if err != nil {
+		return nil, out, err
+	}
+	obj, err := s.decodeObject(req, body, directive)
+	if err != nil {
+		return nil, out, err
+	}
+	if err := checkObjectNamespace(req.res, req.info.namespace, obj); err != nil {
+		return nil, out, err
+	}
+	if err := checkObjectName(obj, req.info.name); err != nil {
+		return nil, out, err
+	}
+	req.res.applyDefaults(obj)
+	return obj, out, nil
 }
 
 // updateFunc computes the desired object from the current one; it must

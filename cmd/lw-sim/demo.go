@@ -27,6 +27,9 @@ const (
 	demoTimeout = 30 * time.Second
 	// demoListen is a free loopback port: the demo serves only itself.
 	demoListen = "127.0.0.1:0"
+	// maxDemoEvents bounds the events report reads; the changes cause
+	// four, so more means the server sent events it should not have.
+	maxDemoEvents = 10
 )
 
 var demoCommand = command{
@@ -145,16 +148,25 @@ func (d *demoRun) changeDuringWatch(ctx context.Context) error {
 	return nil
 }
 
-// report reads the three events the changes caused and prints them.
+// report prints the watch events up to the one for the last change
+// (web-4 ADDED). A pod delete shows as two events, as on a real server: a
+// MODIFIED that sets deletionTimestamp, then the DELETED (pod strategy
+// CheckGracefulDeletion with an unscheduled pod; registry/generic/registry
+// store.go, updateForGracefulDeletionAndFinalizers).
 func (d *demoRun) report(ctx context.Context) error {
-	const changes = 3 // steps 3 and 5
 	d.printf("\nwhat the watcher saw:\n")
-	for range changes {
+	for n := 0; ; n++ {
+		if n == maxDemoEvents {
+			return fmt.Errorf("no ADDED event for web-4 within %d watch events", maxDemoEvents)
+		}
 		ev, err := nextEvent(ctx, d.watcher)
 		if err != nil {
 			return err
 		}
-		d.printf("   %-9s %-6s resourceVersion %s\n", ev.typ, ev.name, ev.rv)
+		d.printf("   %-9s %-6s resourceVersion %s%s\n", ev.typ, ev.name, ev.rv, ev.note)
+		if ev.typ == watch.Added && ev.name == "web-4" {
+			break
+		}
 	}
 	d.printf("\nEvery change after the LIST arrived once and in order, even the one made before\n" +
 		"the WATCH began: watching from the list's resourceVersion is what lets\n" +
@@ -188,6 +200,7 @@ type podEvent struct {
 	typ  watch.EventType
 	name string
 	rv   string
+	note string // explains an event a reader might not expect, or ""
 }
 
 // nextEvent returns the next pod event of w, skipping bookmarks. An ERROR
@@ -211,7 +224,11 @@ func nextEvent(ctx context.Context, w watch.Interface) (podEvent, error) {
 			if !ok {
 				return podEvent{}, fmt.Errorf("watch %s event carries %T, want *v1.Pod", ev.Type, ev.Object)
 			}
-			return podEvent{typ: ev.Type, name: pod.Name, rv: pod.ResourceVersion}, nil
+			pe := podEvent{typ: ev.Type, name: pod.Name, rv: pod.ResourceVersion}
+			if ev.Type == watch.Modified && pod.DeletionTimestamp != nil {
+				pe.note = "  (deletionTimestamp set: the delete begins)"
+			}
+			return pe, nil
 		}
 	}
 }

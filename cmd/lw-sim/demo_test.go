@@ -13,7 +13,7 @@ import (
 var (
 	// listLine and eventLine parse the demo's narration.
 	listLine  = regexp.MustCompile(`(?m)^2\. LIST pods: (\d+) items at resourceVersion (\d+)$`)
-	eventLine = regexp.MustCompile(`(?m)^\s+(ADDED|MODIFIED|DELETED)\s+(\S+)\s+resourceVersion (\d+)$`)
+	eventLine = regexp.MustCompile(`(?m)^\s+(ADDED|MODIFIED|DELETED)\s+(\S+)\s+resourceVersion (\d+)\b`)
 )
 
 func TestDemo(t *testing.T) {
@@ -46,7 +46,9 @@ func TestDemo(t *testing.T) {
 			lastRV = rv
 		}
 	}
-	want := []event{{"MODIFIED", "web-1"}, {"DELETED", "web-2"}, {"ADDED", "web-4"}}
+	// Deleting a pod is a MODIFIED (deletionTimestamp) then a DELETED, as
+	// kube-apiserver does for a pod no node runs.
+	want := []event{{"MODIFIED", "web-1"}, {"MODIFIED", "web-2"}, {"DELETED", "web-2"}, {"ADDED", "web-4"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("demo watch events mismatch (-want +got):\n%s\noutput:\n%s", diff, out)
 	}

@@ -38,6 +38,7 @@ func TestRunUsage(t *testing.T) {
 		{name: "serve bad flag", args: []string{"serve", "--nope"}, wantUsage: true, wantStderr: "Usage: lw-sim serve"},
 		{name: "serve stray argument", args: []string{"serve", "extra"}, wantUsage: true, wantStderr: "Usage: lw-sim serve"},
 		{name: "serve bad --listen", args: []string{"serve", "--listen", "6443"}, wantUsage: true},
+		{name: "serve --token without --tls", args: []string{"serve", "--token", "x"}, wantUsage: true, wantStderr: "Usage: lw-sim serve"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

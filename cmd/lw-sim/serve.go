@@ -50,9 +50,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"serve HTTPS with a fresh self-signed certificate; its CA goes into the kubeconfig")
 	fs.StringVar(&cfg.Token, "token", "",
 		"require this bearer `token` on every request (401 Unauthorized otherwise);\n"+
-			"it goes into the kubeconfig")
+			"it goes into the kubeconfig. Needs --tls: kubectl and client-go send a\n"+
+			"kubeconfig's token only over HTTPS")
 	if help, err := parseFlags(serveCommand, fs, args, stdout, stderr); help || err != nil {
 		return err
+	}
+	if cfg.Token != "" && !cfg.TLS {
+		printUsage(serveCommand, fs, stderr)
+		return &usageError{msg: "serve: --token needs --tls: kubectl and client-go send a kubeconfig's token only over HTTPS"}
 	}
 	addr, err := listenAddr(*listen)
 	if err != nil {

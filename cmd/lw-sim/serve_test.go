@@ -30,8 +30,7 @@ func TestServe(t *testing.T) {
 	}{
 		{name: "plain", wantScheme: "http"},
 		{name: "tls", flags: []string{"--tls"}, wantScheme: "https"},
-		{name: "token", flags: []string{"--token", "s3cret"}, wantScheme: "http", token: "s3cret"},
-		{name: "tls and token", flags: []string{"--tls", "--token=s3cret"}, wantScheme: "https", token: "s3cret"},
+		{name: "tls and token", flags: []string{"--tls", "--token", "s3cret"}, wantScheme: "https", token: "s3cret"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

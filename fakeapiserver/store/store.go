@@ -33,6 +33,9 @@ type Store struct {
 	resources map[string]*resource
 	// notify is closed at the next write to any resource; nil while nobody waits.
 	notify chan struct{}
+	// keepRevisions is the automatic compaction policy set by
+	// [Store.SetRetention]; 0 means off.
+	keepRevisions int64
 }
 
 // New returns an empty store whose [Store.CurrentRV] is 1 and
@@ -172,6 +175,7 @@ func (s *Store) nextRVLocked() int64 {
 // is safe under mu.
 func (s *Store) commitLocked(r *resource, ev Event, t tree[version]) {
 	r.record(ev, t)
+	s.retainLocked()
 	wake(&s.notify)
 }
 

@@ -1,0 +1,203 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+)
+
+// caseTimeout bounds one case; the slowest real cases wait for a
+// compaction to be noticed (up to the watch cache's 15 s poll).
+const caseTimeout = 90 * time.Second
+
+// fakeTarget is the embedded fake with a fake clock.
+type fakeTarget struct {
+	srv   *fakeapiserver.Server
+	clock *testingclock.FakeClock
+}
+
+var (
+	_ Target = (*fakeTarget)(nil)
+	_ Clock  = (*fakeTarget)(nil)
+)
+
+func (f *fakeTarget) Name() string { return "fake" }
+
+func (f *fakeTarget) RESTConfig() *rest.Config { return f.srv.RESTConfig() }
+
+func (f *fakeTarget) Advance(d time.Duration) { f.clock.Step(d) }
+
+// compactingFakeTarget is a fakeTarget whose server can compact.
+type compactingFakeTarget struct {
+	*fakeTarget
+	compact func(ctx context.Context, rv int64) error
+}
+
+var _ Compactor = (*compactingFakeTarget)(nil)
+
+func (f *compactingFakeTarget) Compact(ctx context.Context, rv int64) error { return f.compact(ctx, rv) }
+
+// newFakeTarget starts a fake with a fake clock. It has the Compactor
+// ability when the fake's Server has a Compact method.
+func newFakeTarget(t *testing.T) Target {
+	clk := testingclock.NewFakeClock(time.Now())
+	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk))
+	ft := &fakeTarget{srv: srv, clock: clk}
+	var s any = srv
+	switch c := s.(type) {
+	case interface {
+		Compact(context.Context, int64) error
+	}:
+		return &compactingFakeTarget{ft, c.Compact}
+	case interface{ Compact(int64) error }:
+		return &compactingFakeTarget{ft, func(_ context.Context, rv int64) error { return c.Compact(rv) }}
+	}
+	return ft
+}
+
+// targets returns the targets to run: LWSIM_KUBECONFIG selects a cluster
+// (with compaction through LWSIM_CONTROL_URL when set); LWSIM_BOTH=1 runs
+// the fake too and prints the comparison table.
+func targets(t *testing.T) []Target {
+	kc := os.Getenv("LWSIM_KUBECONFIG")
+	if kc == "" {
+		return []Target{newFakeTarget(t)}
+	}
+	kt, err := NewKubeconfigTarget("real", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var real Target = kt
+	if u := os.Getenv("LWSIM_CONTROL_URL"); u != "" {
+		real = NewControlledTarget(kt, u)
+	}
+	if os.Getenv("LWSIM_BOTH") != "" {
+		return []Target{real, newFakeTarget(t)}
+	}
+	return []Target{real}
+}
+
+// results records each case's outcome per target.
+type results struct {
+	mu  sync.Mutex
+	res map[string]map[string]string // case → target → PASS/FAIL/SKIP
+}
+
+func (r *results) record(c, target, outcome string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.res[c] == nil {
+		r.res[c] = map[string]string{}
+	}
+	r.res[c][target] = outcome
+}
+
+func TestConformance(t *testing.T) {
+	ts := targets(t)
+	res := &results{res: map[string]map[string]string{}}
+	for _, target := range ts {
+		t.Run(target.Name(), func(t *testing.T) { runAll(t, target, res) })
+	}
+	if len(ts) > 1 {
+		table := formatTable(res, ts)
+		fmt.Println(table)
+		if f := os.Getenv("LWSIM_TABLE"); f != "" {
+			if err := os.WriteFile(f, []byte(table), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// runAll runs the shared cases in parallel, then the exclusive ones one by
+// one.
+func runAll(t *testing.T, target Target, res *results) {
+	run := func(t *testing.T, c Case, parallel bool) {
+		t.Run(c.Name, func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
+			t.Cleanup(func() {
+				outcome := "PASS"
+				switch {
+				case t.Failed():
+					outcome = "FAIL"
+				case t.Skipped():
+					outcome = "SKIP"
+				}
+				res.record(c.Name, target.Name(), outcome)
+			})
+			ctx, cancel := context.WithTimeout(t.Context(), caseTimeout)
+			defer cancel()
+			c.Run(ctx, t, target)
+		})
+	}
+	t.Run("shared", func(t *testing.T) {
+		for _, c := range Cases() {
+			if !c.Exclusive {
+				run(t, c, true)
+			}
+		}
+	})
+	t.Run("exclusive", func(t *testing.T) {
+		for _, c := range Cases() {
+			if c.Exclusive {
+				run(t, c, false)
+			}
+		}
+	})
+}
+
+// formatTable renders case × target outcomes as a Markdown table.
+func formatTable(r *results, ts []Target) string {
+	var b strings.Builder
+	b.WriteString("| case |")
+	for _, tg := range ts {
+		b.WriteString(" " + tg.Name() + " |")
+	}
+	b.WriteString(" agree |\n|---|")
+	for range ts {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	names := make([]string, 0, len(r.res))
+	for n := range r.res {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	disagree := 0
+	for _, n := range names {
+		b.WriteString("| " + n + " |")
+		first, agree := "", true
+		for i, tg := range ts {
+			o := r.res[n][tg.Name()]
+			if o == "" {
+				o = "-"
+			}
+			if i == 0 {
+				first = o
+			} else if o != first {
+				agree = false
+			}
+			b.WriteString(" " + o + " |")
+		}
+		if agree {
+			b.WriteString(" yes |\n")
+		} else {
+			disagree++
+			b.WriteString(" **no** |\n")
+		}
+	}
+	fmt.Fprintf(&b, "\n%d cases, %d disagree\n", len(names), disagree)
+	return b.String()
+}

@@ -1,0 +1,224 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// RunListEmpty: an empty collection lists as "items":[] (never null) with a
+// non-empty list resourceVersion (spec §3.4, §8.3).
+func RunListEmpty(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.c.do(ctx, t, request{Path: e.cms()})
+	r.mustCode(t, http.StatusOK, "list")
+	var raw map[string]any
+	r.decode(t, &raw)
+	items, ok := raw["items"].([]any)
+	if !ok || len(items) != 0 {
+		t.Errorf("items = %#v, want an empty JSON array", raw["items"])
+	}
+	var l list
+	r.decode(t, &l)
+	l.rv(t)
+	if l.Kind != "ConfigMapList" || l.APIVersion != "v1" {
+		t.Errorf("kind/apiVersion = %s/%s, want ConfigMapList/v1", l.Kind, l.APIVersion)
+	}
+}
+
+// RunListKeyOrder: items come in name order whatever the creation order,
+// each with its own RV, and the list RV is at least every item's RV (§1.5, §3.4).
+func RunListKeyOrder(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "c", "a", "b")
+	l := e.list(ctx)
+	if diff := cmp.Diff([]string{"a", "b", "c"}, l.names()); diff != "" {
+		t.Errorf("list names (-want +got):\n%s", diff)
+	}
+	byName := map[string]int64{"c": rvs[0], "a": rvs[1], "b": rvs[2]}
+	for _, it := range l.Items {
+		if got := rvOf(t, it); got != byName[nameOf(it)] {
+			t.Errorf("item %s rv = %d, want its create rv %d", nameOf(it), got, byName[nameOf(it)])
+		}
+	}
+	if lrv := l.rv(t); lrv < rvs[2] {
+		t.Errorf("list rv = %d, want >= newest item rv %d", lrv, rvs[2])
+	}
+}
+
+// RunListItemsHaveNoKind: list items carry no kind/apiVersion (§3.4).
+func RunListItemsHaveNoKind(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	for _, it := range e.list(ctx).Items {
+		if _, ok := it["kind"]; ok {
+			t.Errorf("item has kind %v", it["kind"])
+		}
+		if _, ok := it["apiVersion"]; ok {
+			t.Errorf("item has apiVersion %v", it["apiVersion"])
+		}
+	}
+}
+
+// RunListRV0IgnoresLimit: resourceVersion=0 drops the limit: all items, no
+// continue (§3.1 computeListLimit).
+func RunListRV0IgnoresLimit(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a", "b", "c")
+	l := e.list(ctx, "resourceVersion", "0", "limit", "2")
+	if diff := cmp.Diff([]string{"a", "b", "c"}, l.names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	if l.Metadata.Continue != "" || l.Metadata.RemainingItemCount != nil {
+		t.Errorf("continue=%q remaining=%v, want neither", l.Metadata.Continue, l.Metadata.RemainingItemCount)
+	}
+}
+
+// RunListRV0NotOlderThan: resourceVersion=0&resourceVersionMatch=NotOlderThan
+// is the "any" read: every item (§3.1).
+func RunListRV0NotOlderThan(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a", "b")
+	l := e.list(ctx, "resourceVersion", "0", "resourceVersionMatch", "NotOlderThan")
+	if diff := cmp.Diff([]string{"a", "b"}, l.names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+}
+
+// RunListExactOldState: an Exact LIST at an older RV returns the state at
+// that RV, and reports exactly that RV (§3.1).
+func RunListExactOldState(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "a", "b")
+	e.update(ctx, "a", "v2", nil)
+	e.createN(ctx, "c")
+	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[1], 10), "resourceVersionMatch", "Exact")
+	if got := l.rv(t); got != rvs[1] {
+		t.Errorf("list rv = %d, want exactly %d", got, rvs[1])
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, l.names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	if len(l.Items) > 0 {
+		if got := l.Items[0]["data"].(map[string]any)["k"]; got != "v" {
+			t.Errorf("a at rv %d has data %v, want the old value v", rvs[1], got)
+		}
+		if got := rvOf(t, l.Items[0]); got != rvs[0] {
+			t.Errorf("a at rv %d has rv %d, want %d", rvs[1], got, rvs[0])
+		}
+	}
+}
+
+// RunListLegacyPagedIsExact: resourceVersion=N with limit>0 and no match is
+// an exact read at N (legacy paging semantics, §3.1).
+func RunListLegacyPagedIsExact(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "a", "b", "c")
+	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[1], 10), "limit", "10")
+	if got := l.rv(t); got != rvs[1] {
+		t.Errorf("list rv = %d, want exactly %d", got, rvs[1])
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, l.names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+}
+
+// RunListLegacyRVIsNotOlderThan: resourceVersion=N without limit or match
+// returns the latest state, at an RV >= N (§3.1).
+func RunListLegacyRVIsNotOlderThan(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "a", "b", "c")
+	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[0], 10))
+	if got := l.rv(t); got < rvs[2] {
+		t.Errorf("list rv = %d, want >= %d (latest)", got, rvs[2])
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, l.names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+}
+
+// RunListNotOlderThanOldRV: NotOlderThan with an old RV returns the latest
+// state (§3.1 "always fine").
+func RunListNotOlderThanOldRV(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "a", "b")
+	e.del(ctx, "a")
+	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[0], 10), "resourceVersionMatch", "NotOlderThan")
+	if got := l.rv(t); got <= rvs[1] {
+		t.Errorf("list rv = %d, want > %d (after the delete)", got, rvs[1])
+	}
+	if diff := cmp.Diff([]string{"b"}, l.names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+}
+
+// RunListNotOlderThanHonoursLimit: NotOlderThan with a limit pages (§3.1).
+func RunListNotOlderThanHonoursLimit(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "a", "b", "c")
+	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[0], 10), "resourceVersionMatch", "NotOlderThan", "limit", "2")
+	if diff := cmp.Diff([]string{"a", "b"}, l.names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	if l.Metadata.Continue == "" {
+		t.Errorf("no continue token on a partial page")
+	}
+	if got := l.rv(t); got < rvs[2] {
+		t.Errorf("list rv = %d, want >= %d", got, rvs[2])
+	}
+}
+
+// tooLargeStatus is the 504 of a read at an RV the server has not reached
+// (storage/errors.go NewTooLargeResourceVersionError via the watch cache).
+func tooLargeStatus(want int64) statusShape {
+	st := wantStatus(http.StatusGatewayTimeout, "Timeout",
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: 1", want), nil)
+	st.Details = shapeOf(metavStatusWithTooLargeDetails()).Details
+	return st
+}
+
+// runTooLarge checks a read at current+1000 answers the 504 after the
+// freshness wait, with Retry-After: 1.
+func runTooLarge(ctx context.Context, t *testing.T, target Target, path func(e *env) string, query ...string) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	want := e.currentRV(ctx) + 1000
+	qs := q(query...)
+	qs.Set("resourceVersion", strconv.FormatInt(want, 10))
+	r := e.c.doTimed(ctx, t, request{Path: path(e), Query: qs})
+	checkStatus(t, "read "+qs.Encode(), r, tooLargeStatus(want))
+	if got := r.Header.Get("Retry-After"); got != "1" {
+		t.Errorf("Retry-After = %q, want 1", got)
+	}
+}
+
+func collection(e *env) string { return e.cms() }
+
+// RunListTooLargeRV: LIST resourceVersion=N>current waits, then 504 (§3.1).
+func RunListTooLargeRV(ctx context.Context, t *testing.T, target Target) {
+	runTooLarge(ctx, t, target, collection)
+}
+
+// RunListTooLargeRVExact: the same with resourceVersionMatch=Exact.
+func RunListTooLargeRVExact(ctx context.Context, t *testing.T, target Target) {
+	runTooLarge(ctx, t, target, collection, "resourceVersionMatch", "Exact")
+}
+
+// RunListTooLargeRVNotOlderThan: the same with resourceVersionMatch=NotOlderThan.
+func RunListTooLargeRVNotOlderThan(ctx context.Context, t *testing.T, target Target) {
+	runTooLarge(ctx, t, target, collection, "resourceVersionMatch", "NotOlderThan")
+}
+
+// RunListTooLargeRVPaged: the same with limit (legacy exact).
+func RunListTooLargeRVPaged(ctx context.Context, t *testing.T, target Target) {
+	runTooLarge(ctx, t, target, collection, "limit", "2")
+}
+
+// RunGetTooLargeRV: GET ?resourceVersion=N>current waits, then 504 (§3.5).
+func RunGetTooLargeRV(ctx context.Context, t *testing.T, target Target) {
+	runTooLarge(ctx, t, target, func(e *env) string { return e.cms() + "/a" })
+}

@@ -1,0 +1,471 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// initialEventsEnd is the annotation of the watch-list end bookmark.
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+// shortWatch is the timeoutSeconds of watches that must end by themselves:
+// short enough to keep the suite fast on a real server (spec §4.6).
+const shortWatch = "2"
+
+// shortWatchWait bounds waiting for a shortWatch to end.
+const shortWatchWait = 8 * time.Second
+
+// evSummary is what cases compare of an event: type, name and RV.
+type evSummary struct {
+	Type string
+	Name string
+	RV   int64
+}
+
+func summarize(t testing.TB, evs []event) []evSummary {
+	t.Helper()
+	out := make([]evSummary, len(evs))
+	for i, e := range evs {
+		out[i] = evSummary{Type: e.Type, Name: nameOf(e.Object), RV: rvOf(t, e.Object)}
+	}
+	return out
+}
+
+// takeN reads n events or fails.
+func (w *watchStream) takeN(ctx context.Context, n int, what string) []event {
+	w.t.Helper()
+	var evs []event
+	for i := 0; i < n; i++ {
+		evs = append(evs, w.mustNext(ctx, what))
+	}
+	return evs
+}
+
+// RunWatchRVUnsetInitialEvents: a watch with RV unset is defaulted to
+// sendInitialEvents: synthetic ADDED for every object in name order with
+// their own RVs, and no bookmark without allowWatchBookmarks (§4.1).
+func RunWatchRVUnsetInitialEvents(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "c", "a", "b")
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("timeoutSeconds", shortWatch)})
+	evs, ended := w.collect(ctx, shortWatchWait)
+	if !ended {
+		t.Errorf("watch with timeoutSeconds=%s did not end", shortWatch)
+	}
+	want := []evSummary{{"ADDED", "a", rvs[1]}, {"ADDED", "b", rvs[2]}, {"ADDED", "c", rvs[0]}}
+	if diff := cmp.Diff(want, summarize(t, evs)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// RunWatchRV0WithBookmarksIsWatchList: resourceVersion=0 with
+// allowWatchBookmarks becomes a watch-list: ADDED for all, then the
+// annotated initial-events-end BOOKMARK (§4.1, §4.5).
+func RunWatchRV0WithBookmarksIsWatchList(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "a", "b")
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", "0", "allowWatchBookmarks", "true")})
+	evs := w.takeN(ctx, 3, "watch-list")
+	if diff := cmp.Diff([]string{"ADDED", "ADDED", "BOOKMARK"}, eventTypes(evs)); diff != "" {
+		t.Fatalf("event types (-want +got):\n%s", diff)
+	}
+	checkEndBookmark(t, evs[2], rvs[1])
+}
+
+// checkEndBookmark checks an initial-events-end bookmark: kind ConfigMap,
+// only metadata.resourceVersion (>= minRV) and the annotation (§4.5).
+func checkEndBookmark(t *testing.T, ev event, minRV int64) {
+	t.Helper()
+	if ev.Type != "BOOKMARK" {
+		t.Fatalf("event %s, want BOOKMARK", ev.Type)
+	}
+	if ev.Object["kind"] != "ConfigMap" || ev.Object["apiVersion"] != "v1" {
+		t.Errorf("bookmark kind/apiVersion = %v/%v", ev.Object["kind"], ev.Object["apiVersion"])
+	}
+	md := metaOf(ev.Object)
+	ann, _ := md["annotations"].(map[string]any)
+	if diff := cmp.Diff(map[string]any{initialEventsEnd: "true"}, ann); diff != "" {
+		t.Errorf("bookmark annotations (-want +got):\n%s", diff)
+	}
+	for k := range md {
+		if k != "resourceVersion" && k != "annotations" {
+			t.Errorf("bookmark metadata has %s", k)
+		}
+	}
+	for k := range ev.Object {
+		if k != "kind" && k != "apiVersion" && k != "metadata" {
+			t.Errorf("bookmark object has %s", k)
+		}
+	}
+	if rv := rvOf(t, ev.Object); rv < minRV {
+		t.Errorf("bookmark rv = %d, want >= %d", rv, minRV)
+	}
+}
+
+// RunWatchListExplicit: sendInitialEvents=true&resourceVersionMatch=
+// NotOlderThan&allowWatchBookmarks: initial ADDED, the end bookmark, then
+// live events with RV above it on the same stream (§8.12).
+func RunWatchListExplicit(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "b", "a")
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "true",
+		"resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true")})
+	evs := w.takeN(ctx, 3, "watch-list")
+	if diff := cmp.Diff([]string{"ADDED", "ADDED", "BOOKMARK"}, eventTypes(evs)); diff != "" {
+		t.Fatalf("event types (-want +got):\n%s", diff)
+	}
+	if nameOf(evs[0].Object) != "a" || nameOf(evs[1].Object) != "b" {
+		t.Errorf("initial events %s, %s; want a, b", nameOf(evs[0].Object), nameOf(evs[1].Object))
+	}
+	checkEndBookmark(t, evs[2], 0)
+	bm := rvOf(t, evs[2].Object)
+	c := rvOf(t, e.create(ctx, "c", nil))
+	ev := w.mustNext(ctx, "live event after the bookmark")
+	for ev.Type == "BOOKMARK" {
+		ev = w.mustNext(ctx, "live event after the bookmark")
+	}
+	if diff := cmp.Diff(evSummary{"ADDED", "c", c}, summarize(t, []event{ev})[0]); diff != "" {
+		t.Errorf("live event (-want +got):\n%s", diff)
+	}
+	if c <= bm {
+		t.Errorf("live event rv %d <= bookmark rv %d", c, bm)
+	}
+}
+
+// RunWatchListEmptyCollection: a watch-list of an empty collection sends
+// only the annotated bookmark (§4.5).
+func RunWatchListEmptyCollection(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "true",
+		"resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true")})
+	checkEndBookmark(t, w.mustNext(ctx, "watch-list of nothing"), 0)
+}
+
+// RunWatchListFromRVCurrentState: a watch-list from an old RV sends the
+// current state, not the state at that RV (§4.2).
+func RunWatchListFromRVCurrentState(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "a", "b")
+	upd := rvOf(t, e.update(ctx, "a", "v2", nil))
+	e.del(ctx, "b")
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "true", "resourceVersion", itoa(rvs[0]),
+		"resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true")})
+	evs := w.takeN(ctx, 2, "watch-list from an old RV")
+	if diff := cmp.Diff(evSummary{"ADDED", "a", upd}, summarize(t, evs[:1])[0]); diff != "" {
+		t.Errorf("initial event (-want +got):\n%s", diff)
+	}
+	checkEndBookmark(t, evs[1], upd)
+}
+
+// RunWatchFromRVReplay: a watch from RV N replays every later change in RV
+// order, each with its own RV, and no synthetic events (§4.2).
+func RunWatchFromRVReplay(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	rvs := e.createN(ctx, "a", "b")
+	u := rvOf(t, e.update(ctx, "a", "v2", nil))
+	e.del(ctx, "b")
+	c := rvOf(t, e.create(ctx, "c", nil))
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(rvs[0]))})
+	evs := summarize(t, w.takeN(ctx, 4, "replay"))
+	want := []evSummary{{"ADDED", "b", rvs[1]}, {"MODIFIED", "a", u}, {"DELETED", "b", evs[2].RV}, {"ADDED", "c", c}}
+	if diff := cmp.Diff(want, evs); diff != "" {
+		t.Errorf("replay (-want +got):\n%s", diff)
+	}
+	if !(u < evs[2].RV && evs[2].RV < c) {
+		t.Errorf("DELETED rv %d, want between the update %d and the next create %d", evs[2].RV, u, c)
+	}
+}
+
+// RunWatchFromCurrentRVLiveOnly: a watch from the current RV sends only
+// changes made after it (§4.2).
+func RunWatchFromCurrentRVLiveOnly(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	cur := e.currentRV(ctx)
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur))})
+	b := rvOf(t, e.create(ctx, "b", nil))
+	if diff := cmp.Diff(evSummary{"ADDED", "b", b}, summarize(t, []event{w.mustNext(ctx, "live")})[0]); diff != "" {
+		t.Errorf("first event (-want +got):\n%s", diff)
+	}
+}
+
+// RunWatchLiveEvents: ADDED, MODIFIED, DELETED on a live watch, with the
+// write responses' RVs; DELETED carries the last state with a new RV (§4.3).
+func RunWatchLiveEvents(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	cur := e.currentRV(ctx)
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur))})
+	a := rvOf(t, e.create(ctx, "a", nil))
+	u := rvOf(t, e.update(ctx, "a", "v2", nil))
+	e.del(ctx, "a")
+	evs := w.takeN(ctx, 3, "live")
+	got := summarize(t, evs)
+	want := []evSummary{{"ADDED", "a", a}, {"MODIFIED", "a", u}, {"DELETED", "a", got[2].RV}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if got[2].RV <= u {
+		t.Errorf("DELETED rv %d, want > last update rv %d", got[2].RV, u)
+	}
+	if d := evs[2].Object["data"].(map[string]any)["k"]; d != "v2" {
+		t.Errorf("DELETED data = %v, want the last state v2", d)
+	}
+}
+
+// RunWatchEventObjectsHaveKind: watch event objects carry kind/apiVersion
+// and the stream's Content-Type is application/json even when
+// application/json;stream=watch was asked for (§4.7).
+func RunWatchEventObjectsHaveKind(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Accept: "application/json;stream=watch"})
+	if ct := w.resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q, want application/json", ct)
+	}
+	ev := w.mustNext(ctx, "initial")
+	if ev.Object["kind"] != "ConfigMap" || ev.Object["apiVersion"] != "v1" {
+		t.Errorf("event object kind/apiVersion = %v/%v, want ConfigMap/v1", ev.Object["kind"], ev.Object["apiVersion"])
+	}
+}
+
+// RunWatchLimitIgnored: limit on a watch is ignored (§2.2).
+func RunWatchLimitIgnored(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a", "b", "c")
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("limit", "1", "timeoutSeconds", shortWatch)})
+	evs, _ := w.collect(ctx, shortWatchWait)
+	if got := len(evs); got != 3 {
+		t.Errorf("watch with limit=1 sent %d events (%v), want all 3", got, eventTypes(evs))
+	}
+}
+
+// RunWatchLegacyPath: /api/v1/watch/namespaces/{ns}/configmaps works as
+// ?watch=true (§2.1).
+func RunWatchLegacyPath(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	w := e.c.watch(ctx, t, request{Path: "/api/v1/watch/namespaces/" + e.ns + "/configmaps"})
+	ev := w.mustNext(ctx, "legacy watch path")
+	if ev.Type != "ADDED" || nameOf(ev.Object) != "a" {
+		t.Errorf("event %s %s, want ADDED a", ev.Type, nameOf(ev.Object))
+	}
+}
+
+// RunWatchLegacyNamedPathConflict: a name in the legacy watch path and a
+// different metadata.name field selector (400, §2.1).
+func RunWatchLegacyNamedPathConflict(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.c.do(ctx, t, request{Path: "/api/v1/watch/namespaces/" + e.ns + "/configmaps/a", Query: q("fieldSelector", "metadata.name=b")})
+	checkStatus(t, "named watch with a conflicting selector", r, badRequest("fieldSelector metadata.name doesn't match requested name"))
+}
+
+// RunWatchLabelSelectorTransitions: leaving a label-selected watch is
+// DELETED with the old labels and the new RV; entering it is ADDED (§4.3).
+func RunWatchLabelSelectorTransitions(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.create(ctx, "a", map[string]string{"app": "x"})
+	cur := e.currentRV(ctx)
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur), "labelSelector", "app=x")})
+	out := rvOf(t, e.update(ctx, "a", "v", map[string]string{"app": "y"}))
+	e.update(ctx, "a", "v2", map[string]string{"app": "y"}) // unmatched → nothing
+	in := rvOf(t, e.update(ctx, "a", "v3", map[string]string{"app": "x"}))
+	mod := rvOf(t, e.update(ctx, "a", "v4", map[string]string{"app": "x"}))
+	evs := w.takeN(ctx, 3, "selector transitions")
+	if diff := cmp.Diff([]evSummary{{"DELETED", "a", out}, {"ADDED", "a", in}, {"MODIFIED", "a", mod}}, summarize(t, evs)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if l := metaOf(evs[0].Object)["labels"].(map[string]any)["app"]; l != "x" {
+		t.Errorf("DELETED labels app=%v, want the old x", l)
+	}
+}
+
+// RunWatchFieldSelectorName: a metadata.name field selector gets only that
+// object's events (§2.1, §8.31).
+func RunWatchFieldSelectorName(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	cur := e.currentRV(ctx)
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur), "fieldSelector", "metadata.name=b")})
+	e.createN(ctx, "a")
+	b := rvOf(t, e.create(ctx, "b", nil))
+	e.update(ctx, "a", "v2", nil)
+	ub := rvOf(t, e.update(ctx, "b", "v2", nil))
+	evs := w.takeN(ctx, 2, "field-selected watch")
+	if diff := cmp.Diff([]evSummary{{"ADDED", "b", b}, {"MODIFIED", "b", ub}}, summarize(t, evs)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// RunWatchTooLargeRVSilent: a watch from an RV above the current one (no
+// sendInitialEvents) is accepted and sends nothing (§4.2).
+func RunWatchTooLargeRVSilent(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(e.currentRV(ctx)+1000), "timeoutSeconds", shortWatch)})
+	evs, ended := w.collect(ctx, shortWatchWait)
+	if len(evs) != 0 || !ended {
+		t.Errorf("events %v, ended %v; want none, ended", eventTypes(evs), ended)
+	}
+}
+
+// RunWatchListTooLargeRV: a watch-list from an RV above the current one is
+// 200, then after the freshness wait one ERROR 504 event, then the end (§4.2).
+func RunWatchListTooLargeRV(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	want := e.currentRV(ctx) + 1000
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "true", "resourceVersionMatch", "NotOlderThan",
+		"allowWatchBookmarks", "true", "resourceVersion", itoa(want))})
+	evs, ended := w.collect(ctx, shortWatchWait)
+	if len(evs) != 1 || evs[0].Type != "ERROR" || !ended {
+		t.Fatalf("events %v, ended %v; want one ERROR, then the end", eventTypes(evs), ended)
+	}
+	checkErrorEvent(t, evs[0], tooLargeStatus(want))
+}
+
+// checkErrorEvent checks an ERROR event's Status.
+func checkErrorEvent(t *testing.T, ev event, want statusShape) {
+	t.Helper()
+	if ev.Type != "ERROR" {
+		t.Fatalf("event %s, want ERROR", ev.Type)
+	}
+	r := response{Code: int(want.Code), Body: mustJSON(t, ev.Object)}
+	checkStatus(t, "ERROR event", r, want)
+}
+
+// RunWatchTimeoutEndsCleanly: timeoutSeconds ends the stream at the
+// deadline with no final event (§4.6).
+func RunWatchTimeoutEndsCleanly(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	cur := e.currentRV(ctx)
+	start := time.Now()
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur), "timeoutSeconds", shortWatch)})
+	evs, ended := w.collect(ctx, shortWatchWait)
+	if !ended || len(evs) != 0 {
+		t.Fatalf("events %v, ended %v; want none, ended", eventTypes(evs), ended)
+	}
+	if _, virtual := target.(Clock); !virtual {
+		if d := w.ended.Sub(start); d < 1500*time.Millisecond || d > 5*time.Second {
+			t.Errorf("watch with timeoutSeconds=%s lasted %v", shortWatch, d)
+		}
+	}
+}
+
+// RunWatchBookmarkBeforeDeadline: with allowWatchBookmarks a watch whose
+// collection moved past what it was sent gets a BOOKMARK about 2 s before
+// its deadline, without the annotation (§4.5).
+func RunWatchBookmarkBeforeDeadline(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	cur := e.currentRV(ctx)
+	// The selector matches nothing, so the create below moves the
+	// collection's RV without sending this watch anything.
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur), "allowWatchBookmarks", "true",
+		"fieldSelector", "metadata.name=nothing", "timeoutSeconds", "3")})
+	a := rvOf(t, e.create(ctx, "a", nil))
+	evs, ended := w.collect(ctx, shortWatchWait)
+	if !ended {
+		t.Errorf("watch did not end")
+	}
+	if len(evs) == 0 {
+		t.Fatalf("no event, want a BOOKMARK before the deadline")
+	}
+	for _, ev := range evs {
+		if ev.Type != "BOOKMARK" {
+			t.Errorf("event %s, want only BOOKMARKs", ev.Type)
+			continue
+		}
+		if rv := rvOf(t, ev.Object); rv < a {
+			t.Errorf("bookmark rv %d, want >= %d", rv, a)
+		}
+		if _, ok := metaOf(ev.Object)["annotations"]; ok {
+			t.Errorf("periodic bookmark has annotations %v", metaOf(ev.Object)["annotations"])
+		}
+	}
+}
+
+// RunWatchNoBookmarksUnlessAllowed: the same watch without
+// allowWatchBookmarks gets nothing (§4.5).
+func RunWatchNoBookmarksUnlessAllowed(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	cur := e.currentRV(ctx)
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur),
+		"fieldSelector", "metadata.name=nothing", "timeoutSeconds", "3")})
+	e.create(ctx, "a", nil)
+	evs, _ := w.collect(ctx, shortWatchWait)
+	if len(evs) != 0 {
+		t.Errorf("events %v, want none", eventTypes(evs))
+	}
+}
+
+// RunWatchTooOldRV: a watch from an RV older than the server keeps is HTTP
+// 200, then one ERROR event 410 Expired "too old resource version: N (M)",
+// then the end (§4.4). The fake needs compaction to forget RV 1; the real
+// server's watch cache never had it (it started after it).
+func RunWatchTooOldRV(ctx context.Context, t *testing.T, target Target) {
+	comp := requireCompactor(t, target)
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	if err := comp.Compact(ctx, e.currentRV(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", "1")})
+	evs, ended := w.collect(ctx, shortWatchWait)
+	if len(evs) != 1 || !ended {
+		t.Fatalf("events %v, ended %v; want one ERROR, then the end", eventTypes(evs), ended)
+	}
+	checkErrorEvent(t, evs[0], wantStatus(http.StatusGone, metav1.StatusReasonExpired, "too old resource version: 1 (2)", nil))
+}
+
+// watchError runs a watch expected to fail before streaming.
+func runWatchError(ctx context.Context, t *testing.T, target Target, want statusShape, query ...string) {
+	e := setup(ctx, t, target)
+	qs := q(query...)
+	qs.Set("watch", "true")
+	r := e.c.do(ctx, t, request{Path: e.cms(), Query: qs})
+	checkStatus(t, "watch "+qs.Encode(), r, want)
+}
+
+// RunWatchSendInitialEventsWithoutMatch: sendInitialEvents needs
+// resourceVersionMatch=NotOlderThan (422, §2.5).
+func RunWatchSendInitialEventsWithoutMatch(ctx context.Context, t *testing.T, target Target) {
+	runWatchError(ctx, t, target, listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
+		"Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"), "sendInitialEvents", "true")
+}
+
+// RunWatchMatchWithoutSendInitialEvents: resourceVersionMatch on a watch
+// needs sendInitialEvents (422, §2.5).
+func RunWatchMatchWithoutSendInitialEvents(ctx context.Context, t *testing.T, target Target) {
+	runWatchError(ctx, t, target, listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
+		"Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"),
+		"resourceVersionMatch", "NotOlderThan", "resourceVersion", "5")
+}
+
+// RunWatchMatchExactUnsupported: Exact is not a watch match (422, §2.5).
+func RunWatchMatchExactUnsupported(ctx context.Context, t *testing.T, target Target) {
+	runWatchError(ctx, t, target, listOptionsInvalid("resourceVersionMatch", "FieldValueNotSupported",
+		`Unsupported value: "Exact": supported values: "NotOlderThan"`),
+		"sendInitialEvents", "true", "resourceVersionMatch", "Exact")
+}
+
+// RunWatchInvalidRV: a non-numeric RV on a watch is 500 with no reason
+// (§2.5).
+func RunWatchInvalidRV(ctx context.Context, t *testing.T, target Target) {
+	runWatchError(ctx, t, target, wantStatus(http.StatusInternalServerError, "",
+		`resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`, nil), "resourceVersion", "abc")
+}
+
+// RunWatchSendInitialEventsFalse: sendInitialEvents=false with
+// NotOlderThan and RV unset sends no initial events, only new ones (§4.2).
+func RunWatchSendInitialEventsFalse(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a")
+	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "false", "resourceVersionMatch", "NotOlderThan")})
+	b := rvOf(t, e.create(ctx, "b", nil))
+	if diff := cmp.Diff(evSummary{"ADDED", "b", b}, summarize(t, []event{w.mustNext(ctx, "first event")})[0]); diff != "" {
+		t.Errorf("first event (-want +got):\n%s", diff)
+	}
+}
