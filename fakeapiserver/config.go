@@ -70,6 +70,8 @@ type Config struct {
 	// without timeoutSeconds ends after MinRequestTimeout*[1,2)). If zero,
 	// 1800 s as kube-apiserver.
 	MinRequestTimeout time.Duration
+	// Watch configures the WATCH path; see [WatchConfig] for its defaults.
+	Watch WatchConfig
 }
 
 // newDefaultScheme registers client-go's built-in types, the unversioned

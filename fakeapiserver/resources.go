@@ -85,6 +85,7 @@ var clusterScopedKinds = map[schema.GroupKind]bool{
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:               true,
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:                      true,
 }
 
 // shortNames are kube-apiserver's short names for the default groups.
@@ -155,10 +156,16 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 	return t, nil
 }
 
-// isOptionsKind filters the request-parameter kinds that happen to have no
-// List twin today but might (defensive: they are never resources).
+// isOptionsKind filters the meta kinds registered in every group-version
+// that are not resources: request options, WatchEvent, Status and the
+// discovery documents (APIGroup has an APIGroupList twin, so the KList rule
+// alone would serve "apigroups").
 func isOptionsKind(kind string) bool {
-	return strings.HasSuffix(kind, "Options") || kind == "WatchEvent" || kind == "Status" || kind == "APIResourceList"
+	switch kind {
+	case "WatchEvent", "Status", "APIGroup", "APIVersions", "APIResourceList":
+		return true
+	}
+	return strings.HasSuffix(kind, "Options")
 }
 
 // defaultResource is the registration a kind gets when nothing overrides it.

@@ -31,6 +31,7 @@ type Server struct {
 	resources *resourceTable
 	store     *store.Store
 	handler   http.Handler
+	watch     *watchHub
 	compactor *compactor
 
 	tlsConfig *tls.Config // nil for plain HTTP
@@ -64,6 +65,7 @@ func New(cfg Config) (*Server, error) {
 		codecs:    serializer.NewCodecFactory(cfg.Scheme),
 		resources: table,
 		store:     store.New(store.Options{}),
+		watch:     newWatchHub(cfg.Watch, cfg.Clock),
 		stopCtx:   ctx,
 		stop:      cancel,
 	}

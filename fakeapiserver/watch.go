@@ -37,12 +37,23 @@ func (s *Server) serveWatch(req *request) {
 		s.writeError(req.w, req.r, err)
 		return
 	}
+	if out.table {
+		// Checked before the stream starts, as the real server does, so a
+		// bad value is an HTTP 400 rather than a broken first event.
+		if err := validateIncludeObject(includeObjectParam(req.r)); err != nil {
+			s.writeError(req.w, req.r, err)
+			return
+		}
+	}
 	ctx, cancel, deadline := s.watchContext(req.r.Context(), p)
 	defer cancel()
 	stream, err := s.beginStream(ctx, req, out, p)
 	if err != nil {
 		return // the client went away before the headers
 	}
+	s.watch.started.Add(1)
+	s.watch.active.Add(1)
+	defer s.watch.active.Add(-1)
 	stream.deadline = deadline
 	stream.run(startRV)
 }
@@ -66,14 +77,19 @@ func (s *Server) watchContext(parent context.Context, p listParams) (context.Con
 }
 
 // watchStream is one watch response: where it reads from, what it has sent.
+//
+// It runs on the handler's goroutine and owns no other: it pulls events from
+// the store (store.Changes) and waits on the store's notify channel, so a
+// writer never waits for a watcher, however slow (STYLE 19).
 type watchStream struct {
 	s   *Server
 	ctx context.Context
 	req *request
 	p   listParams
 	enc *eventWriter
-	// lastRV is the highest RV sent or implied by the start point; no event
-	// at or below it is ever sent (the cacher's processInterval rule).
+	// lastRV is the highest RV sent or implied by the start point; no
+	// event at or below it is ever sent (the cacher's processInterval rule),
+	// and the one send path panics if one would be.
 	lastRV int64
 	// bookmarks is set when the client allowed BOOKMARK events.
 	bookmarks bool
@@ -82,8 +98,7 @@ type watchStream struct {
 }
 
 // run sends the initial state (if asked for), then every change after the
-// start point until the context ends. It owns no goroutine: the handler's
-// goroutine runs the whole stream, so writers never wait for it.
+// start point until the context ends.
 func (w *watchStream) run(startRV int64) {
 	cursor, err := w.start(startRV)
 	if err != nil {
@@ -94,12 +109,29 @@ func (w *watchStream) run(startRV int64) {
 }
 
 // start sends the synthetic initial events of a sendInitialEvents watch and
-// returns the RV after which changes are streamed (spec §4.2).
+// returns the RV after which changes are streamed (spec §4.2):
+//
+//	sendInitialEvents  RV    initial events             changes after
+//	false              ""/0  none                       the current RV
+//	false              N     none; 410 if N is out of   N (N may be in the
+//	                         the watch window           future: silence till then)
+//	true               ""/0  ADDED for the state now    the state's RV
+//	true               N     ADDED for the state at an  the state's RV
+//	                         RV >= N; 504 after 3 s if
+//	                         the store never gets there
+//
+// A watch with RV ""/"0" and neither sendInitialEvents nor
+// resourceVersionMatch arrives here with sendInitialEvents=true: that is
+// the WatchList defaulting parseListOptions applies (spec §4.1).
 func (w *watchStream) start(startRV int64) (int64, error) {
 	opts := w.p.opts
 	if opts.SendInitialEvents == nil || !*opts.SendInitialEvents {
-		if opts.ResourceVersion == "" || startRV == 0 {
-			return w.s.store.CurrentRV(), nil
+		if startRV == 0 {
+			w.lastRV = w.s.store.CurrentRV()
+			return w.lastRV, nil
+		}
+		if err := w.s.checkWatchWindow(w.req.res.storageKey, startRV); err != nil {
+			return 0, err
 		}
 		w.lastRV = startRV
 		return startRV, nil
@@ -114,90 +146,163 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 		return 0, err
 	}
 	for _, obj := range page.Items {
-		if err := w.enc.send(watch.Added, obj); err != nil {
+		// Initial events are in key order, not RV order, so they bypass
+		// the RV check; each is cached under the RV that wrote it.
+		if err := w.enc.send(outEvent{typ: watch.Added, obj: obj, rv: mustRV(obj)}); err != nil {
 			return 0, err
 		}
 	}
 	w.lastRV = page.RV
 	if w.bookmarks {
-		if err := w.enc.send(watch.Bookmark, w.s.bookmarkObject(w.req.res, page.RV, true)); err != nil {
+		end := outEvent{typ: watch.Bookmark, rv: page.RV, initialEnd: true, obj: w.s.bookmarkObject(w.req.res, page.RV, true)}
+		if err := w.enc.send(end); err != nil {
 			return 0, err
 		}
 	}
-	return page.RV, nil
+	return page.RV, w.enc.flush()
 }
 
-// follow streams changes after cursor until the watch ends.
+// follow streams changes after cursor until the watch ends. cursor is the
+// global RV up to which this watcher has seen every event of its resource.
+//
+// Each round:
+//  1. read CurrentRV, then store.Changes after cursor, which holds every
+//     event up to that RV (and maybe more) and the channel of the next write,
+//     taken under one store lock so no write falls in between;
+//  2. send what this watcher sees of the events and flush once per batch
+//     (the real server flushes whenever its result channel is empty);
+//  3. advance cursor, send a bookmark at cursor if one is due;
+//  4. wait for the next write, the bookmark timer or the end of the watch
+//     (its context, or CompactWatchHistory).
 func (w *watchStream) follow(cursor int64) {
-	bookmark := newBookmarkTimer(w.s.cfg.Clock, w.deadline, w.bookmarks)
+	hub := w.s.watch
+	relisted := hub.relistChan()
+	bookmark := newBookmarkTimer(w.s.cfg.Clock, hub.cfg.BookmarkInterval, w.deadline, w.bookmarks)
 	defer bookmark.stop()
-	for {
+	for round := 0; ; round++ {
+		seen := w.s.store.CurrentRV()
 		events, changed, err := w.s.store.Changes(w.req.res.storageKey, cursor)
 		if err != nil {
-			w.sendError(w.s.watchReadError(err, cursor))
+			w.endOnReadError(err, cursor, round)
 			return
 		}
-		for _, ev := range events {
-			if err := w.sendChange(ev); err != nil {
+		hub.window.observe(w.req.res.storageKey, events)
+		if round > 0 && hub.cfg.SlowWatcherMaxLag > 0 && len(events) > hub.cfg.SlowWatcherMaxLag {
+			hub.slow.Add(1) // ended as the cacher ends a blocked watcher: no ERROR
+			return
+		}
+		if err := w.sendChanges(events); err != nil {
+			return
+		}
+		cursor = max(cursor, seen)
+		if n := len(events); n > 0 {
+			cursor = max(cursor, events[n-1].RV)
+		}
+		if bookmark.due {
+			if err := w.sendBookmark(cursor); err != nil {
 				return
 			}
-			cursor = ev.RV
+			bookmark.reset()
 		}
 		select {
 		case <-changed:
 		case <-bookmark.c():
-			if err := w.sendBookmark(); err != nil {
-				return
-			}
-			bookmark.reset()
+			// Read once more before the bookmark, so its RV never runs
+			// ahead of an event this watcher has not been sent yet.
+			bookmark.due = true
+		case <-relisted:
+			return
 		case <-w.ctx.Done():
 			return
 		}
 	}
 }
 
+// endOnReadError ends the stream after store.Changes failed. A start point
+// compacted away is the cacher's "too old" ERROR; a watcher overtaken by a
+// compaction later ends silently, as the cacher ends a watcher whose
+// history interval was invalidated (cache_watcher.go processInterval), and
+// its client re-watches and gets the 410 then.
+func (w *watchStream) endOnReadError(err error, cursor int64, round int) {
+	switch {
+	case errors.Is(err, store.ErrCompacted) && round == 0:
+		w.sendError(tooOldResourceVersion(cursor, w.s.store.CompactedRV()))
+	case errors.Is(err, store.ErrCompacted):
+		w.s.watch.slow.Add(1)
+	default:
+		w.sendError(err)
+	}
+}
+
+// sendChanges sends a batch of store events as this watcher sees them, then
+// flushes.
+func (w *watchStream) sendChanges(events []store.Event) error {
+	sent := false
+	for _, ev := range events {
+		ok, err := w.sendChange(ev)
+		if err != nil {
+			return err
+		}
+		sent = sent || ok
+	}
+	if !sent {
+		return nil
+	}
+	return w.enc.flush()
+}
+
 // sendChange sends one store event as this watcher sees it through its
 // scope and selectors (cacher cache_watcher.go convertToWatchEvent): an
 // object entering the selection is ADDED, one leaving it is DELETED with
-// its previous content at the event's RV.
-func (w *watchStream) sendChange(ev store.Event) error {
+// its previous content at the event's RV. Events at or below lastRV (a
+// start RV in the future) are skipped.
+func (w *watchStream) sendChange(ev store.Event) (bool, error) {
 	if ev.RV <= w.lastRV {
-		return nil
+		return false, nil
 	}
 	typ, obj := w.visible(ev)
 	if typ == "" {
-		return nil
+		return false, nil
 	}
-	w.lastRV = ev.RV
-	return w.enc.send(typ, obj)
+	return true, w.sendOrdered(outEvent{typ: typ, obj: obj, rv: ev.RV})
 }
 
-// sendBookmark sends a periodic bookmark when the store moved past what the
-// watcher has (spec §4.5: only if its RV is greater than any sent).
-func (w *watchStream) sendBookmark() error {
-	rv := w.s.store.CurrentRV()
+// sendBookmark sends a periodic bookmark at rv, the RV this watcher has
+// caught up to, when that is past what it has (spec §4.5: only if its RV is
+// greater than any sent or requested).
+func (w *watchStream) sendBookmark(rv int64) error {
 	if rv <= w.lastRV {
 		return nil
 	}
-	w.lastRV = rv
-	return w.enc.send(watch.Bookmark, w.s.bookmarkObject(w.req.res, rv, false))
+	if err := w.sendOrdered(outEvent{typ: watch.Bookmark, obj: w.s.bookmarkObject(w.req.res, rv, false), rv: rv}); err != nil {
+		return err
+	}
+	return w.enc.flush()
 }
 
-// sendError ends the stream with one ERROR event carrying err's Status.
+// sendOrdered is the send path of every event after the initial ones: it
+// enforces that RVs only go up on a watch, then sends.
+func (w *watchStream) sendOrdered(ev outEvent) error {
+	if ev.rv <= w.lastRV {
+		panic(fmt.Sprintf("fakeapiserver: watch of %s would send %s at rv %d after rv %d", w.req.res.qualified(), ev.typ, ev.rv, w.lastRV))
+	}
+	w.lastRV = ev.rv
+	return w.enc.send(ev)
+}
+
+// sendError ends the stream with one ERROR event carrying err's Status,
+// unless the watch already ended (timeout, client gone, server closing):
+// then the stream just ends, as at any deadline.
 func (w *watchStream) sendError(err error) {
-	if errors.Is(err, context.Canceled) {
+	if w.ctx.Err() != nil {
 		return
 	}
-	_ = w.enc.send(watch.Error, toStatus(err))
-}
-
-// watchReadError maps a store error while following changes to the ERROR
-// event's Status: a compacted start point is the cacher's "too old".
-func (s *Server) watchReadError(err error, cursor int64) error {
-	if errors.Is(err, store.ErrCompacted) {
-		return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", cursor, s.store.CompactedRV()))
+	if apierrors.IsResourceExpired(err) {
+		w.s.watch.expired.Add(1)
 	}
-	return err
+	if err := w.enc.send(outEvent{typ: watch.Error, obj: toStatus(err)}); err == nil {
+		_ = w.enc.flush()
+	}
 }
 
 // bookmarkObject is the BOOKMARK payload: an empty object of the watched
@@ -212,6 +317,16 @@ func (s *Server) bookmarkObject(res *resourceInfo, rv int64, initialEventsEnd bo
 		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
 	}
 	return obj
+}
+
+// mustRV returns the resourceVersion of a stored object, which the store
+// always stamps in decimal.
+func mustRV(obj runtimeObject) int64 {
+	rv, err := parseResourceVersion(mustAccessor(obj).GetResourceVersion())
+	if err != nil {
+		panic(fmt.Sprintf("fakeapiserver: stored %T has a bad resourceVersion: %v", obj, err))
+	}
+	return rv
 }
 
 // negotiateWatchOutput picks the stream encoding; a Table is allowed, as

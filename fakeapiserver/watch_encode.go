@@ -3,26 +3,43 @@ package fakeapiserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
+// outEvent is one event on its way to a client.
+type outEvent struct {
+	typ watch.EventType
+	obj runtime.Object
+	// rv names the encoding in the shared cache (see encodeKey); unused
+	// for ERROR events, which are never cached.
+	rv         int64
+	initialEnd bool
+}
+
 // eventWriter is the one send path of a watch stream: it encodes an event
-// in the negotiated framing, writes it and flushes, so the client sees each
-// event as it happens.
+// in the negotiated framing (or takes the shared encoding of it) and writes
+// it; flush pushes a batch to the client, so the client sees each event as
+// it happens.
 type eventWriter struct {
 	s       *Server
+	hub     *watchHub
 	res     *resourceInfo
 	out     outputType
 	include metav1.IncludeObjectPolicy
 	frames  io.Writer
-	flush   func() error
-	buf     bytes.Buffer
+	rc      *http.ResponseController
+	// writeTimeout is the slow-consumer write deadline, 0 for none.
+	writeTimeout time.Duration
 }
 
 // beginStream writes the 200 and the headers and flushes them, so the
@@ -38,9 +55,10 @@ func (s *Server) beginStream(ctx context.Context, req *request, out outputType, 
 		return nil, fmt.Errorf("flush watch headers: %w", err)
 	}
 	enc := &eventWriter{
-		s: s, res: req.res, out: out, include: includeObjectParam(req.r),
-		frames: out.info.StreamSerializer.Framer.NewFrameWriter(req.w),
-		flush:  rc.Flush,
+		s: s, hub: s.watch, res: req.res, out: out, include: includeObjectParam(req.r),
+		frames:       out.info.StreamSerializer.Framer.NewFrameWriter(req.w),
+		rc:           rc,
+		writeTimeout: s.watch.cfg.SlowWatcherWriteTimeout,
 	}
 	bookmarks := p.opts.AllowWatchBookmarks
 	return &watchStream{s: s, ctx: ctx, req: req, p: p, enc: enc, bookmarks: bookmarks}, nil
@@ -56,21 +74,73 @@ func watchContentType(out outputType) string {
 	return out.info.MediaType + ";stream=watch"
 }
 
-// send encodes and flushes one event.
-func (e *eventWriter) send(typ watch.EventType, obj runtime.Object) error {
-	raw, err := e.objectBytes(typ, obj)
+// send writes one event, encoded once per (event, rendering) for all
+// watchers of the server while it stays in the shared cache. It does not
+// flush; the caller flushes at the end of a batch.
+func (e *eventWriter) send(ev outEvent) error {
+	var data []byte
+	var err error
+	if ev.typ == watch.Error {
+		data, err = e.encodeEvent(ev)
+	} else {
+		key := encodeKey{
+			res: e.res, rv: ev.rv, typ: ev.typ, initialEnd: ev.initialEnd,
+			mediaType: e.out.info.MediaType, table: e.out.table, include: e.include,
+		}
+		data, err = e.hub.encoded.get(key, func() ([]byte, error) { return e.encodeEvent(ev) })
+	}
 	if err != nil {
 		return err
 	}
-	e.buf.Reset()
-	ev := &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: raw}}
-	if err := e.out.info.StreamSerializer.Serializer.Encode(ev, &e.buf); err != nil {
-		return fmt.Errorf("encode watch event: %w", err)
+	e.setWriteDeadline()
+	if _, err := e.frames.Write(data); err != nil {
+		return e.writeFailed(fmt.Errorf("write watch event: %w", err))
 	}
-	if _, err := e.frames.Write(e.buf.Bytes()); err != nil {
-		return fmt.Errorf("write watch event: %w", err)
+	e.hub.sent.Add(1)
+	return nil
+}
+
+// flush pushes what was written to the client.
+func (e *eventWriter) flush() error {
+	e.setWriteDeadline()
+	if err := e.rc.Flush(); err != nil {
+		return e.writeFailed(fmt.Errorf("flush watch events: %w", err))
 	}
-	return e.flush()
+	return nil
+}
+
+// setWriteDeadline arms the slow-consumer rule: a client that does not take
+// the write within writeTimeout breaks it. The deadline is on the time
+// package, as net.Conn deadlines are.
+func (e *eventWriter) setWriteDeadline() {
+	if e.writeTimeout > 0 {
+		// Not every ResponseWriter supports deadlines; then the rule is
+		// off for this stream.
+		_ = e.rc.SetWriteDeadline(time.Now().Add(e.writeTimeout))
+	}
+}
+
+// writeFailed counts a write that failed on the slow-consumer deadline.
+func (e *eventWriter) writeFailed(err error) error {
+	var ne net.Error
+	if errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		e.hub.slow.Add(1)
+	}
+	return err
+}
+
+// encodeEvent encodes one watch event envelope with its object.
+func (e *eventWriter) encodeEvent(ev outEvent) ([]byte, error) {
+	raw, err := e.objectBytes(ev.typ, ev.obj)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	we := &metav1.WatchEvent{Type: string(ev.typ), Object: runtime.RawExtension{Raw: raw}}
+	if err := e.out.info.StreamSerializer.Serializer.Encode(we, &buf); err != nil {
+		return nil, fmt.Errorf("encode watch event: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // objectBytes encodes the event's object, as a one-row Table when the
