@@ -25,3 +25,6 @@ bench:
 ## build: the lw-sim binary in $(BIN)/
 build:
 	$(GO) build -o $(BIN)/lw-sim ./cmd/lw-sim
+
+# conformance and conformance-real (the suite against a real kube-apiserver).
+include conformance.mk
