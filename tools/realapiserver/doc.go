@@ -21,6 +21,9 @@
 //	                     compactor does (CAS on compact_rev_key, then etcd
 //	                     Compact), then wait until the watch cache has noticed
 //	                     (its compactor polls every 15s).
+//	POST /restart        replace the kube-apiserver by a new one over the same
+//	                     etcd (new port, CA and token; kubeconfig rewritten).
+//	                     Its watch caches start at etcd's current revision.
 //	POST /quit           shut down cleanly.
 //
 // The server also stops when its stdin is closed or on SIGTERM/SIGINT.

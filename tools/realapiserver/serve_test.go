@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -49,26 +50,12 @@ func TestServe(t *testing.T) {
 	storageConfig.Transport.ServerList = etcdClient.Endpoints()
 	t.Logf("etcd up at %v after %v", etcdClient.Endpoints(), time.Since(start))
 
-	flags := []string{
-		"--endpoint-reconciler-type=none",
-		"--disable-admission-plugins=ServiceAccount",
-	}
-	opts := apitesting.NewDefaultTestServerOptions()
-	opts.DisableInvariantChecks = true
-	server, err := apitesting.StartTestServer(t, opts, flags, storageConfig)
-	if err != nil {
+	api := &apiServer{t: t, storage: storageConfig, kubeconfig: filepath.Join(dir, "kubeconfig")}
+	if err := api.start(); err != nil {
 		t.Fatalf("start kube-apiserver: %v", err)
 	}
-	defer server.TearDownFn()
-	t.Logf("kube-apiserver up at %s after %v", server.ClientConfig.Host, time.Since(start))
-
-	if err := writeKubeconfig(filepath.Join(dir, "kubeconfig"), server.ClientConfig); err != nil {
-		t.Fatal(err)
-	}
-	clientset, err := kubernetes.NewForConfig(server.ClientConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer api.stop()
+	t.Logf("kube-apiserver up after %v", time.Since(start))
 
 	quit := make(chan struct{}, 1)
 	mux := http.NewServeMux()
@@ -80,10 +67,19 @@ func TestServe(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), 90*time.Second)
 		defer cancel()
-		if err := compact(ctx, server.EtcdClient, clientset, rv); err != nil {
+		if err := compact(ctx, etcdClient.Client, api.clientset(), rv); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("POST /restart", func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		if err := api.restart(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		t.Logf("kube-apiserver restarted in %v", time.Since(t0))
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
@@ -179,6 +175,78 @@ func isGone(err error) bool {
 		return se.Status().Code == http.StatusGone
 	}
 	return false
+}
+
+// apiServer is the kube-apiserver over the one etcd; restart replaces it by
+// a new instance on the same storage (a new port, CA and token: the
+// kubeconfig is rewritten, and clients must reload it).
+type apiServer struct {
+	t          *testing.T
+	storage    *storagebackend.Config
+	kubeconfig string
+
+	// mu guards the fields below.
+	mu     sync.Mutex
+	server *apitesting.TestServer
+	cs     *kubernetes.Clientset
+}
+
+func (a *apiServer) start() error {
+	flags := []string{
+		"--endpoint-reconciler-type=none",
+		"--disable-admission-plugins=ServiceAccount",
+	}
+	opts := apitesting.NewDefaultTestServerOptions()
+	opts.DisableInvariantChecks = true
+	server, err := apitesting.StartTestServer(a.t, opts, flags, a.storage)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(server.ClientConfig)
+	if err != nil {
+		server.TearDownFn()
+		return err
+	}
+	// Write to a temporary file and rename, so a reader never sees half a
+	// kubeconfig.
+	tmp := a.kubeconfig + ".tmp"
+	if err := writeKubeconfig(tmp, server.ClientConfig); err != nil {
+		server.TearDownFn()
+		return err
+	}
+	if err := os.Rename(tmp, a.kubeconfig); err != nil {
+		server.TearDownFn()
+		return err
+	}
+	a.mu.Lock()
+	a.server, a.cs = &server, cs
+	a.mu.Unlock()
+	return nil
+}
+
+func (a *apiServer) stop() {
+	a.mu.Lock()
+	s := a.server
+	a.server = nil
+	a.mu.Unlock()
+	if s != nil {
+		s.TearDownFn()
+	}
+}
+
+// restart stops the apiserver and starts a new one over the same etcd: its
+// watch caches start empty at etcd's current revision, so watches from
+// older RVs get the "too old resource version" ERROR event (spec §4.4,
+// evidence run2).
+func (a *apiServer) restart() error {
+	a.stop()
+	return a.start()
+}
+
+func (a *apiServer) clientset() *kubernetes.Clientset {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cs
 }
 
 func writeKubeconfig(file string, cfg *rest.Config) error {
