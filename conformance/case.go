@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/rest"
 )
 
 // Case is one named behaviour.
@@ -49,10 +51,27 @@ func setup(ctx context.Context, t *testing.T, target Target) *env {
 		"apiVersion": "v1", "kind": "Namespace", "metadata": object{"name": ns},
 	}})
 	r.mustCode(t, http.StatusCreated, "create namespace "+ns)
-	t.Cleanup(func() {
-		c.do(context.Background(), t, request{Method: http.MethodDelete, Path: "/api/v1/namespaces/" + ns})
-	})
+	t.Cleanup(func() { deleteNamespace(target, ns) })
 	return &env{t: t, c: c, ns: ns}
+}
+
+// deleteNamespace deletes ns with a fresh client (the server may have been
+// restarted with new credentials), best effort: cleanup failures are not
+// the case's.
+func deleteNamespace(target Target, ns string) {
+	cfg := target.RESTConfig()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return
+	}
+	c := &client{target: target, base: baseURL(cfg), http: hc}
+	req, err := c.newHTTPRequest(context.Background(), request{Method: http.MethodDelete, Path: "/api/v1/namespaces/" + ns})
+	if err != nil {
+		return
+	}
+	if resp, err := hc.Do(req); err == nil {
+		resp.Body.Close()
+	}
 }
 
 // randomSuffix is 6 lower-case letters (no digits: see maskRVs).

@@ -34,11 +34,16 @@ func newClient(t testing.TB, target Target) *client {
 	if err != nil {
 		t.Fatalf("HTTPClientFor(%s): %v", target.Name(), err)
 	}
+	return &client{target: target, base: baseURL(cfg), http: hc}
+}
+
+// baseURL is the server URL of cfg, with a scheme.
+func baseURL(cfg *rest.Config) string {
 	base := strings.TrimSuffix(cfg.Host, "/")
 	if !strings.Contains(base, "://") {
 		base = "https://" + base
 	}
-	return &client{target: target, base: base + cfg.APIPath, http: hc}
+	return base + cfg.APIPath
 }
 
 // response is one complete HTTP answer.

@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,9 +45,43 @@ type compactingFakeTarget struct {
 	compact func(ctx context.Context, rv int64) error
 }
 
-var _ Compactor = (*compactingFakeTarget)(nil)
+var (
+	_ Compactor        = (*compactingFakeTarget)(nil)
+	_ HistoryForgetter = (*compactingFakeTarget)(nil)
+)
 
-func (f *compactingFakeTarget) Compact(ctx context.Context, rv int64) error { return f.compact(ctx, rv) }
+func (f *compactingFakeTarget) Compact(ctx context.Context, rv int64) error {
+	return f.compact(ctx, rv)
+}
+
+// ForgetHistory compacts at the current RV: the fake's compaction drops
+// its watch history too, which the real server does only on restart.
+func (f *compactingFakeTarget) ForgetHistory(ctx context.Context) error {
+	cfg := f.RESTConfig()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return err
+	}
+	c := &client{target: f, base: baseURL(cfg), http: hc}
+	req, err := c.newHTTPRequest(ctx, request{Path: "/api/v1/configmaps", Query: q("limit", "1")})
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var l list
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
+		return err
+	}
+	rv, err := strconv.ParseInt(l.Metadata.ResourceVersion, 10, 64)
+	if err != nil {
+		return err
+	}
+	return f.compact(ctx, rv)
+}
 
 // newFakeTarget starts a fake with a fake clock. It has the Compactor
 // ability when the fake's Server has a Compact method.

@@ -230,9 +230,7 @@ func setupSibling(ctx context.Context, t *testing.T, e *env) *env {
 		"apiVersion": "v1", "kind": "Namespace", "metadata": object{"name": ns},
 	}})
 	r.mustCode(t, http.StatusCreated, "create namespace "+ns)
-	t.Cleanup(func() {
-		e.c.do(context.Background(), t, request{Method: http.MethodDelete, Path: "/api/v1/namespaces/" + ns})
-	})
+	t.Cleanup(func() { deleteNamespace(e.c.target, ns) })
 	return &env{t: t, c: e.c, ns: ns}
 }
 

@@ -39,29 +39,47 @@ type Clock interface {
 	Advance(d time.Duration)
 }
 
+// HistoryForgetter is the optional ability to make the server forget its
+// watch history: once ForgetHistory returns, a watch from an RV written
+// before the call is "too old" (the in-stream ERROR 410). The real server
+// does this when its kube-apiserver restarts over the same etcd (the watch
+// cache re-lists at etcd's current revision; spec §4.4, evidence run2); the
+// fake when it is compacted at its current RV.
+type HistoryForgetter interface {
+	ForgetHistory(ctx context.Context) error
+}
+
 // KubeconfigTarget is a [Target] for any cluster reached through a
-// kubeconfig file.
+// kubeconfig file. The file is read again by every RESTConfig call, so a
+// server that restarts with new credentials (tools/realapiserver) stays
+// reachable.
 type KubeconfigTarget struct {
-	name   string
-	config *rest.Config
+	name string
+	path string
 }
 
 var _ Target = (*KubeconfigTarget)(nil)
 
 // NewKubeconfigTarget loads the current context of the kubeconfig file.
 func NewKubeconfigTarget(name, kubeconfig string) (*KubeconfigTarget, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
+	if _, err := clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
 		return nil, fmt.Errorf("conformance: load kubeconfig %s: %w", kubeconfig, err)
 	}
-	return &KubeconfigTarget{name: name, config: cfg}, nil
+	return &KubeconfigTarget{name: name, path: kubeconfig}, nil
 }
 
 // Name implements [Target].
 func (k *KubeconfigTarget) Name() string { return k.name }
 
 // RESTConfig implements [Target].
-func (k *KubeconfigTarget) RESTConfig() *rest.Config { return rest.CopyConfig(k.config) }
+// It panics if the file became unreadable, which only a broken setup does.
+func (k *KubeconfigTarget) RESTConfig() *rest.Config {
+	cfg, err := clientcmd.BuildConfigFromFlags("", k.path)
+	if err != nil {
+		panic(fmt.Sprintf("conformance: reload kubeconfig %s: %v", k.path, err))
+	}
+	return cfg
+}
 
 // ControlledTarget is a [KubeconfigTarget] whose server is tools/realapiserver,
 // which offers etcd compaction on a loopback control endpoint.
@@ -71,8 +89,9 @@ type ControlledTarget struct {
 }
 
 var (
-	_ Target    = (*ControlledTarget)(nil)
-	_ Compactor = (*ControlledTarget)(nil)
+	_ Target           = (*ControlledTarget)(nil)
+	_ Compactor        = (*ControlledTarget)(nil)
+	_ HistoryForgetter = (*ControlledTarget)(nil)
 )
 
 // NewControlledTarget wraps t with the control endpoint at controlURL (the
@@ -85,19 +104,29 @@ func NewControlledTarget(t *KubeconfigTarget, controlURL string) *ControlledTarg
 // the apiserver's own compactor does and returns once the watch cache has
 // noticed (which takes up to its 15 s poll period).
 func (c *ControlledTarget) Compact(ctx context.Context, rv int64) error {
-	u := c.controlURL + "/compact?rv=" + url.QueryEscape(strconv.FormatInt(rv, 10))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+	return c.post(ctx, "/compact?rv="+url.QueryEscape(strconv.FormatInt(rv, 10)))
+}
+
+// ForgetHistory implements [HistoryForgetter]: realapiserver restarts the
+// kube-apiserver over the same etcd and rewrites the kubeconfig.
+func (c *ControlledTarget) ForgetHistory(ctx context.Context) error {
+	return c.post(ctx, "/restart")
+}
+
+// post calls the control endpoint.
+func (c *ControlledTarget) post(ctx context.Context, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.controlURL+path, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("conformance: compact at %d: %w", rv, err)
+		return fmt.Errorf("conformance: control %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("conformance: compact at %d: %s: %s", rv, resp.Status, body)
+		return fmt.Errorf("conformance: control %s: %s: %s", path, resp.Status, body)
 	}
 	return nil
 }

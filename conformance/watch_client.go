@@ -91,6 +91,11 @@ func (w *watchStream) stop() {
 // returns false if the context ended first.
 func wait(ctx context.Context, target Target, d time.Duration, cond func() bool) bool {
 	clk, hasClock := target.(Clock)
+	return waitOn(ctx, clk, hasClock, d, cond)
+}
+
+// waitOn is wait with the clock given; hasClock false waits in real time.
+func waitOn(ctx context.Context, clk Clock, hasClock bool, d time.Duration, cond func() bool) bool {
 	var elapsed time.Duration
 	tick := time.NewTicker(pumpInterval)
 	defer tick.Stop()
@@ -119,11 +124,13 @@ func wait(ctx context.Context, target Target, d time.Duration, cond func() bool)
 }
 
 // next returns the next event, or ok=false if the stream ended or no event
-// came within d of server time.
+// came within d of real time. It never advances a target's clock: the
+// events it waits for follow writes, which take real time, and advancing
+// virtual time meanwhile could end the watch.
 func (w *watchStream) next(ctx context.Context, d time.Duration) (ev event, ok, closed bool) {
 	w.t.Helper()
 	var got bool
-	wait(ctx, w.target, d, func() bool {
+	waitOn(ctx, nil, false, d, func() bool {
 		select {
 		case e, open := <-w.events:
 			if !open {
