@@ -72,6 +72,10 @@ type Config struct {
 	MinRequestTimeout time.Duration
 	// Watch configures the WATCH path; see [WatchConfig] for its defaults.
 	Watch WatchConfig
+	// ControlAPI serves the fault-injection control API under /_lwsim/
+	// (internal/faults ControlHandler), behind Token when one is set. Off
+	// by default. [Server.Faults] works either way.
+	ControlAPI bool
 }
 
 // newDefaultScheme registers client-go's built-in types, the unversioned

@@ -31,6 +31,9 @@ func (s *Server) buildHandler() http.Handler {
 			s.writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
 			return
 		}
+		if s.serveControl(w, r) { // fault control API, when enabled (faults.go)
+			return
+		}
 		s.route(w, r)
 	})
 }
@@ -64,7 +67,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.serveVerb(&request{w: w, r: r, info: info, res: res, verb: verb})
+	req := &request{w: w, r: r, info: info, res: res, verb: verb}
+	if s.faultRequest(req) { // injected latency, failure or LIST cut (faults_request.go)
+		return
+	}
+	s.serveVerb(req)
 }
 
 // restfulRouteError applies, in go-restful's order, the checks its router

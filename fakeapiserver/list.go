@@ -41,6 +41,7 @@ func (s *Server) serveList(req *request) {
 		s.writeError(req.w, req.r, err)
 		return
 	}
+	s.faultListPage(req, obj.body) // page numbers for LIST faults (faults_request.go)
 	s.respond(req.w, obj.out, http.StatusOK, obj.body)
 }
 

@@ -39,6 +39,9 @@ func parseResourceVersion(rv string) (int64, error) {
 // freshnessTimeout of the server's clock, then fails with the real
 // "Too large resource version" 504.
 func (s *Server) waitForRV(ctx context.Context, rv int64) error {
+	if err := s.faultTooLargeRV(ctx, rv); err != nil { // injected 504 (faults_request.go)
+		return err
+	}
 	if s.store.CurrentRV() >= rv {
 		return nil
 	}

@@ -33,6 +33,7 @@ type Server struct {
 	handler   http.Handler
 	watch     *watchHub
 	compactor *compactor
+	faults    faultHooks // fault injection, see faults.go
 
 	tlsConfig *tls.Config // nil for plain HTTP
 	tlsCA     []byte      // PEM CA of the serving certificate, nil for plain HTTP
@@ -81,6 +82,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.compactor = s.startCompactor(cfg.Compaction)
+	s.startFaults() // fault injector and its RV poller (faults.go)
 	return s, nil
 }
 
@@ -143,7 +145,8 @@ func (s *Server) Clientset() kubernetes.Interface {
 // Close ends every watch stream, closes the listener and every connection,
 // and waits for the handlers to return. It is safe to call more than once.
 //
-// Shutdown chain: stop() cancels stopCtx → every watch handler returns →
+// Shutdown chain: stop() cancels stopCtx → every watch handler returns
+// (hung ones too: the fault injector releases them on stopCtx) →
 // http.Server.Close closes the listener and all connections (a graceful
 // Shutdown would wait 5 s for connections clients opened but never used)
 // → inflight.Wait returns once the last handler has.
@@ -158,6 +161,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.stop()
 	s.compactor.stop()
+	s.stopFaults() // after stop(): its poller watches stopCtx (faults.go)
 	var err error
 	if hs != nil {
 		err = hs.Close()

@@ -47,10 +47,13 @@ func (s *Server) serveWatch(req *request) {
 	}
 	ctx, cancel, deadline := s.watchContext(req.r.Context(), p)
 	defer cancel()
+	ctx, faulted := s.faultStream(ctx, req, out) // stream faults (faults_watch.go)
+	defer faulted.finish()                       // a cut or hang while idle
 	stream, err := s.beginStream(ctx, req, out, p)
 	if err != nil {
 		return // the client went away before the headers
 	}
+	stream.enc.faults = faulted
 	s.watch.started.Add(1)
 	s.watch.active.Add(1)
 	defer s.watch.active.Add(-1)

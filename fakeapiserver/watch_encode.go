@@ -40,6 +40,8 @@ type eventWriter struct {
 	rc      *http.ResponseController
 	// writeTimeout is the slow-consumer write deadline, 0 for none.
 	writeTimeout time.Duration
+	// faults is the stream's fault hook (faults_watch.go); nil-safe.
+	faults *watchFaults
 }
 
 // beginStream writes the 200 and the headers and flushes them, so the
@@ -90,6 +92,9 @@ func (e *eventWriter) send(ev outEvent) error {
 		data, err = e.hub.encoded.get(key, func() ([]byte, error) { return e.encodeEvent(ev) })
 	}
 	if err != nil {
+		return err
+	}
+	if skip, err := e.faults.before(ev, data); skip || err != nil { // faults_watch.go
 		return err
 	}
 	e.setWriteDeadline()

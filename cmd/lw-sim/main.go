@@ -20,8 +20,12 @@ Usage:
 
 Commands:
   serve   serve a fake API server until interrupted; writes a kubeconfig for kubectl
+  proxy   a reverse proxy that injects list-watch faults in front of any apiserver
   demo    start a server in-process, LIST pods, WATCH from the list's resourceVersion,
           make changes and print what the watcher saw
+  run     run a List & Watch scenario (or all) on a virtual clock: timeline, PASS/FAIL;
+          run --list shows the scenarios and the questions they answer
+  explain explain a scenario: its question, what kube-apiserver does, and a run's timeline
 
 Run "lw-sim <command> --help" for the flags of a command.
 `
@@ -58,6 +62,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runServe(ctx, rest, stdout, stderr)
 	case "demo":
 		return runDemo(ctx, rest, stdout, stderr)
+	case "run":
+		return runRun(ctx, rest, stdout, stderr)
+	case "explain":
+		return runExplain(ctx, rest, stdout, stderr)
+	case "proxy":
+		return runProxy(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

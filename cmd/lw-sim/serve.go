@@ -52,6 +52,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"require this bearer `token` on every request (401 Unauthorized otherwise);\n"+
 			"it goes into the kubeconfig. Needs --tls: kubectl and client-go send a\n"+
 			"kubeconfig's token only over HTTPS")
+	fs.BoolVar(&cfg.ControlAPI, "control", false,
+		"serve the fault-injection control API under /_lwsim/faults (JSON; behind\n"+
+			"--token when set). Off by default")
 	if help, err := parseFlags(serveCommand, fs, args, stdout, stderr); help || err != nil {
 		return err
 	}

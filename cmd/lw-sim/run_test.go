@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lw-sim/lw-sim/scenarios"
+)
+
+func TestRunList(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"run", "--list"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run(run --list) = %v, want nil", err)
+	}
+	out := stdout.String()
+	for _, sc := range scenarios.Library() {
+		if !strings.Contains(out, sc.Name+"\n") {
+			t.Errorf("run --list lacks scenario %s", sc.Name)
+		}
+	}
+	for _, q := range scenarios.Questions() {
+		if !strings.Contains(out, q.Chinese) || !strings.Contains(out, q.English) {
+			t.Errorf("run --list lacks question %s", q.ID)
+		}
+	}
+}
+
+func TestRunOne(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"run", "watch-timeout"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run(run watch-timeout) = %v, want nil; stdout:\n%s", err, stdout.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"=== RUN   watch-timeout (seed 4)",
+		"watch 请求会有超时问题吗？",
+		"+1h0m10s",
+		"the server ended the response (clean end of stream, no final event)",
+		"--- PASS: watch-timeout",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run watch-timeout output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRunJSONSeed(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	// The flag after the name works as well as before it.
+	if err := run(ctx, []string{"run", "list-chunking", "--seed", "77", "--json"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run(run list-chunking --seed 77 --json) = %v, want nil", err)
+	}
+	var res scenarios.Result
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("run --json output is not a Result: %v\n%s", err, stdout.String())
+	}
+	if res.Scenario != "list-chunking" || res.Seed != 77 || !res.Passed || len(res.Timeline) == 0 {
+		t.Errorf("run --json = scenario %q seed %d passed %v with %d entries, want list-chunking 77 true and a timeline",
+			res.Scenario, res.Seed, res.Passed, len(res.Timeline))
+	}
+}
+
+func TestRunAll(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"run", "all"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run(run all) = %v, want nil; stdout:\n%s", err, stdout.String())
+	}
+	n := len(scenarios.Library())
+	if want := "passed\n"; !strings.HasSuffix(stdout.String(), want) || strings.Count(stdout.String(), "--- PASS") != n {
+		t.Errorf("run all: %d PASS lines, want %d; output:\n%s", strings.Count(stdout.String(), "--- PASS"), n, stdout.String())
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		args      []string
+		wantUsage bool
+		wantErr   error
+	}{
+		{name: "no name", args: []string{"run"}, wantUsage: true},
+		{name: "two names", args: []string{"run", "a", "b"}, wantUsage: true},
+		{name: "list with name", args: []string{"run", "--list", "watch-timeout"}, wantUsage: true},
+		{name: "bad flag", args: []string{"run", "--nope"}, wantUsage: true},
+		{name: "unknown scenario", args: []string{"run", "nope"}, wantErr: scenarios.ErrUnknownScenario},
+		{name: "explain unknown", args: []string{"explain", "nope"}, wantErr: scenarios.ErrUnknownScenario},
+		{name: "explain no name", args: []string{"explain"}, wantUsage: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), tt.args, &stdout, &stderr)
+			if tt.wantUsage && !errors.As(err, new(*usageError)) {
+				t.Errorf("run(%q) = %v, want a usage error", tt.args, err)
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("run(%q) = %v, want %v", tt.args, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestPrintResultFail(t *testing.T) {
+	t.Parallel()
+	sc, err := scenarios.Lookup("watch-timeout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &scenarios.Result{Scenario: sc.Name, Seed: 4, Error: "scenario watch-timeout: expectation failed: x",
+		Timeline: scenarios.Timeline{{Kind: scenarios.KindCheck, Text: "FAIL: x"}}}
+	var out bytes.Buffer
+	printResult(&out, sc, res)
+	if !strings.Contains(out.String(), "FAIL: x") || !strings.Contains(out.String(), "--- FAIL: watch-timeout: scenario watch-timeout: expectation failed: x") {
+		t.Errorf("printResult(failed) =\n%s\nwant the FAIL check and a --- FAIL line", out.String())
+	}
+}

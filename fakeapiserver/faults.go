@@ -1,0 +1,144 @@
+package fakeapiserver
+
+import (
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/lw-sim/lw-sim/internal/faults"
+)
+
+// The fault types are internal/faults', shared with the fault proxy;
+// these aliases let code outside this module name them.
+type (
+	// Fault is one fault to inject; see [FaultInjector.Add].
+	Fault = faults.Fault
+	// FaultKind names what a fault does.
+	FaultKind = faults.Kind
+	// FaultMatch selects the requests and streams a fault acts on.
+	FaultMatch = faults.Match
+	// FaultTrigger is when a fault is armed and fires.
+	FaultTrigger = faults.Trigger
+	// FaultStreams is the scope of a stream fault.
+	FaultStreams = faults.Streams
+	// FaultDuration is a duration that reads and writes JSON as "1.5s".
+	FaultDuration = faults.Duration
+	// FaultRecord is one injected fault, as [FaultInjector.Records]
+	// returns it.
+	FaultRecord = faults.Record
+	// FaultStatus is a fault with its lifecycle state.
+	FaultStatus = faults.Status
+	// FaultInjector holds a server's faults: Add, Remove, Clear, Faults,
+	// Records.
+	FaultInjector = faults.Injector
+)
+
+// Fault kinds; each is documented in internal/faults.
+const (
+	EndWatch          = faults.EndWatch
+	CutWatch          = faults.CutWatch
+	HangWatch         = faults.HangWatch
+	WithholdBookmarks = faults.WithholdBookmarks
+	DelayEvents       = faults.DelayEvents
+	FailRequest       = faults.FailRequest
+	Latency           = faults.Latency
+	CutList           = faults.CutList
+	TooLargeRV        = faults.TooLargeRV
+	CompactStore      = faults.Compact
+	Restart           = faults.Restart
+	RandomFaults      = faults.Random
+
+	OpenStreams = faults.OpenStreams
+	NewStreams  = faults.NewStreams
+	AllStreams  = faults.AllStreams
+)
+
+// faultHooks is the server's fault injector and the goroutine that arms
+// faults waiting for an RV as soon as the store reaches it.
+//
+// Shutdown chain: Close cancels stopCtx → pollRVs returns → wg.Wait in
+// stopFaults returns → the injector is closed, releasing hung streams
+// (they also watch stopCtx).
+type faultHooks struct {
+	inj     *faults.Injector
+	control http.Handler // nil unless Config.ControlAPI
+	wg      sync.WaitGroup
+}
+
+// serverTarget is the server as the injector's [faults.Target].
+type serverTarget struct{ s *Server }
+
+var _ faults.Target = serverTarget{}
+
+func (t serverTarget) CurrentRV() int64       { return t.s.store.CurrentRV() }
+func (t serverTarget) Compact(rv int64) error { return t.s.Compact(rv) }
+
+// Restart is CompactWatchHistory: every watch ends and the watch window
+// restarts at the current RV. LISTs at older RVs keep working, as a
+// restarted kube-apiserver serves them from etcd (etcd3 store, not the
+// watch cache) until etcd compacts; a Compact fault expires them too.
+func (t serverTarget) Restart() error {
+	t.s.CompactWatchHistory()
+	return nil
+}
+
+// startFaults builds the injector and starts the RV poller.
+func (s *Server) startFaults() {
+	s.faults.inj = faults.New(faults.Config{Target: serverTarget{s}, Clock: s.cfg.Clock, Stop: s.stopCtx})
+	if s.cfg.ControlAPI {
+		s.faults.control = faults.ControlHandler(s.faults.inj)
+	}
+	s.faults.wg.Go(s.pollRVs)
+}
+
+// pollRVs lets the injector arm RV-triggered faults after every write.
+func (s *Server) pollRVs() {
+	for {
+		changed := s.store.Notify()
+		s.faults.inj.Poll()
+		select {
+		case <-changed:
+		case <-s.stopCtx.Done():
+			return
+		}
+	}
+}
+
+// stopFaults stops the poller (stopCtx is already cancelled) and closes the
+// injector.
+func (s *Server) stopFaults() {
+	s.faults.wg.Wait()
+	s.faults.inj.Close()
+}
+
+// Faults returns the server's fault injector. Faults added to it act on
+// this server only:
+//
+//	id, err := srv.Faults().Add(fakeapiserver.Fault{Kind: fakeapiserver.EndWatch})
+//	t.Cleanup(func() { srv.Faults().Remove(id) })
+//
+// or [Server.InjectFault], which does both.
+func (s *Server) Faults() *FaultInjector { return s.faults.inj }
+
+// InjectFault adds f and removes it at the end of the test; it fails the
+// test if f is invalid. It returns the fault's ID.
+func (s *Server) InjectFault(tb testing.TB, f Fault) string {
+	tb.Helper()
+	id, err := s.faults.inj.Add(f)
+	if err != nil {
+		tb.Fatalf("InjectFault(%+v): %v", f, err)
+	}
+	tb.Cleanup(func() { s.faults.inj.Remove(id) })
+	return id
+}
+
+// serveControl serves the control API (faults.ControlHandler) when it is
+// enabled and the path is under its prefix. It runs after authentication,
+// so a configured bearer token guards it.
+func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) bool {
+	if s.faults.control == nil || !faults.IsControlPath(r.URL.Path) {
+		return false
+	}
+	s.faults.control.ServeHTTP(w, r)
+	return true
+}

@@ -1,0 +1,118 @@
+package fakeapiserver
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/lw-sim/lw-sim/internal/faults"
+)
+
+// chaosUserAgent marks the informer's requests, so the random faults hit
+// the informer and not the test's own writes.
+const chaosUserAgent = "chaos-informer"
+
+// TestFaultInformerSurvivesRandomFaults runs a SharedInformer through 80
+// virtual minutes of writes under a seeded random fault schedule (failed
+// requests, latency, cut LISTs, ended, cut, delayed and bookmark-less
+// watches, restarts, compactions), in both Reflector modes; then the faults
+// stop, and the informer's store must converge to the server's state.
+func TestFaultInformerSurvivesRandomFaults(t *testing.T) {
+	for _, watchList := range []bool{true, false} {
+		t.Run("WatchListClient="+strconv.FormatBool(watchList), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { runChaosInformer(t, watchList) })
+		})
+	}
+}
+
+func runChaosInformer(t *testing.T, watchList bool) {
+	b := startBubble(t)
+	kinds := []FaultKind{FailRequest, Latency, CutList, EndWatch, CutWatch, WithholdBookmarks, DelayEvents, Restart}
+	if !watchList {
+		// With watch-list, client-go's consistency detector (on in this
+		// test binary) retries its exact LIST forever once the RV is
+		// compacted; only the LIST mode gets compactions.
+		kinds = append(kinds, CompactStore)
+	}
+	b.srv.InjectFault(t, Fault{
+		Kind: RandomFaults, Seed: 42, Probability: 0.3, Kinds: kinds,
+		Match: FaultMatch{UserAgent: chaosUserAgent},
+	})
+	cfg := *b.rest
+	cfg.UserAgent = chaosUserAgent
+	cs, err := kubernetes.NewForConfig(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cms := cs.CoreV1().ConfigMaps("default")
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return cms.List(ctx, o)
+		},
+		WatchFuncWithContext: cms.Watch,
+	}
+	var lwi cache.ListerWatcher = lw
+	if !watchList {
+		lwi = noWatchList{lw}
+	}
+	inf := cache.NewSharedIndexInformerWithOptions(lwi, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { inf.RunWithContext(ctx) })
+	defer func() { cancel(); wg.Wait() }()
+
+	rng := rand.New(rand.NewPCG(7, 7))
+	own := b.cs.CoreV1().ConfigMaps("default")
+	for step := 0; step < 600; step++ {
+		time.Sleep(time.Duration(1+rng.IntN(15)) * time.Second)
+		name := "cm" + strconv.Itoa(rng.IntN(10))
+		cur, err := own.Get(context.Background(), name, metav1.GetOptions{})
+		switch {
+		case err != nil:
+			b.mustCreate(t, configMap("default", name, strconv.Itoa(step), nil))
+		case rng.IntN(3) == 0:
+			b.mustDelete(t, "default", name)
+		default:
+			cur.Data = map[string]string{"k": strconv.Itoa(step)}
+			b.mustUpdate(t, cur)
+		}
+	}
+	b.srv.Faults().Clear()
+	// Long enough for the largest backoff (30 s) and a watch timeout.
+	time.Sleep(15 * time.Minute)
+	synctest.Wait()
+
+	list, err := own.List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []runtime.Object
+	for i := range list.Items {
+		want = append(want, &list.Items[i])
+	}
+	for _, o := range inf.GetStore().List() {
+		got = append(got, o.(runtime.Object))
+	}
+	if diff := cmp.Diff(stateOf(want), stateOf(got)); diff != "" {
+		t.Errorf("informer store mismatch with the server after random faults (-server +informer):\n%s", diff)
+	}
+	byKind := map[faults.Kind]int{}
+	for _, r := range b.srv.Faults().Records() {
+		byKind[r.Kind]++
+	}
+	t.Logf("faults injected: %v", byKind)
+	if len(byKind) < 2 {
+		t.Errorf("faults injected = %v, want a mix", byKind)
+	}
+}

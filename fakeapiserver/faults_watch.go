@@ -1,0 +1,81 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/lw-sim/lw-sim/internal/faults"
+)
+
+// errWatchFault ends a watch stream's send path when a fault ended it; the
+// stream's context is cancelled by then, so no ERROR event follows.
+var errWatchFault = errors.New("fakeapiserver: watch ended by an injected fault")
+
+// idleCutFrame is written, truncated, when a stream is cut while idle: the
+// start of an event, so the client holds half a frame.
+var idleCutFrame = []byte(`{"type":"MODIFIED","object":{"kind":"Status","apiVersion":"v1","metadata":{}}}` + "\n")
+
+// watchFaults is the fault hook of one watch stream.
+type watchFaults struct {
+	st  *faults.Stream
+	ctx context.Context
+	w   http.ResponseWriter
+	out outputType
+	// done is set once the stream was cut or hung from the send path, so
+	// finish does not do it again.
+	done bool
+}
+
+// faultStream registers a watch stream with the injector. The returned
+// context ends the stream when a fault fires while it waits.
+func (s *Server) faultStream(ctx context.Context, req *request, out outputType) (context.Context, *watchFaults) {
+	ctx, st := s.faults.inj.OpenStream(ctx, faults.ParseRequest(req.r))
+	return ctx, &watchFaults{st: st, ctx: ctx, w: req.w, out: out}
+}
+
+// before is the hook of eventWriter.send, with the event's encoding: skip
+// tells send not to write it; an error ends the stream. A cut writes half
+// the event's frame and resets the connection (it does not return).
+func (wf *watchFaults) before(ev outEvent, data []byte) (skip bool, err error) {
+	if wf == nil {
+		return false, nil
+	}
+	switch wf.st.BeforeEvent(wf.ctx, faults.Event{Type: string(ev.typ), RV: ev.rv, InitialEventsEnd: ev.initialEnd}) {
+	case faults.Send:
+		return false, nil
+	case faults.Skip:
+		return true, nil
+	case faults.Cut:
+		wf.cut(data)
+	case faults.Hang:
+		wf.done = true
+		wf.st.Hang()
+	}
+	return true, errWatchFault
+}
+
+// cut writes the first half of data's frame, then resets the connection.
+func (wf *watchFaults) cut(data []byte) {
+	wf.done = true
+	var frame bytes.Buffer
+	_, _ = wf.out.info.StreamSerializer.Framer.NewFrameWriter(&frame).Write(data)
+	faults.WriteTruncated(wf.w, frame.Bytes())
+	faults.Abort(wf.w)
+}
+
+// finish runs after the stream stopped: the cut or hang of a fault that
+// fired while it was idle, then it unregisters the stream.
+func (wf *watchFaults) finish() {
+	defer wf.st.Close()
+	if wf.done {
+		return
+	}
+	switch wf.st.Finish() {
+	case faults.Cut:
+		wf.cut(idleCutFrame)
+	case faults.Hang:
+		wf.st.Hang()
+	}
+}

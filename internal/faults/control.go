@@ -1,0 +1,99 @@
+package faults
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// ControlPrefix is where the control API lives. No Kubernetes path starts
+// with "/_" (they are /api, /apis, /healthz, /livez, /readyz, /metrics,
+// /openapi, /version, /.well-known), so it cannot shadow a resource.
+const ControlPrefix = "/_lwsim/"
+
+// maxControlBody bounds a control request body; a fault is a few hundred
+// bytes.
+const maxControlBody = 1 << 20
+
+// ControlHandler serves the control API of in, JSON in and out:
+//
+//	GET    /_lwsim/faults          every fault with its state ([Status])
+//	POST   /_lwsim/faults          add a [Fault]; 201 with its Status,
+//	                               400 if invalid, 501 if unsupported here
+//	DELETE /_lwsim/faults          remove every fault
+//	DELETE /_lwsim/faults/{id}     remove one (404 if unknown)
+//	GET    /_lwsim/faults/records  every [Record]
+//
+// Errors are Kubernetes Status objects. Authentication is the caller's.
+func ControlHandler(in *Injector) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /_lwsim/faults", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, in.Faults())
+	})
+	mux.HandleFunc("GET /_lwsim/faults/records", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, in.Records())
+	})
+	mux.HandleFunc("POST /_lwsim/faults", func(w http.ResponseWriter, r *http.Request) {
+		var f Fault
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			WriteStatus(w, apierrors.NewBadRequest(fmt.Sprintf("fault: %v", err)))
+			return
+		}
+		id, err := in.Add(f)
+		switch {
+		case errors.Is(err, ErrUnsupported):
+			WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotImplemented, "", emptyGR, "", err.Error(), 0, false))
+			return
+		case err != nil:
+			WriteStatus(w, apierrors.NewBadRequest(err.Error()))
+			return
+		}
+		writeJSON(w, http.StatusCreated, in.status(id))
+	})
+	mux.HandleFunc("DELETE /_lwsim/faults", func(w http.ResponseWriter, _ *http.Request) {
+		in.Clear()
+		writeJSON(w, http.StatusOK, in.Faults())
+	})
+	mux.HandleFunc("DELETE /_lwsim/faults/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if !in.Remove(id) {
+			WriteStatus(w, apierrors.NewNotFound(faultsGR, id))
+			return
+		}
+		writeJSON(w, http.StatusOK, in.status(id))
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", emptyGR, "", "no control endpoint "+r.Method+" "+r.URL.Path, 0, false))
+	})
+	return mux
+}
+
+// IsControlPath reports whether path belongs to the control API.
+func IsControlPath(path string) bool {
+	return strings.HasPrefix(path, ControlPrefix) || path == strings.TrimSuffix(ControlPrefix, "/")
+}
+
+// status returns the Status of fault id.
+func (in *Injector) status(id string) Status {
+	for _, st := range in.Faults() {
+		if st.ID == id {
+			return st
+		}
+	}
+	return Status{}
+}
+
+// writeJSON writes v as JSON with code.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,323 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+)
+
+const (
+	// waitTimeout bounds, in wall time, every wait for the server or a
+	// client: an event, a response, armed timers. What a scenario waits for
+	// happens within milliseconds, so reaching it means the fake is stuck
+	// or does not do what the scenario teaches.
+	waitTimeout = 10 * time.Second
+	// pollInterval is how often AwaitTimers re-reads the clock's timers;
+	// the fake clock has no way to announce a new one.
+	pollInterval = 200 * time.Microsecond
+	// Namespace is where scenarios keep their objects: one of the
+	// namespaces every server starts with.
+	Namespace = "default"
+	// OtherNamespace receives writes a watch of [Namespace] does not see,
+	// to move the global resourceVersion without sending that watch events.
+	OtherNamespace = "kube-system"
+)
+
+// Env is what a scenario's steps run against: one fake server on a fake
+// clock, clients for it, a seeded random source and the timeline being
+// recorded. Its methods record what they do. An Env is used from the
+// scenario's goroutine only (clients it starts report through it safely).
+type Env struct {
+	ctx   context.Context
+	srv   *fakeapiserver.Server
+	clock *clocktesting.FakeClock
+	rand  *rand.Rand
+	t0    time.Time
+
+	transport *http.Transport
+	httpc     *http.Client         // raw HTTP, recorded
+	cs        kubernetes.Interface // client-go, recorded
+	quiet     kubernetes.Interface // client-go, not recorded: writes and bookkeeping
+
+	// mu guards the fields below.
+	mu       sync.Mutex
+	timeline Timeline
+	closers  []func()
+	streams  int
+	// clientLog holds what started clients recorded that the scenario has
+	// not yet drained into the timeline (see AwaitClient).
+	clientLog []clientEntry
+	// clientLogged is closed and replaced whenever clientLog grows.
+	clientLogged chan struct{}
+}
+
+// Context is the run's context: cancelled when the run is interrupted.
+func (e *Env) Context() context.Context { return e.ctx }
+
+// Server is the fake apiserver.
+func (e *Env) Server() *fakeapiserver.Server { return e.srv }
+
+// Rand is the run's seeded random source: use it for every random choice,
+// so the same seed replays the same run.
+func (e *Env) Rand() *rand.Rand { return e.rand }
+
+// Clientset is a client-go typed clientset for the server (JSON on the
+// wire); every request it sends and the response status are recorded.
+func (e *Env) Clientset() kubernetes.Interface { return e.cs }
+
+// RESTConfig returns a new client-go config for the server whose requests
+// are recorded through record.
+func (e *Env) restConfig(record func(Entry)) *rest.Config {
+	cfg := e.srv.RESTConfig()
+	cfg.ContentType = "application/json"
+	cfg.AcceptContentTypes = "application/json"
+	var rt http.RoundTripper = e.transport
+	if record != nil {
+		rt = &recordingTransport{base: rt, e: e, record: record}
+	}
+	cfg.Transport = rt
+	return cfg
+}
+
+// Elapsed is the virtual time since the run started.
+func (e *Env) Elapsed() time.Duration { return e.clock.Since(e.t0) }
+
+// record appends an entry stamped with the current virtual time.
+func (e *Env) record(kind Kind, rv, format string, args ...any) {
+	e.append(e.entry(kind, rv, format, args...))
+}
+
+func (e *Env) entry(kind Kind, rv, format string, args ...any) Entry {
+	return Entry{At: Offset(e.Elapsed()), Kind: kind, RV: rv, Text: fmt.Sprintf(format, args...)}
+}
+
+func (e *Env) append(en Entry) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.timeline = append(e.timeline, en)
+}
+
+// Timeline returns a copy of what was recorded so far.
+func (e *Env) Timeline() Timeline {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.timeline)
+}
+
+// Note records narration.
+func (e *Env) Note(format string, args ...any) { e.record(KindNote, "", format, args...) }
+
+// Expect records an expectation: "ok: what" if it holds, else "FAIL: what"
+// and an error wrapping [ErrExpectation], which the scenario returns.
+func (e *Env) Expect(ok bool, format string, args ...any) error {
+	what := fmt.Sprintf(format, args...)
+	if !ok {
+		e.record(KindCheck, "", "FAIL: %s", what)
+		return fmt.Errorf("%w: %s", ErrExpectation, what)
+	}
+	e.record(KindCheck, "", "ok: %s", what)
+	return nil
+}
+
+// Step moves the virtual clock by d; timers due fire.
+func (e *Env) Step(d time.Duration) {
+	e.record(KindClock, "", "clock +%s (now %s)", d, Offset(e.Elapsed()+d))
+	e.clock.Step(d)
+}
+
+// AwaitTimers waits until exactly n timers are armed on the clock: the
+// server arms one per watch deadline, one per bookmark schedule and one per
+// read waiting for a future resourceVersion. Call it before Step so that
+// the step fires the timers the scenario means to fire, not timers the
+// server has not armed yet.
+func (e *Env) AwaitTimers(n int) error {
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		got := e.clock.Waiters()
+		if got == n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("scenarios: %d timers armed on the clock after %s, want %d", got, waitTimeout, n)
+		}
+		select {
+		case <-e.ctx.Done():
+			return e.ctx.Err()
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// Fault records something done to the server that a real cluster does to
+// itself, and does it.
+func (e *Env) Fault(what string, do func()) {
+	e.record(KindFault, "", "%s", what)
+	do()
+}
+
+// Compact compacts the server's history to rv, as etcd's periodic
+// compaction does, and records it.
+func (e *Env) Compact(rv string) error {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return fmt.Errorf("scenarios: compact to %q: %w", rv, err)
+	}
+	e.record(KindFault, rv, "compaction: every RV below %s is gone (etcd compaction)", rv)
+	return e.srv.Compact(n)
+}
+
+// RestartWatchCache ends every open watch and empties the watch window, as
+// an apiserver restart (or a watch-cache re-list) does, and records it.
+func (e *Env) RestartWatchCache() string {
+	floor := strconv.FormatInt(e.srv.CompactWatchHistory(), 10)
+	e.record(KindFault, floor, "apiserver restart: every watch is closed; history before %s is gone from the watch cache", floor)
+	return floor
+}
+
+// Create creates ConfigMap ns/name with data {"v": value} and records the
+// write; it returns the new resourceVersion.
+func (e *Env) Create(ns, name, value string) (string, error) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": value}}
+	out, err := e.quiet.CoreV1().ConfigMaps(ns).Create(e.ctx, cm, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("scenarios: create %s/%s: %w", ns, name, err)
+	}
+	e.record(KindWrite, out.ResourceVersion, "create %s/%s", ns, name)
+	return out.ResourceVersion, nil
+}
+
+// Update sets ConfigMap ns/name's data to {"v": value} and records the
+// write; it returns the new resourceVersion.
+func (e *Env) Update(ns, name, value string) (string, error) {
+	cms := e.quiet.CoreV1().ConfigMaps(ns)
+	cm, err := cms.Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("scenarios: update %s/%s: %w", ns, name, err)
+	}
+	cm.Data = map[string]string{"v": value}
+	out, err := cms.Update(e.ctx, cm, metav1.UpdateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("scenarios: update %s/%s: %w", ns, name, err)
+	}
+	e.record(KindWrite, out.ResourceVersion, "update %s/%s", ns, name)
+	return out.ResourceVersion, nil
+}
+
+// Delete deletes ConfigMap ns/name and records the write; it returns the
+// deletion's resourceVersion.
+func (e *Env) Delete(ns, name string) (string, error) {
+	if err := e.quiet.CoreV1().ConfigMaps(ns).Delete(e.ctx, name, metav1.DeleteOptions{}); err != nil {
+		return "", fmt.Errorf("scenarios: delete %s/%s: %w", ns, name, err)
+	}
+	// A ConfigMap DELETE answers with a Status, not the object; the
+	// deletion took the newest RV.
+	rv, err := e.CurrentRV()
+	if err != nil {
+		return "", err
+	}
+	e.record(KindWrite, rv, "delete %s/%s", ns, name)
+	return rv, nil
+}
+
+// CurrentRV reads the server's current resourceVersion with a consistent
+// LIST (not recorded).
+func (e *Env) CurrentRV() (string, error) {
+	l, err := e.quiet.CoreV1().Namespaces().List(e.ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return "", fmt.Errorf("scenarios: read current RV: %w", err)
+	}
+	return l.ResourceVersion, nil
+}
+
+// addCloser registers fn to run when the run ends, in reverse order.
+func (e *Env) addCloser(fn func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closers = append(e.closers, fn)
+}
+
+// close runs the closers.
+func (e *Env) close() {
+	e.mu.Lock()
+	closers := e.closers
+	e.closers = nil
+	e.mu.Unlock()
+	for _, fn := range slices.Backward(closers) {
+		fn()
+	}
+}
+
+// nextStreamName names the next watch stream "w1", "w2", ...
+func (e *Env) nextStreamName() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.streams++
+	return "w" + strconv.Itoa(e.streams)
+}
+
+// clientEntry is an entry a client recorded, with the delay of a backoff.
+type clientEntry struct {
+	Entry
+	delay time.Duration
+}
+
+// logClient queues an entry a client recorded on its own goroutine.
+func (e *Env) logClient(en clientEntry) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.clientLog = append(e.clientLog, en)
+	close(e.clientLogged)
+	e.clientLogged = make(chan struct{})
+}
+
+// AwaitClient moves what started clients recorded into the timeline, in
+// their order, up to and including the first entry for which match is true;
+// it fails after waitTimeout. Entries are taken into the timeline only
+// here, on the scenario's goroutine, so the timeline's order does not depend
+// on goroutine scheduling.
+func (e *Env) AwaitClient(what string, match func(Entry) bool) error {
+	return e.awaitClient(what, func(en clientEntry) bool { return match(en.Entry) })
+}
+
+func (e *Env) awaitClient(what string, match func(clientEntry) bool) error {
+	deadline := time.NewTimer(waitTimeout)
+	defer deadline.Stop()
+	for {
+		e.mu.Lock()
+		logged := e.clientLogged
+		for len(e.clientLog) > 0 {
+			en := e.clientLog[0]
+			e.clientLog = e.clientLog[1:]
+			e.timeline = append(e.timeline, en.Entry)
+			if match(en) {
+				e.mu.Unlock()
+				return nil
+			}
+		}
+		e.mu.Unlock()
+		select {
+		case <-logged:
+		case <-e.ctx.Done():
+			return e.ctx.Err()
+		case <-deadline.C:
+			return fmt.Errorf("%w: the client did not reach %q within %s", ErrExpectation, what, waitTimeout)
+		}
+	}
+}
+
+// errStreamEnded is returned by Stream.Next after the stream ended.
+var errStreamEnded = errors.New("scenarios: watch stream ended")

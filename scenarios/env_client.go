@@ -1,0 +1,96 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/lw-sim/lw-sim/listwatch"
+)
+
+// scenarioBackoff is the listwatch client's default backoff without the
+// jitter, so a run's delays, and so its timeline, are the same every time.
+var scenarioBackoff = wait.Backoff{Duration: 800 * time.Millisecond, Factor: 2, Steps: 1 << 20, Cap: 30 * time.Second}
+
+// Client is a listwatch client a scenario started; it runs until the run
+// ends.
+type Client struct {
+	*listwatch.Client
+	stop func()
+}
+
+// StartClient starts a listwatch client for the ConfigMaps of ns, on the
+// run's clock, with opts (Clock, Trace and a zero Backoff are set by the
+// Env). Its requests and decisions are recorded as it makes them, but enter
+// the timeline only when the scenario calls AwaitClient, so the timeline
+// does not depend on how goroutines are scheduled.
+func (e *Env) StartClient(ns string, opts listwatch.Options) (*Client, error) {
+	cfg := e.restConfig(func(en Entry) { e.logClient(clientEntry{Entry: en}) })
+	cfg.Transport.(*recordingTransport).maskWatchTimeout = true
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: listwatch client: %w", err)
+	}
+	opts.Clock = e.clock
+	if opts.Backoff == (wait.Backoff{}) {
+		opts.Backoff = scenarioBackoff
+	}
+	opts.Trace = func(ev listwatch.TraceEvent) {
+		en := Entry{At: Offset(ev.Time.Sub(e.t0)), Kind: KindClient, RV: ev.RV, Text: traceText(ev)}
+		e.logClient(clientEntry{Entry: en, delay: ev.Delay})
+	}
+	c := listwatch.New(listwatch.FromTyped(cs.CoreV1().ConfigMaps(ns)), opts)
+	ctx, cancel := context.WithCancel(e.ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { c.Run(ctx) })
+	stop := sync1(func() { cancel(); wg.Wait() })
+	e.addCloser(stop)
+	return &Client{Client: c, stop: stop}, nil
+}
+
+// Stop stops the client and waits for it.
+func (c *Client) Stop() { c.stop() }
+
+// traceText is a trace event without its kind's "rv=" (the RV column
+// shows it).
+func traceText(ev listwatch.TraceEvent) string {
+	s := ev.String()
+	head := fmt.Sprintf("%s rv=%s", ev.Kind, ev.RV)
+	return "listwatch: " + string(ev.Kind) + strings.TrimPrefix(s, head)
+}
+
+// IsClientEntry reports whether en is a listwatch trace entry of kind k.
+func IsClientEntry(en Entry, k listwatch.TraceKind) bool {
+	return en.Kind == KindClient && strings.HasPrefix(en.Text, "listwatch: "+string(k))
+}
+
+// AwaitClientStepping is AwaitClient for a client that may back off on the
+// way: whenever it reports a backoff, the clock is stepped by the delay once
+// the client's timer is armed (the only timer then: its watch has ended).
+func (e *Env) AwaitClientStepping(what string, match func(Entry) bool) error {
+	for {
+		var backoff *clientEntry
+		err := e.awaitClient(what, func(en clientEntry) bool {
+			if IsClientEntry(en.Entry, listwatch.TraceBackoff) {
+				backoff = &en
+				return true
+			}
+			return match(en.Entry)
+		})
+		if err != nil {
+			return err
+		}
+		if backoff == nil {
+			return nil
+		}
+		if err := e.AwaitTimers(1); err != nil {
+			return err
+		}
+		e.Step(backoff.delay)
+	}
+}

@@ -1,0 +1,599 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// recordingTransport records every request and the response's status and
+// summary. Watch responses are recorded with their headers; their events
+// are recorded by the [Stream] that reads them.
+type recordingTransport struct {
+	base   http.RoundTripper
+	e      *Env
+	record func(Entry)
+	// maskWatchTimeout hides the timeoutSeconds of watches, which the
+	// listwatch client draws at random from [5m, 10m) as the Reflector
+	// does, so that the timeline stays the same from run to run.
+	maskWatchTimeout bool
+}
+
+func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	q := req.URL.Query()
+	t.record(t.e.entry(KindRequest, q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout)))
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		t.record(t.e.entry(KindResponse, "", "transport error: %v", err))
+		return nil, err
+	}
+	if isWatchRequest(req.URL) && resp.StatusCode == http.StatusOK {
+		t.record(t.e.entry(KindResponse, "", "%s, headers %s; the body stays open", resp.Status, describeStreamHeaders(resp)))
+		return resp, nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		t.record(t.e.entry(KindResponse, "", "%s, body cut: %v", resp.Status, err))
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	rv, text := summarizeBody(body)
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		text += ", Retry-After: " + ra
+	}
+	t.record(t.e.entry(KindResponse, rv, "%s %s", resp.Status, text))
+	return resp, nil
+}
+
+// isWatchRequest reports whether u asks for a watch.
+func isWatchRequest(u *url.URL) bool {
+	w := u.Query().Get("watch")
+	return (w != "" && w != "false" && w != "0") || strings.Contains(u.Path, "/watch/")
+}
+
+// describeURI is the request URI with query parameters in a stable order,
+// continue tokens decoded for people, and client-go's randomised watch
+// timeouts masked (the listwatch client and the Reflector draw them from
+// [5m, 10m)).
+func describeURI(u *url.URL, maskWatchTimeout bool) string {
+	q := u.Query()
+	if maskWatchTimeout && q.Has("timeoutSeconds") {
+		q.Set("timeoutSeconds", "T")
+	}
+	if c := q.Get("continue"); c != "" {
+		q.Set("continue", describeContinue(c))
+	}
+	if q.Has("timeout") && q.Has("timeoutSeconds") {
+		// client-go sends both; the server ignores timeout= on watches.
+		q.Del("timeout")
+	}
+	s := u.Path
+	if len(q) > 0 {
+		enc := q.Encode()
+		if dec, err := url.QueryUnescape(enc); err == nil {
+			enc = dec
+		}
+		s += "?" + enc
+	}
+	return s
+}
+
+// continueJSON is the JSON inside a continue token (apiserver
+// pkg/storage/continue.go).
+type continueJSON struct {
+	RV    int64  `json:"rv"`
+	Start string `json:"start"`
+}
+
+// describeContinue renders a continue token as "<rv=12,after=cm-05>".
+func describeContinue(token string) string {
+	c, err := decodeContinue(token)
+	if err != nil {
+		return "<undecodable token>"
+	}
+	return fmt.Sprintf("<token rv=%d after=%s>", c.RV, strings.Trim(c.Start, "/\x00"))
+}
+
+func decodeContinue(token string) (continueJSON, error) {
+	var c continueJSON
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return c, fmt.Errorf("scenarios: continue token: %w", err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("scenarios: continue token: %w", err)
+	}
+	return c, nil
+}
+
+// describeStreamHeaders lists what makes a response a stream.
+func describeStreamHeaders(resp *http.Response) string {
+	parts := []string{"Content-Type: " + resp.Header.Get("Content-Type")}
+	if len(resp.TransferEncoding) > 0 {
+		parts = append(parts, "Transfer-Encoding: "+strings.Join(resp.TransferEncoding, ","))
+	}
+	if resp.ContentLength >= 0 {
+		parts = append(parts, "Content-Length: "+strconv.FormatInt(resp.ContentLength, 10))
+	} else {
+		parts = append(parts, "no Content-Length")
+	}
+	return "[" + strings.Join(parts, "; ") + "]"
+}
+
+// wireObject is what scenarios read of a JSON object on the wire: a list,
+// an item, a watch event's object or a Status.
+type wireObject struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Metadata   struct {
+		Name               string            `json:"name"`
+		Namespace          string            `json:"namespace"`
+		ResourceVersion    string            `json:"resourceVersion"`
+		Continue           string            `json:"continue"`
+		RemainingItemCount *int64            `json:"remainingItemCount"`
+		Annotations        map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Items []wireObject `json:"items"`
+	// Status fields.
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	Reason  string `json:"reason"`
+	Code    int32  `json:"code"`
+}
+
+func (o wireObject) key() string {
+	if o.Metadata.Namespace == "" {
+		return o.Metadata.Name
+	}
+	return o.Metadata.Namespace + "/" + o.Metadata.Name
+}
+
+// status converts a Status body.
+func (o wireObject) status() *metav1.Status {
+	return &metav1.Status{Status: o.Status, Message: o.Message, Reason: metav1.StatusReason(o.Reason), Code: o.Code, ListMeta: metav1.ListMeta{Continue: o.Metadata.Continue}}
+}
+
+// summarizeBody describes a response body in one line and returns the RV
+// it carries.
+func summarizeBody(body []byte) (rv, text string) {
+	var o wireObject
+	if err := json.Unmarshal(body, &o); err != nil || o.Kind == "" {
+		return "", fmt.Sprintf("(%d bytes)", len(body))
+	}
+	if o.Kind == "Status" {
+		return "", describeStatus(o.status())
+	}
+	if o.Items == nil && !strings.HasSuffix(o.Kind, "List") {
+		return o.Metadata.ResourceVersion, o.Kind + " " + o.key()
+	}
+	return o.Metadata.ResourceVersion, describeList(o)
+}
+
+func describeStatus(st *metav1.Status) string {
+	s := fmt.Sprintf("Status %d %s: %q", st.Code, st.Reason, st.Message)
+	if st.Continue != "" {
+		s += ", metadata.continue " + describeContinue(st.Continue)
+	}
+	return s
+}
+
+func describeList(o wireObject) string {
+	names := make([]string, len(o.Items))
+	for i, it := range o.Items {
+		names[i] = it.Metadata.Name
+	}
+	s := fmt.Sprintf("%s at rv %s, %d items [%s]", o.Kind, o.Metadata.ResourceVersion, len(o.Items), abbreviate(names))
+	if o.Metadata.Continue != "" {
+		s += ", continue " + describeContinue(o.Metadata.Continue)
+	}
+	if o.Metadata.RemainingItemCount != nil {
+		s += fmt.Sprintf(", remainingItemCount %d", *o.Metadata.RemainingItemCount)
+	}
+	return s
+}
+
+// abbreviate joins names, eliding the middle of long lists.
+func abbreviate(names []string) string {
+	const keep = 3
+	if len(names) <= 2*keep+1 {
+		return strings.Join(names, " ")
+	}
+	return strings.Join(names[:keep], " ") + fmt.Sprintf(" … (%d more) … ", len(names)-2*keep) + strings.Join(names[len(names)-keep:], " ")
+}
+
+// ListResult is a LIST answer read from the wire.
+type ListResult struct {
+	Code int
+	// RV, Continue, Remaining and Names are from a successful list.
+	RV        string
+	Continue  string
+	Remaining *int64
+	Names     []string
+	// Status is set for an error answer.
+	Status *metav1.Status
+	// Header is the response's header.
+	Header http.Header
+}
+
+// Get sends GET path (a path with query, like
+// "/api/v1/namespaces/default/configmaps?limit=2") over raw HTTP and
+// returns what came back; the exchange is recorded. Error statuses are
+// results, not errors.
+func (e *Env) Get(path string) (*ListResult, error) {
+	return e.get(e.ctx, e.httpc, path)
+}
+
+func (e *Env) get(ctx context.Context, httpc *http.Client, path string) (*ListResult, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: GET %s: %w", path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := httpc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: GET %s: %w", path, err)
+	}
+	r := &ListResult{Code: resp.StatusCode, Header: resp.Header}
+	var o wireObject
+	if err := json.Unmarshal(body, &o); err != nil {
+		return nil, fmt.Errorf("scenarios: GET %s: %w", path, err)
+	}
+	if o.Kind == "Status" {
+		r.Status = o.status()
+		return r, nil
+	}
+	r.RV, r.Continue, r.Remaining = o.Metadata.ResourceVersion, o.Metadata.Continue, o.Metadata.RemainingItemCount
+	for _, it := range o.Items {
+		r.Names = append(r.Names, it.Metadata.Name)
+	}
+	return r, nil
+}
+
+// GetAsync sends GET path like Get but does not wait for the answer: for a
+// request the server holds (a resourceVersion it has not reached yet) until
+// the scenario moves the clock or writes. Receive the result with Await.
+//
+// The request is recorded when it is sent (before the server can arm a
+// timer for it, so before any AwaitTimers returns); the response is
+// recorded by Await, so that it lands in the timeline after whatever the
+// scenario did to release it, however the goroutines are scheduled.
+func (e *Env) GetAsync(path string) <-chan getResult {
+	ch := make(chan getResult, 1)
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan struct{})
+	var held []Entry // written by the goroutine before it sends on ch
+	rt := &recordingTransport{base: e.transport, e: e, record: func(en Entry) {
+		if en.Kind == KindRequest {
+			e.append(en)
+			return
+		}
+		held = append(held, en)
+	}}
+	go func() {
+		defer close(done)
+		r, err := e.get(ctx, &http.Client{Transport: rt}, path)
+		ch <- getResult{r, err, held}
+	}()
+	e.addCloser(func() { cancel(); <-done })
+	return ch
+}
+
+type getResult struct {
+	r    *ListResult
+	err  error
+	held []Entry
+}
+
+// Await receives a GetAsync result and records its response, failing after
+// waitTimeout.
+func (e *Env) Await(ch <-chan getResult) (*ListResult, error) {
+	select {
+	case res := <-ch:
+		for _, en := range res.held {
+			e.append(en)
+		}
+		return res.r, res.err
+	case <-time.After(waitTimeout):
+		return nil, fmt.Errorf("%w: no response within %s", ErrExpectation, waitTimeout)
+	case <-e.ctx.Done():
+		return nil, e.ctx.Err()
+	}
+}
+
+// WatchEvent is one event read from a watch stream, or its end.
+type WatchEvent struct {
+	Type watch.EventType
+	// RV is the object's resourceVersion (a bookmark's RV).
+	RV string
+	// Key is namespace/name of the object (empty for bookmarks).
+	Key string
+	// InitialEventsEnd marks the bookmark that ends a watch-list's
+	// initial events.
+	InitialEventsEnd bool
+	// Kind and APIVersion are the event object's (raw watches only).
+	Kind, APIVersion string
+	// Status is the Status of an ERROR event.
+	Status *metav1.Status
+	// End is set on the pseudo-event at the end of the stream; Err is why,
+	// nil for a clean end of the response.
+	End bool
+	Err error
+}
+
+func (ev WatchEvent) String() string {
+	switch {
+	case ev.End && ev.Err == nil:
+		return "the server ended the response (clean end of stream, no final event)"
+	case ev.End:
+		return fmt.Sprintf("stream broken: %v", ev.Err)
+	case ev.Type == watch.Error:
+		return "ERROR " + describeStatus(ev.Status)
+	case ev.Type == watch.Bookmark && ev.InitialEventsEnd:
+		return "BOOKMARK (k8s.io/initial-events-end)"
+	case ev.Type == watch.Bookmark:
+		return "BOOKMARK"
+	}
+	return string(ev.Type) + " " + ev.Key
+}
+
+// Stream is an open watch: events arrive on it as the server sends them.
+type Stream struct {
+	// Response is the watch response (raw watches only); its body belongs
+	// to the stream.
+	Response *http.Response
+
+	e      *Env
+	name   string
+	events chan WatchEvent
+	stop   func()
+	ended  bool
+}
+
+// Watch opens a raw HTTP watch on path (its query must ask for a watch);
+// it returns once the response headers arrived, as client-go's Watch does.
+// The request and the response headers are recorded; events are recorded
+// as the scenario reads them with Next.
+func (e *Env) Watch(path string) (*Stream, error) {
+	return e.watch(path, nil)
+}
+
+// WatchPaused opens a raw watch like Watch, but its client reads nothing
+// from the response until resume is closed: a consumer that has stopped
+// reading, so the server's writes back up in the connection.
+func (e *Env) WatchPaused(path string, resume <-chan struct{}) (*Stream, error) {
+	return e.watch(path, resume)
+}
+
+func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
+	ctx, cancel := context.WithCancel(e.ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+path, nil)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("scenarios: watch %s: %w", path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := e.httpc.Do(req)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("scenarios: watch %s: %w", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		_ = resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("%w: watch %s answered %s", ErrExpectation, path, resp.Status)
+	}
+	s := &Stream{Response: resp, e: e, name: e.nextStreamName(), events: make(chan WatchEvent)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer resp.Body.Close()
+		if resume != nil {
+			select {
+			case <-resume:
+			case <-ctx.Done():
+				return
+			}
+		}
+		readFrames(ctx, resp.Body, s.events)
+	}()
+	s.stop = sync1(func() { cancel(); <-done })
+	e.addCloser(s.stop)
+	return s, nil
+}
+
+// readFrames decodes {"type":...,"object":...} frames from body into out
+// until the body ends, then sends the end pseudo-event.
+func readFrames(ctx context.Context, body io.Reader, out chan<- WatchEvent) {
+	dec := json.NewDecoder(body)
+	for {
+		var frame struct {
+			Type   watch.EventType `json:"type"`
+			Object wireObject      `json:"object"`
+		}
+		ev := WatchEvent{}
+		if err := dec.Decode(&frame); err != nil {
+			ev.End = true
+			if !errors.Is(err, io.EOF) {
+				ev.Err = err
+			}
+		} else {
+			ev = wireEvent(frame.Type, frame.Object)
+		}
+		select {
+		case out <- ev:
+		case <-ctx.Done():
+			return
+		}
+		if ev.End {
+			return
+		}
+	}
+}
+
+func wireEvent(typ watch.EventType, o wireObject) WatchEvent {
+	ev := WatchEvent{Type: typ, RV: o.Metadata.ResourceVersion, Kind: o.Kind, APIVersion: o.APIVersion}
+	switch typ {
+	case watch.Error:
+		ev.Status = o.status()
+	case watch.Bookmark:
+		ev.InitialEventsEnd = o.Metadata.Annotations[metav1.InitialEventsAnnotationKey] == "true"
+	default:
+		ev.Key = o.key()
+	}
+	return ev
+}
+
+// WatchTyped opens a watch with client-go's typed clientset for the
+// ConfigMaps of ns; the request is recorded like any other, events as the
+// scenario reads them.
+func (e *Env) WatchTyped(ns string, opts metav1.ListOptions) (*Stream, error) {
+	w, err := e.cs.CoreV1().ConfigMaps(ns).Watch(e.ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: watch configmaps: %w", err)
+	}
+	s := &Stream{e: e, name: e.nextStreamName(), events: make(chan WatchEvent)}
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			var ev WatchEvent
+			in, ok := <-w.ResultChan()
+			if ok {
+				ev = typedEvent(in)
+			} else {
+				ev.End = true
+			}
+			select {
+			case s.events <- ev:
+			case <-ctx.Done():
+				return
+			}
+			if ev.End {
+				return
+			}
+		}
+	}()
+	s.stop = sync1(func() { w.Stop(); cancel(); <-done })
+	e.addCloser(s.stop)
+	return s, nil
+}
+
+func typedEvent(in watch.Event) WatchEvent {
+	ev := WatchEvent{Type: in.Type}
+	if in.Type == watch.Error {
+		if st, ok := in.Object.(*metav1.Status); ok {
+			ev.Status = st
+		}
+		return ev
+	}
+	m, err := meta.Accessor(in.Object)
+	if err != nil {
+		return ev
+	}
+	ev.RV = m.GetResourceVersion()
+	if in.Type == watch.Bookmark {
+		ev.InitialEventsEnd = m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
+		return ev
+	}
+	ev.Key = m.GetNamespace() + "/" + m.GetName()
+	return ev
+}
+
+// Next returns the next event of the stream and records it; after the end
+// of the stream it returns an error. It fails after waitTimeout.
+func (s *Stream) Next() (WatchEvent, error) {
+	if s.ended {
+		return WatchEvent{}, errStreamEnded
+	}
+	select {
+	case ev := <-s.events:
+		s.ended = ev.End
+		s.e.record(KindEvent, ev.RV, "%s %s", s.name, ev)
+		return ev, nil
+	case <-time.After(waitTimeout):
+		return WatchEvent{}, fmt.Errorf("%w: no event on %s within %s", ErrExpectation, s.name, waitTimeout)
+	case <-s.e.ctx.Done():
+		return WatchEvent{}, s.e.ctx.Err()
+	}
+}
+
+// Expect reads the next event and checks its type and, unless key is
+// empty, its object.
+func (s *Stream) Expect(typ watch.EventType, key string) (WatchEvent, error) {
+	ev, err := s.Next()
+	if err != nil {
+		return ev, err
+	}
+	if ev.End || ev.Type != typ || (key != "" && ev.Key != key) {
+		want := string(typ) + " " + key
+		return ev, fmt.Errorf("%w: %s: got %s, want %s", ErrExpectation, s.name, ev, strings.TrimSpace(want))
+	}
+	return ev, nil
+}
+
+// ExpectEnd reads the next event and checks that it is the clean end of
+// the stream: the response ended with no ERROR event.
+func (s *Stream) ExpectEnd() error {
+	ev, err := s.Next()
+	if err != nil {
+		return err
+	}
+	if !ev.End || ev.Err != nil {
+		return fmt.Errorf("%w: %s: got %s, want the end of the stream", ErrExpectation, s.name, ev)
+	}
+	return nil
+}
+
+// Drain reads events until the end of the stream without recording each
+// one, and returns how many there were and the end pseudo-event.
+func (s *Stream) Drain() (int, WatchEvent, error) {
+	n := 0
+	for !s.ended {
+		select {
+		case ev := <-s.events:
+			if ev.End {
+				s.ended = true
+				return n, ev, nil
+			}
+			n++
+		case <-time.After(waitTimeout):
+			return n, WatchEvent{}, fmt.Errorf("%w: %s did not end within %s", ErrExpectation, s.name, waitTimeout)
+		case <-s.e.ctx.Done():
+			return n, WatchEvent{}, s.e.ctx.Err()
+		}
+	}
+	return n, WatchEvent{}, errStreamEnded
+}
+
+// Name is the stream's name in the timeline ("w1").
+func (s *Stream) Name() string { return s.name }
+
+// Close ends the watch from the client's side (the client goes away).
+func (s *Stream) Close() { s.stop() }
+
+// sync1 makes fn safe to call more than once; it runs once.
+func sync1(fn func()) func() {
+	var once sync.Once
+	return func() { once.Do(fn) }
+}

@@ -1,0 +1,345 @@
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/listwatch"
+)
+
+func watchBreaks() *Scenario {
+	return &Scenario{
+		Name:    "watch-breaks",
+		Answers: []QuestionID{QWatchBreaks},
+		Summary: "A watch ends at its timeout, when the apiserver restarts (cleanly, no ERROR), and a re-watch from an RV the server no longer keeps gets ERROR 410 Expired; a watch that keeps up survives compaction.",
+		Seed:    5,
+		Steps: func(e *Env) error {
+			cur, err := e.CurrentRV()
+			if err != nil {
+				return err
+			}
+			w1, err := e.Watch(cmPath + "?watch=true&resourceVersion=" + cur)
+			if err != nil {
+				return err
+			}
+			last, err := e.Create(Namespace, "alpha", "1")
+			if err != nil {
+				return err
+			}
+			if _, err := w1.Expect(watch.Added, key("alpha")); err != nil {
+				return err
+			}
+			e.Note("the watcher's last RV is %s; writes elsewhere move the global RV past it, unseen", last)
+			for i := range 2 {
+				if _, err := e.Create(OtherNamespace, fmt.Sprintf("noise-%d", i), "x"); err != nil {
+					return err
+				}
+			}
+			floor := e.RestartWatchCache()
+			if err := w1.ExpectEnd(); err != nil {
+				return err
+			}
+			if err := e.Expect(true, "the restart closed the watch like a timeout: a clean end, no ERROR event"); err != nil {
+				return err
+			}
+			w2, err := e.Watch(cmPath + "?watch=true&resourceVersion=" + last)
+			if err != nil {
+				return err
+			}
+			ev, err := w2.Expect(watch.Error, "")
+			if err != nil {
+				return err
+			}
+			want := fmt.Sprintf("too old resource version: %s (%s)", last, floor)
+			if err := e.Expect(ev.Status.Code == 410 && ev.Status.Reason == metav1.StatusReasonExpired && ev.Status.Message == want,
+				"re-watch from rv %s: HTTP 200, then ERROR 410 Expired %q", last, want); err != nil {
+				return err
+			}
+			if err := w2.ExpectEnd(); err != nil {
+				return err
+			}
+			if err := e.Expect(true, "the stream ends right after the ERROR event: the client must LIST again"); err != nil {
+				return err
+			}
+
+			e.Note("compaction: an open watch that keeps up is not affected; a watch from a compacted RV is")
+			w3, err := e.Watch(cmPath + "?watch=true&resourceVersion=" + floor)
+			if err != nil {
+				return err
+			}
+			var rvs []string
+			for _, n := range []string{"bravo", "charlie"} {
+				rv, err := e.Create(Namespace, n, "1")
+				if err != nil {
+					return err
+				}
+				if _, err := w3.Expect(watch.Added, key(n)); err != nil {
+					return err
+				}
+				rvs = append(rvs, rv)
+			}
+			if err := e.Compact(rvs[1]); err != nil {
+				return err
+			}
+			rv, err := e.Create(Namespace, "delta", "1")
+			if err != nil {
+				return err
+			}
+			ev, err = w3.Expect(watch.Added, key("delta"))
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(ev.RV == rv, "the open watch went on past the compaction"); err != nil {
+				return err
+			}
+			w4, err := e.Watch(cmPath + "?watch=true&resourceVersion=" + rvs[0])
+			if err != nil {
+				return err
+			}
+			if ev, err = w4.Expect(watch.Error, ""); err != nil {
+				return err
+			}
+			want = fmt.Sprintf("too old resource version: %s (%s)", rvs[0], rvs[1])
+			if err := e.Expect(ev.Status.Code == 410 && ev.Status.Message == want, "a watch from compacted rv %s: ERROR 410 %q", rvs[0], want); err != nil {
+				return err
+			}
+			return w4.ExpectEnd()
+		},
+	}
+}
+
+func noLostEvents() *Scenario {
+	return &Scenario{
+		Name:    "no-lost-events",
+		Answers: []QuestionID{QWatchLostEvents, QWatchBreaks},
+		Summary: "No event is lost if the client resumes from the last RV it processed: a re-watch replays every missed change; after a 410 a relist plus a diff against the local store recovers the rest (the listwatch client does both).",
+		Seed:    6,
+		Steps: func(e *Env) error {
+			if _, err := createShuffled(e, []string{"alpha", "bravo"}); err != nil {
+				return err
+			}
+			list, err := e.Get(cmPath)
+			if err != nil {
+				return err
+			}
+			w1, err := e.Watch(cmPath + "?watch=true&timeoutSeconds=5&resourceVersion=" + list.RV)
+			if err != nil {
+				return err
+			}
+			if _, err := e.Update(Namespace, "alpha", "2"); err != nil {
+				return err
+			}
+			ev, err := w1.Expect(watch.Modified, key("alpha"))
+			if err != nil {
+				return err
+			}
+			last := ev.RV
+			if err := e.AwaitTimers(1); err != nil {
+				return err
+			}
+			e.Step(5 * time.Second)
+			if err := w1.ExpectEnd(); err != nil {
+				return err
+			}
+			e.Note("the client is disconnected; its last RV is %s. Three changes happen meanwhile", last)
+			type change struct {
+				typ      watch.EventType
+				name, rv string
+			}
+			var missed []change
+			for _, c := range []struct {
+				typ  watch.EventType
+				name string
+			}{{watch.Added, "charlie"}, {watch.Modified, "bravo"}, {watch.Deleted, "alpha"}} {
+				var rv string
+				switch c.typ {
+				case watch.Added:
+					rv, err = e.Create(Namespace, c.name, "1")
+				case watch.Modified:
+					rv, err = e.Update(Namespace, c.name, "2")
+				default:
+					rv, err = e.Delete(Namespace, c.name)
+				}
+				if err != nil {
+					return err
+				}
+				missed = append(missed, change{c.typ, c.name, rv})
+			}
+			w2, err := e.Watch(cmPath + "?watch=true&resourceVersion=" + last)
+			if err != nil {
+				return err
+			}
+			for _, c := range missed {
+				ev, err := w2.Expect(c.typ, key(c.name))
+				if err != nil {
+					return err
+				}
+				if err := e.Expect(ev.RV == c.rv, "missed %s %s replayed at rv %s", c.typ, c.name, c.rv); err != nil {
+					return err
+				}
+			}
+			w2.Close()
+
+			e.Note("the listwatch client does this by itself, and re-lists + diffs when resuming is impossible (410)")
+			c, err := e.StartClient(Namespace, listwatch.Options{PageSize: 2})
+			if err != nil {
+				return err
+			}
+			if err := awaitClientWatching(e); err != nil {
+				return err
+			}
+			clientRV := c.LastSyncResourceVersion()
+			if _, err := e.Create(OtherNamespace, "noise", "x"); err != nil {
+				return err
+			}
+			e.RestartWatchCache()
+			if err := e.AwaitClient("backoff after the closed watch", func(en Entry) bool { return IsClientEntry(en, listwatch.TraceBackoff) }); err != nil {
+				return err
+			}
+			if err := e.AwaitTimers(1); err != nil {
+				return err
+			}
+			e.Note("while the client waits, changes it cannot resume to (its rv %s is older than the restart)", clientRV)
+			if _, err := e.Delete(Namespace, "bravo"); err != nil {
+				return err
+			}
+			if _, err := e.Update(Namespace, "charlie", "3"); err != nil {
+				return err
+			}
+			if _, err := e.Create(Namespace, "delta", "1"); err != nil {
+				return err
+			}
+			e.Step(scenarioBackoff.Duration)
+			if err := e.AwaitClientStepping("relist", func(en Entry) bool { return IsClientEntry(en, listwatch.TraceListed) }); err != nil {
+				return err
+			}
+			if err := awaitClientWatching(e); err != nil {
+				return err
+			}
+			tl := e.Timeline()
+			if err := e.Expect(hasEntry(tl, KindClient, "relist", "410") && hasEntry(tl, KindClient, "applied", "type=DELETED key=default/bravo"),
+				"the client got 410, re-listed, and reported bravo's deletion from the diff"); err != nil {
+				return err
+			}
+			server, err := e.quiet.CoreV1().ConfigMaps(Namespace).List(e.Context(), metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			want := versions(server.Items)
+			var got []string
+			for _, o := range c.Indexer().List() {
+				cm := o.(*corev1.ConfigMap)
+				got = append(got, cm.Name+"@"+cm.ResourceVersion)
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				return e.Expect(false, "client store equals the server (-server +client):\n%s", diff)
+			}
+			return e.Expect(true, "the client's store equals the server's state: %s", strings.Join(got, " "))
+		},
+	}
+}
+
+// awaitClientWatching waits until the listwatch client's watch request was
+// answered and the server armed its timers (deadline and bookmarks).
+func awaitClientWatching(e *Env) error {
+	if err := e.AwaitClient("watching", func(en Entry) bool {
+		return en.Kind == KindResponse && strings.Contains(en.Text, "the body stays open")
+	}); err != nil {
+		return err
+	}
+	return e.AwaitTimers(2)
+}
+
+// hasEntry reports whether tl has an entry of kind whose text contains
+// every part.
+func hasEntry(tl Timeline, kind Kind, parts ...string) bool {
+	for _, en := range tl {
+		if en.Kind != kind {
+			continue
+		}
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(en.Text, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// versions lists name@rv of items, sorted.
+func versions(items []corev1.ConfigMap) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.Name+"@"+it.ResourceVersion)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Slow-consumer parameters: the watcher is ended when it finds more than
+// slowMaxLag events waiting; slowWrites of slowPayload bytes are far more
+// than the connection can buffer (connBufferBytes each side, plus Go's
+// bufio), so the server's write blocks while the client is not reading and
+// the backlog grows past the limit whatever the scheduling.
+const (
+	slowMaxLag  = 8
+	slowWrites  = 48
+	slowPayload = 32 << 10
+)
+
+func slowConsumer() *Scenario {
+	return &Scenario{
+		Name:    "slow-consumer",
+		Answers: []QuestionID{QWatchBreaks},
+		Summary: "A client that stops reading its watch is cut off: once its backlog passes the server's limit the stream ends with no ERROR event, and the client must re-watch from its last RV.",
+		Seed:    11,
+		Config: func(cfg *fakeapiserver.Config) {
+			cfg.Watch.SlowWatcherMaxLag = slowMaxLag
+		},
+		Steps: func(e *Env) error {
+			cur, err := e.CurrentRV()
+			if err != nil {
+				return err
+			}
+			resume := make(chan struct{})
+			w, err := e.WatchPaused(cmPath+"?watch=true&resourceVersion="+cur, resume)
+			if err != nil {
+				return err
+			}
+			e.Note("the client stops reading; the server is configured to drop a watcher more than %d events behind (the real cacher drops one whose buffer stays full)", slowMaxLag)
+			payload := strings.Repeat("x", slowPayload)
+			var last string
+			for i := range slowWrites {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("big-%02d", i)}, Data: map[string]string{"v": payload}}
+				out, err := e.quiet.CoreV1().ConfigMaps(Namespace).Create(e.Context(), cm, metav1.CreateOptions{})
+				if err != nil {
+					return err
+				}
+				last = out.ResourceVersion
+			}
+			e.record(KindWrite, last, "%d creates of %d KiB each, up to rv %s, while the watcher does not read", slowWrites, slowPayload>>10, last)
+			close(resume)
+			e.Note("the client reads again")
+			n, end, err := w.Drain()
+			if err != nil {
+				return err
+			}
+			e.record(KindEvent, "", "%s some events arrived, then %s", w.Name(), end)
+			if err := e.Expect(end.Err == nil && n < slowWrites, "the stream ended cleanly before all %d events, with no ERROR event", slowWrites); err != nil {
+				return err
+			}
+			return e.Expect(e.Server().WatchStats().SlowTerminated == 1, "the server counted 1 watcher terminated as too slow")
+		},
+	}
+}

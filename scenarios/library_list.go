@@ -1,0 +1,384 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/pager"
+)
+
+// createItems creates n ConfigMaps item-00 … with seeded values and
+// returns their names in key order.
+func createItems(e *Env, n int) ([]string, error) {
+	names := make([]string, n)
+	for i := range n {
+		names[i] = fmt.Sprintf("item-%02d", i)
+		if _, err := e.Create(Namespace, names[i], strconv.Itoa(e.Rand().IntN(1000))); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// pagedList lists the ConfigMaps of [Namespace] with client-go's pager at
+// pageSize, calling between after each page but the last; it returns the
+// items' names and the list's RV.
+func pagedList(e *Env, pageSize int64, between func(page int) error) ([]string, string, error) {
+	page := 0
+	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		if page > 0 && between != nil {
+			if err := between(page); err != nil {
+				return nil, err
+			}
+		}
+		page++
+		l, err := e.Clientset().CoreV1().ConfigMaps(Namespace).List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	})
+	p.PageSize = pageSize
+	obj, _, err := p.List(e.Context(), metav1.ListOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	var names []string
+	if err := meta.EachListItem(obj, func(o runtime.Object) error {
+		m, err := meta.Accessor(o)
+		if err != nil {
+			return err
+		}
+		names = append(names, m.GetName())
+		return nil
+	}); err != nil {
+		return nil, "", err
+	}
+	lm, err := meta.ListAccessor(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	return names, lm.GetResourceVersion(), nil
+}
+
+func hugeListPaging() *Scenario {
+	return &Scenario{
+		Name:    "huge-list-paging",
+		Answers: []QuestionID{QListHuge, QListPaging},
+		Summary: "Page a big LIST with limit/continue (client-go's pager does it): each response stays small, and every page is read at the first page's RV, so the result is one consistent snapshot even while writes happen.",
+		Seed:    7,
+		Steps: func(e *Env) error {
+			const total, pageSize = 25, 10
+			names, err := createItems(e, total)
+			if err != nil {
+				return err
+			}
+			snapshotRV, err := e.CurrentRV()
+			if err != nil {
+				return err
+			}
+			e.Note("client-go's pager lists %d objects %d at a time; writes happen between pages", total, pageSize)
+			victim := names[pageSize+e.Rand().IntN(pageSize)] // on page 2, not read yet
+			got, listRV, err := pagedList(e, pageSize, func(page int) error {
+				if page != 1 {
+					return nil
+				}
+				if _, err := e.Delete(Namespace, victim); err != nil {
+					return err
+				}
+				if _, err := e.Update(Namespace, names[0], "changed"); err != nil {
+					return err
+				}
+				_, err := e.Create(Namespace, "item-99", "new")
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			tl := e.Timeline()
+			pages := 0
+			for _, en := range tl {
+				if en.Kind == KindResponse && en.RV == snapshotRV {
+					pages++
+				}
+			}
+			if err := e.Expect(pages == 3, "all 3 pages report metadata.resourceVersion %s, the first page's", snapshotRV); err != nil {
+				return err
+			}
+			if err := e.Expect(listRV == snapshotRV && slices.Equal(got, names),
+				"the pager's result is the snapshot at rv %s: %d items, %s still in it, item-99 not yet", snapshotRV, total, victim); err != nil {
+				return err
+			}
+			if err := e.Expect(hasEntry(tl, KindResponse, "remainingItemCount 15"), "page 1 announced remainingItemCount 15"); err != nil {
+				return err
+			}
+
+			e.Note("resourceVersion=0 asks the watch cache for whatever it has, and the cache ignores limit")
+			r, err := e.Get(cmPath + "?resourceVersion=0&limit=" + strconv.Itoa(pageSize))
+			if err != nil {
+				return err
+			}
+			return e.Expect(r.Code == http.StatusOK && len(r.Names) == total && r.Continue == "",
+				"rv=0&limit=%d returned all %d current items in one response, no continue token", pageSize, total)
+		},
+	}
+}
+
+func listChunking() *Scenario {
+	return &Scenario{
+		Name:    "list-chunking",
+		Answers: []QuestionID{QListPaging},
+		Summary: "Chunking on the wire: limit=N returns N items, a continue token (base64 JSON of the list RV and the last key) and remainingItemCount; later pages are exact reads at the token's RV; no token when nothing is left.",
+		Seed:    8,
+		Steps: func(e *Env) error {
+			if _, err := createShuffled(e, greek[:5]); err != nil {
+				return err
+			}
+			p1, err := e.Get(cmPath + "?limit=2")
+			if err != nil {
+				return err
+			}
+			tok, err := decodeContinue(p1.Continue)
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(slices.Equal(p1.Names, []string{"alpha", "bravo"}) && p1.Remaining != nil && *p1.Remaining == 3,
+				"page 1: alpha bravo, remainingItemCount 3"); err != nil {
+				return err
+			}
+			if err := e.Expect(strconv.FormatInt(tok.RV, 10) == p1.RV && tok.Start == "/bravo\x00",
+				"the token decodes to {\"v\":\"meta.k8s.io/v1\",\"rv\":%d,\"start\":\"/bravo\\u0000\"}: resume just after bravo, at rv %s", tok.RV, p1.RV); err != nil {
+				return err
+			}
+			if _, err := e.Update(Namespace, "charlie", "changed"); err != nil {
+				return err
+			}
+			if _, err := e.Delete(Namespace, "echo"); err != nil {
+				return err
+			}
+			if _, err := e.Create(Namespace, "charlie-2", "new"); err != nil {
+				return err
+			}
+			p2, err := e.Get(cmPath + "?limit=2&continue=" + p1.Continue)
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(p2.RV == p1.RV && slices.Equal(p2.Names, []string{"charlie", "delta"}) && p2.Continue != "",
+				"page 2 is read at rv %s: charlie (old version) and delta; charlie-2 does not exist there", p1.RV); err != nil {
+				return err
+			}
+			p3, err := e.Get(cmPath + "?limit=10&continue=" + p2.Continue)
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(p3.RV == p1.RV && slices.Equal(p3.Names, []string{"echo"}) && p3.Continue == "" && p3.Remaining == nil,
+				"page 3 (the limit may change between pages) still has echo, deleted since; the last page has no continue and no remainingItemCount"); err != nil {
+				return err
+			}
+
+			e.Note("exactly limit items left: no token, so no empty extra page")
+			q1, err := e.Get(cmPath + "?limit=3")
+			if err != nil {
+				return err
+			}
+			q2, err := e.Get(cmPath + "?limit=2&continue=" + q1.Continue)
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(q1.Remaining != nil && *q1.Remaining == 2 && len(q2.Names) == 2 && q2.Continue == "",
+				"5 items, limit 3 then 2: the second page is the last"); err != nil {
+				return err
+			}
+			bad, err := e.Get(cmPath + "?limit=2&resourceVersion=" + q1.RV + "&continue=" + q1.Continue)
+			if err != nil {
+				return err
+			}
+			return e.Expect(bad.Code == http.StatusBadRequest && bad.Status.Message == "specifying resource version is not allowed when using continue",
+				"continue plus a resourceVersion: 400, the token alone fixes the RV")
+		},
+	}
+}
+
+func expiredContinue() *Scenario {
+	return &Scenario{
+		Name:    "expired-continue",
+		Answers: []QuestionID{QListPaging, QListHuge},
+		Summary: "A continue token whose RV was compacted gets 410 Expired with a fresh token (rv -1) that continues inconsistently at the latest RV; client-go's pager instead re-lists in full.",
+		Seed:    9,
+		Steps: func(e *Env) error {
+			names, err := createItems(e, 6)
+			if err != nil {
+				return err
+			}
+			p1, err := e.Get(cmPath + "?limit=2")
+			if err != nil {
+				return err
+			}
+			if _, err := e.Create(Namespace, "item-03a", "new"); err != nil {
+				return err
+			}
+			cur, err := e.CurrentRV()
+			if err != nil {
+				return err
+			}
+			if err := e.Compact(cur); err != nil {
+				return err
+			}
+			p2, err := e.Get(cmPath + "?limit=2&continue=" + p1.Continue)
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(p2.Code == http.StatusGone && p2.Status.Reason == metav1.StatusReasonExpired && p2.Status.Continue != "",
+				"page 2 after compaction: 410 Expired, with a new token in metadata.continue (not in details)"); err != nil {
+				return err
+			}
+			tok, err := decodeContinue(p2.Status.Continue)
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(tok.RV == -1, "the new token has rv -1: continue at the latest RV"); err != nil {
+				return err
+			}
+			p3, err := e.Get(cmPath + "?limit=10&continue=" + p2.Status.Continue)
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(p3.RV == cur && slices.Equal(p3.Names, []string{"item-02", "item-03", "item-03a", "item-04", "item-05"}),
+				"following it gives the rest at rv %s, not at the first page's rv %s: item-03a shows up, an inconsistent list", cur, p1.RV); err != nil {
+				return err
+			}
+
+			e.Note("client-go's pager does not use that token: on 410 it lists everything again, unpaged")
+			got, listRV, err := pagedList(e, 2, func(page int) error {
+				if page != 1 {
+					return nil
+				}
+				rv, err := e.Create(Namespace, "item-06", "new")
+				if err != nil {
+					return err
+				}
+				return e.Compact(rv)
+			})
+			if err != nil {
+				return err
+			}
+			want := append(slices.Clone(names[:4]), "item-03a")
+			want = append(want, names[4:]...)
+			want = append(want, "item-06")
+			slices.Sort(want)
+			tl := e.Timeline()
+			if err := e.Expect(hasEntry(tl, KindResponse, "410 Gone"), "the pager's second page got 410"); err != nil {
+				return err
+			}
+			last := tl[len(tl)-2] // the full re-list's request, then its response
+			if err := e.Expect(last.Kind == KindRequest && last.Text == "GET "+cmPath, "the pager re-listed with no limit and no continue"); err != nil {
+				return err
+			}
+			return e.Expect(slices.Equal(got, want) && listRV != p1.RV, "its result is one consistent list at rv %s with all %d items", listRV, len(want))
+		},
+	}
+}
+
+func listRVSemantics() *Scenario {
+	return &Scenario{
+		Name:    "list-rv-semantics",
+		Answers: []QuestionID{QListResourceVersion},
+		Summary: "LIST resourceVersion: unset = latest (consistent), \"0\" = any (cache, limit ignored), N = not older than N, N+Exact (or N+limit) = exactly N (410 once compacted), N in the future = 504 after 3 s.",
+		Seed:    10,
+		Steps: func(e *Env) error {
+			rvs, err := createShuffled(e, []string{"alpha", "bravo"})
+			if err != nil {
+				return err
+			}
+			// old: both objects exist, alpha in its first version.
+			old := rvs["alpha"]
+			if rvNum(rvs["bravo"]) > rvNum(old) {
+				old = rvs["bravo"]
+			}
+			if _, err := e.Update(Namespace, "alpha", "changed"); err != nil {
+				return err
+			}
+			cur, err := e.CurrentRV()
+			if err != nil {
+				return err
+			}
+			checks := []struct {
+				query, wantRV, what string
+				names               []string
+			}{
+				{"", cur, "unset: the latest state, a consistent read", []string{"alpha", "bravo"}},
+				{"?resourceVersion=0&limit=1", cur, "0: any state the cache has, no wait; limit is ignored", []string{"alpha", "bravo"}},
+				{"?resourceVersion=" + old, cur, "N alone: not older than N, so the latest, not N", []string{"alpha", "bravo"}},
+				{"?resourceVersion=" + old + "&resourceVersionMatch=NotOlderThan&limit=1", cur, "N + NotOlderThan: same, and limit is honoured", []string{"alpha"}},
+				{"?resourceVersion=" + old + "&resourceVersionMatch=Exact", old, "N + Exact: the state exactly at N (alpha's old version)", []string{"alpha", "bravo"}},
+				{"?resourceVersion=" + old + "&limit=1", old, "N + limit (no match): exact too, the legacy paging rule", []string{"alpha"}},
+			}
+			for _, c := range checks {
+				r, err := e.Get(cmPath + c.query)
+				if err != nil {
+					return err
+				}
+				if err := e.Expect(r.Code == http.StatusOK && r.RV == c.wantRV && slices.Equal(r.Names, c.names),
+					"%s → list rv %s, items %v", c.what, c.wantRV, c.names); err != nil {
+					return err
+				}
+			}
+			if err := e.Compact(cur); err != nil {
+				return err
+			}
+			r, err := e.Get(cmPath + "?resourceVersion=" + old + "&resourceVersionMatch=Exact")
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(r.Code == http.StatusGone && r.Status.Message == "The resourceVersion for the provided list is too old.",
+				"Exact at a compacted RV: 410 Expired"); err != nil {
+				return err
+			}
+			if r, err = e.Get(cmPath + "?resourceVersion=" + old); err != nil {
+				return err
+			}
+			if err := e.Expect(r.Code == http.StatusOK && r.RV == cur, "NotOlderThan a compacted RV is still fine: the latest state"); err != nil {
+				return err
+			}
+
+			next := strconv.FormatInt(rvNum(cur)+1, 10)
+			e.Note("an RV the server has not reached: it waits up to 3 s for it")
+			pending := e.GetAsync(cmPath + "?resourceVersion=" + next)
+			if err := e.AwaitTimers(1); err != nil {
+				return err
+			}
+			e.Step(time.Second)
+			rv, err := e.Create(Namespace, "charlie", "new")
+			if err != nil {
+				return err
+			}
+			if r, err = e.Await(pending); err != nil {
+				return err
+			}
+			if err := e.Expect(r.Code == http.StatusOK && r.RV == rv && rv == next, "the write reached rv %s within the wait: 200 at rv %s", next, rv); err != nil {
+				return err
+			}
+			far := strconv.FormatInt(rvNum(rv)+100, 10)
+			pending = e.GetAsync(cmPath + "?resourceVersion=" + far)
+			if err := e.AwaitTimers(1); err != nil {
+				return err
+			}
+			start := e.Elapsed()
+			e.Step(3 * time.Second)
+			if r, err = e.Await(pending); err != nil {
+				return err
+			}
+			want := fmt.Sprintf("Timeout: Too large resource version: %s, current: %s", far, rv)
+			return e.Expect(r.Code == http.StatusGatewayTimeout && r.Status.Message == want && r.Header.Get("Retry-After") == "1" &&
+				r.Status.Reason == metav1.StatusReasonTimeout && e.Elapsed()-start == 3*time.Second,
+				"after 3 s: 504 %q with Retry-After: 1 (client-go retries it by itself)", want)
+		},
+	}
+}

@@ -1,0 +1,99 @@
+package scenarios
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLibraryPasses(t *testing.T) {
+	for _, sc := range Library() {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Run(t.Context(), sc, RunOptions{})
+			if err != nil {
+				var b []byte
+				for _, e := range res.Timeline {
+					b = append(b, "\n  "+e.String()...)
+				}
+				t.Fatalf("Run(%s) = %v; timeline:%s", sc.Name, err, b)
+			}
+			if !res.Passed || res.Seed != sc.Seed {
+				t.Errorf("Run(%s) = passed %v seed %d, want passed true seed %d", sc.Name, res.Passed, res.Seed, sc.Seed)
+			}
+		})
+	}
+}
+
+// TestDeterministic runs every scenario twice with the same seed and
+// requires identical timelines.
+func TestDeterministic(t *testing.T) {
+	for _, sc := range Library() {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			opts := RunOptions{Seed: 42}
+			first, err := Run(t.Context(), sc, opts)
+			if err != nil {
+				t.Fatalf("Run(%s, seed 42) #1: %v", sc.Name, err)
+			}
+			second, err := Run(t.Context(), sc, opts)
+			if err != nil {
+				t.Fatalf("Run(%s, seed 42) #2: %v", sc.Name, err)
+			}
+			if diff := cmp.Diff(first.Timeline, second.Timeline); diff != "" {
+				t.Errorf("Run(%s, seed 42) timelines differ (-first +second):\n%s", sc.Name, diff)
+			}
+		})
+	}
+}
+
+func TestLookup(t *testing.T) {
+	if _, err := Lookup("watch-timeout"); err != nil {
+		t.Errorf("Lookup(watch-timeout) = %v, want nil", err)
+	}
+	if _, err := Lookup("nope"); !errors.Is(err, ErrUnknownScenario) {
+		t.Errorf("Lookup(nope) = %v, want ErrUnknownScenario", err)
+	}
+}
+
+// TestEveryQuestionAnswered: each of the article's nine questions has a
+// scenario, and every scenario answers known questions with an explanation.
+func TestEveryQuestionAnswered(t *testing.T) {
+	answered := map[QuestionID]bool{}
+	for _, sc := range Library() {
+		if sc.Explanation == "" || sc.Summary == "" || len(sc.Answers) == 0 {
+			t.Errorf("scenario %s lacks an explanation, summary or question", sc.Name)
+		}
+		for _, id := range sc.Answers {
+			if _, ok := LookupQuestion(id); !ok {
+				t.Errorf("scenario %s answers unknown question %q", sc.Name, id)
+			}
+			answered[id] = true
+		}
+	}
+	for _, q := range Questions() {
+		if !answered[q.ID] {
+			t.Errorf("question %s (%s) has no scenario", q.ID, q.Chinese)
+		}
+	}
+}
+
+// TestFailedExpectation: a scenario whose expectation fails makes Run
+// return ErrExpectation, with the FAIL in the timeline.
+func TestFailedExpectation(t *testing.T) {
+	sc := &Scenario{Name: "always-fails", Seed: 1, Steps: func(e *Env) error {
+		if _, err := e.Create(Namespace, "x", "1"); err != nil {
+			return err
+		}
+		return e.Expect(false, "the impossible")
+	}}
+	res, err := Run(t.Context(), sc, RunOptions{})
+	if !errors.Is(err, ErrExpectation) {
+		t.Fatalf("Run(always-fails) = %v, want ErrExpectation", err)
+	}
+	last := res.Timeline[len(res.Timeline)-1]
+	if res.Passed || last.Kind != KindCheck || last.Text != "FAIL: the impossible" {
+		t.Errorf("Run(always-fails) = passed %v, last entry %v; want failed with the FAIL check last", res.Passed, last)
+	}
+}

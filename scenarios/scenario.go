@@ -1,0 +1,129 @@
+package scenarios
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+)
+
+// Sentinel errors.
+var (
+	// ErrExpectation is wrapped by the error of a run whose expectation
+	// failed.
+	ErrExpectation = errors.New("scenarios: expectation failed")
+	// ErrUnknownScenario is wrapped by [Lookup] for a name not in the
+	// library.
+	ErrUnknownScenario = errors.New("scenarios: unknown scenario")
+)
+
+// Scenario is one runnable answer to one or more of the article's
+// questions.
+type Scenario struct {
+	// Name is the scenario's stable, kebab-case name ("watch-timeout").
+	Name string
+	// Answers lists the questions the scenario answers, the main one first.
+	Answers []QuestionID
+	// Summary is the answer in one sentence.
+	Summary string
+	// Explanation teaches the edge case: what the real kube-apiserver
+	// does, citing the behaviour spec. The library loads it from
+	// library/<Name>.txt.
+	Explanation string
+	// Seed is the default seed of a run; [RunOptions.Seed] overrides it.
+	Seed uint64
+	// Config adjusts the fake server's configuration before it starts.
+	// The runner has already set the fake clock and turned periodic
+	// compaction off (scenarios compact by hand). Optional.
+	Config func(*fakeapiserver.Config)
+	// Steps runs the scenario against env. It returns an error wrapping
+	// [ErrExpectation] (see [Env.Expect]) when the server did not behave as
+	// the scenario teaches, or any other error when it could not run.
+	Steps func(env *Env) error
+}
+
+// Questions returns the questions s answers.
+func (s *Scenario) Questions() []Question {
+	qs := make([]Question, 0, len(s.Answers))
+	for _, id := range s.Answers {
+		if q, ok := LookupQuestion(id); ok {
+			qs = append(qs, q)
+		}
+	}
+	return qs
+}
+
+//go:embed library/*.txt
+var explanations embed.FS
+
+// Library returns the built-in scenarios in teaching order (the article's
+// question order). Each call builds new values, so callers may change them
+// (a different Seed, ...) without affecting anyone else.
+func Library() []*Scenario {
+	scs, err := loadLibrary()
+	if err != nil {
+		// The explanations are embedded at build time and a test loads
+		// them all, so this is a broken build, not a runtime condition.
+		panic(err)
+	}
+	return scs
+}
+
+// Lookup returns the built-in scenario called name, or an error wrapping
+// [ErrUnknownScenario].
+func Lookup(name string) (*Scenario, error) {
+	for _, s := range Library() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q (see lw-sim run --list)", ErrUnknownScenario, name)
+}
+
+// loadLibrary builds the scenarios and attaches each one's explanation;
+// every scenario must have exactly one explanation file and every file a
+// scenario.
+func loadLibrary() ([]*Scenario, error) {
+	scs := builtins()
+	names := make(map[string]bool, len(scs))
+	for _, s := range scs {
+		if names[s.Name] {
+			return nil, fmt.Errorf("scenarios: duplicate scenario %q", s.Name)
+		}
+		names[s.Name] = true
+		b, err := explanations.ReadFile("library/" + s.Name + ".txt")
+		if err != nil {
+			return nil, fmt.Errorf("scenarios: explanation of %q: %w", s.Name, err)
+		}
+		s.Explanation = strings.TrimSpace(string(b))
+	}
+	files, err := explanations.ReadDir("library")
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %w", err)
+	}
+	for _, f := range files {
+		if name := strings.TrimSuffix(f.Name(), ".txt"); !names[name] {
+			return nil, fmt.Errorf("scenarios: explanation %s has no scenario", f.Name())
+		}
+	}
+	return scs, nil
+}
+
+// builtins is the library in teaching order.
+func builtins() []*Scenario {
+	return []*Scenario{
+		watchWithoutRVFloodsAdded(),
+		watchFromListRV(),
+		watchIsServerPush(),
+		watchTimeout(),
+		watchBreaks(),
+		slowConsumer(),
+		noLostEvents(),
+		hugeListPaging(),
+		listChunking(),
+		expiredContinue(),
+		listRVSemantics(),
+	}
+}

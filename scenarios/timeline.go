@@ -1,0 +1,91 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Kind says what a timeline [Entry] records.
+type Kind string
+
+// The kinds of timeline entries.
+const (
+	// KindRequest: the scenario (or a client it drives) sent an HTTP request.
+	KindRequest Kind = "request"
+	// KindResponse: a response arrived: status, and what matters of the
+	// headers and body.
+	KindResponse Kind = "response"
+	// KindEvent: a watch event arrived on an open stream, or the stream
+	// ended.
+	KindEvent Kind = "event"
+	// KindWrite: the scenario changed an object; RV is the write's.
+	KindWrite Kind = "write"
+	// KindClock: the scenario moved the virtual clock.
+	KindClock Kind = "clock"
+	// KindFault: the scenario did something to the server a real cluster
+	// does to itself: compaction, a watch-cache re-list (restart), ...
+	KindFault Kind = "fault"
+	// KindClient: a decision of the listwatch client (its trace).
+	KindClient Kind = "client"
+	// KindCheck: an expectation held (a failed one ends the run).
+	KindCheck Kind = "check"
+	// KindNote: narration.
+	KindNote Kind = "note"
+)
+
+// Offset is a virtual time offset from the start of a run. It marshals to
+// JSON as a Go duration string ("1m30s").
+type Offset time.Duration
+
+// String renders the offset as "+1m30s".
+func (o Offset) String() string { return "+" + time.Duration(o).String() }
+
+// MarshalText renders the offset as a Go duration ("1m30s").
+func (o Offset) MarshalText() ([]byte, error) { return []byte(time.Duration(o).String()), nil }
+
+// UnmarshalText parses a Go duration.
+func (o *Offset) UnmarshalText(b []byte) error {
+	d, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("scenarios: offset: %w", err)
+	}
+	*o = Offset(d)
+	return nil
+}
+
+// Entry is one line of a [Timeline].
+type Entry struct {
+	// At is the virtual time since the run started.
+	At Offset `json:"at"`
+	// Kind says what the entry records.
+	Kind Kind `json:"kind"`
+	// RV is the resourceVersion involved, if any: of a write, an event, a
+	// list snapshot, a watch's start.
+	RV string `json:"rv,omitempty"`
+	// Text says what happened, for people.
+	Text string `json:"text"`
+}
+
+// String renders e on one line, columns aligned.
+func (e Entry) String() string {
+	rv := ""
+	if e.RV != "" {
+		rv = "rv=" + e.RV
+	}
+	return strings.TrimRight(fmt.Sprintf("%-8s %-7s %-8s %s", e.At, rv, e.Kind, e.Text), " ")
+}
+
+// Timeline is what a run recorded, in order.
+type Timeline []Entry
+
+// Write prints the timeline, one entry per line, each prefixed by indent.
+func (tl Timeline) Write(w io.Writer, indent string) error {
+	for _, e := range tl {
+		if _, err := fmt.Fprintf(w, "%s%s\n", indent, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
