@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -17,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
 )
 
 // Watch tests run inside testing/synctest bubbles (STYLE 23): the server
@@ -25,57 +26,11 @@ import (
 // microseconds. The HTTP traffic goes over net.Pipe connections, which block
 // durably, so virtual time advances while a client waits for an event.
 
-// pipeListener is an in-memory net.Listener: an http.Server serves on it
-// inside a synctest bubble and clients dial it with DialContext.
-type pipeListener struct {
-	conns  chan net.Conn
-	done   chan struct{}
-	closed sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.closed.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-// DialContext connects a client to the listener.
-func (l *pipeListener) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
-	srv, cli := net.Pipe()
-	select {
-	case l.conns <- srv:
-		return cli, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "fake-apiserver.pipe" }
-
 // bubble is a server running inside the current synctest bubble, with
 // clients wired to it.
 type bubble struct {
 	srv  *Server
-	ln   *pipeListener
+	ln   *fakeapiservertest.PipeListener
 	http *http.Client
 	rest *rest.Config
 	cs   kubernetes.Interface
@@ -94,7 +49,7 @@ func startBubble(t *testing.T, opts ...Option) *bubble {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	ln := newPipeListener()
+	ln := fakeapiservertest.NewPipeListener()
 	done := s.ServeBackground(ln)
 	tr := &http.Transport{DialContext: ln.DialContext}
 	rc := s.RESTConfig()

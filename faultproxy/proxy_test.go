@@ -3,10 +3,8 @@ package faultproxy
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -21,57 +19,13 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
 	"github.com/lw-sim/lw-sim/internal/faults"
 )
 
 // TestMain fails the package if a test leaves a goroutine running, a cut
 // or hung stream included.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// pipeListener is an in-memory net.Listener, so servers run inside a
-// synctest bubble (as in fakeapiserver's watch tests).
-type pipeListener struct {
-	conns  chan net.Conn
-	done   chan struct{}
-	closed sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.closed.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-func (l *pipeListener) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
-	srv, cli := net.Pipe()
-	select {
-	case l.conns <- srv:
-		return cli, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
 
 // target is where a table row runs: a fake server with faults injected in
 // it, or a proxy (with the faults) in front of another fake server.
@@ -82,13 +36,13 @@ type target struct {
 }
 
 // startFake serves a fake server in the bubble; Cleanup closes it.
-func startFake(t *testing.T) (*fakeapiserver.Server, *pipeListener) {
+func startFake(t *testing.T) (*fakeapiserver.Server, *fakeapiservertest.PipeListener) {
 	t.Helper()
 	srv, err := fakeapiserver.New(fakeapiserver.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := newPipeListener()
+	ln := fakeapiservertest.NewPipeListener()
 	done := srv.ServeBackground(ln)
 	t.Cleanup(func() {
 		if err := srv.Close(); err != nil {
@@ -100,7 +54,7 @@ func startFake(t *testing.T) (*fakeapiserver.Server, *pipeListener) {
 }
 
 // clientFor returns a client config that reaches host over ln.
-func clientFor(host string, ln *pipeListener) *rest.Config {
+func clientFor(host string, ln *fakeapiservertest.PipeListener) *rest.Config {
 	return &rest.Config{Host: host, QPS: -1, Dial: ln.DialContext}
 }
 
@@ -118,7 +72,7 @@ func proxiedTarget(t *testing.T) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := newPipeListener()
+	ln := fakeapiservertest.NewPipeListener()
 	hs := &http.Server{Handler: p.Handler()}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
