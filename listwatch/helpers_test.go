@@ -157,6 +157,22 @@ func (e *env) waitConverged(store cache.Store) {
 // every open watch, hold new watches, fail the next watches with an error or
 // an ERROR event, refuse watch-lists, run a hook before each LIST page, and
 // simulate compaction (for a fake without Server.Compact).
+//
+// It predates the fake's fault API; faults_test.go and
+// faults_schedule_test.go inject through Server.InjectFault instead, over
+// real HTTP. The wrapper is still needed for what that API cannot express:
+//   - a 410 Expired HTTP error at watch connect (the fake, like
+//     kube-apiserver, answers an expired watch with 200 and an ERROR event);
+//   - 4xx refusals: FailRequest takes only 429, 500, 503 and 504, so a 403
+//     on re-watch (TestRefusedResumeRelists) and a 400 refusing watch-list
+//     (TestWatchListFallsBackWhenRefused) stay here;
+//   - a 5xx ERROR event inside a watch stream (TestTransientErrorsRewatch).
+//
+// TODO(issue 7): move cut, hold, compact and beforePage users
+// (TestWatchResumesAfterCutWithoutRelist, TestExpiredContinueFallsBackToFullList,
+// TestRelistAfter410/error-event, guarantees_test.go, rapid_test.go) to
+// CutWatch, HangWatch+Remove, CompactStore and Latency on page 2; the fault
+// tests already cover those branches through the fault API.
 type faultLW struct {
 	inner ListerWatcher
 	srv   *fakeapiserver.Server
