@@ -16,7 +16,10 @@
 //     cache.DeletedFinalStateUnknown carrying the last known state, newer
 //     versions become OnUpdate, new keys OnAdd.
 //   - On EOF, connection reset, timeout, 429 or 5xx, re-watches from its last
-//     RV without re-listing.
+//     RV without re-listing. A watch the server has not ended 30 s after the
+//     timeoutSeconds the client asked for has hung (a stalled proxy, a
+//     half-open connection); the client ends it itself and resumes, where
+//     client-go's Reflector would wait for as long as the stream stays open.
 //   - Never spins: after every attempt that made no progress it waits one
 //     step of an exponential backoff with jitter ([DefaultBackoff]: 0.8 s
 //     doubling to 30 s, each delay in [d, 2d)), or the server's Retry-After

@@ -111,43 +111,46 @@ func TestFaultIdleWatchEnd(t *testing.T) {
 	}
 }
 
-// TestFaultHangWatch hangs the client's open watch: the connection stays
-// open, no events, no bookmarks, no end at the server's timeoutSeconds,
-// until the fault's window ends.
-//
-// Neither client has a watch deadline of its own: listwatch passes
-// timeoutSeconds to the server and waits (so does the Reflector), and
-// client-go's Request.Watch puts no deadline on the stream. So:
-//   - bare rest.Config, short hang (4 min): both stall until the hang ends,
-//     then resume from their RV without a LIST;
-//   - bare rest.Config, long hang (30 min): both stall, and by the time the
-//     hang ends the server's periodic compaction (every 5 min) has passed
-//     their RV, so the re-watch gets 410 and both re-sync once;
-//   - rest.Config.Timeout = 3 min (the http.Client deadline; listwatch's
-//     MinWatchTimeout is 1 min so its healthy watches end first): the
-//     deadline fires, client-go closes the stream silently, and both resume
-//     without a LIST.
-//
-// TODO(issue 7): listwatch's doc promises to resume after a "timeout"; only
-// the transport can give it one today (see the report on issue 7).
+// TestFaultHangWatch hangs the watch (open, no events, no bookmarks, no
+// end) while an object changes. client-go's Reflector waits as long as the
+// stream stays open: until the hang ends, or until rest.Config.Timeout if the
+// caller set one; a hang that outlives the compaction interval costs it a
+// re-sync. listwatch ends a watch itself once the server is past the
+// timeoutSeconds it asked for (plus watchDeadlineGrace) and resumes from its
+// RV, so a hang costs it at most that long and never a relist.
 func TestFaultHangWatch(t *testing.T) {
+	// With minWatchTimeout 1 min, listwatch asks for timeoutSeconds in
+	// [1, 2) min, so its own deadline falls in [1.5, 2.5) min.
+	const lwDeadlineMin, lwDeadlineMax = time.Minute + watchDeadlineGrace, 2*time.Minute + watchDeadlineGrace
+	type want struct {
+		quietFor  time.Duration // the client must not have converged this long after the fault
+		resumedBy time.Duration // virtual time from the fault to convergence
+		resync    bool
+		decisions []string // listwatch only
+	}
+	lwResumes := want{quietFor: lwDeadlineMin - 2*idleBeforeFault, resumedBy: lwDeadlineMax + maxConvergeStep,
+		decisions: []string{"watch-end: stream closed by the client", "watch-start: resume from rv"}}
 	tests := []struct {
 		name          string
 		timeout, hang time.Duration
-		wantResumedBy time.Duration // virtual time from the fault to convergence
-		wantResync    bool
-		wantDecisions []string // listwatch only
+		informer, lw  want
 	}{
-		{name: "no-deadline/short-hang", hang: 4 * time.Minute, wantResumedBy: 4*time.Minute + maxConvergeStep,
-			wantDecisions: []string{"watch-end: stream closed", "watch-start: resume from rv"}},
-		{name: "no-deadline/hang-past-compaction", hang: 30 * time.Minute, wantResumedBy: 31 * time.Minute, wantResync: true,
-			wantDecisions: []string{"watch-end: stream closed", "watch-start: resume from rv",
-				"watch-end: ERROR event: 410", "relist: ERROR event: 410", "backoff: exponential backoff", "listed", "watch-start"}},
-		{name: "client-deadline", timeout: 3 * time.Minute, hang: 30 * time.Minute, wantResumedBy: 3*time.Minute + maxConvergeStep,
-			wantDecisions: []string{"watch-end: stream closed", "watch-start: resume from rv"}},
+		{name: "no-deadline/short-hang", hang: 4 * time.Minute,
+			informer: want{quietFor: time.Minute - 2*idleBeforeFault, resumedBy: 4*time.Minute + maxConvergeStep},
+			lw:       lwResumes},
+		{name: "no-deadline/hang-past-compaction", hang: 30 * time.Minute,
+			informer: want{quietFor: time.Minute - 2*idleBeforeFault, resumedBy: 31 * time.Minute, resync: true},
+			lw:       lwResumes},
+		{name: "client-deadline", timeout: 3 * time.Minute, hang: 30 * time.Minute,
+			informer: want{quietFor: 3*time.Minute - 2*idleBeforeFault, resumedBy: 3*time.Minute + maxConvergeStep},
+			lw:       lwResumes},
 	}
 	for _, tt := range tests {
 		for _, sk := range []subjectKind{listwatchClient, informerClient} {
+			w := tt.informer
+			if sk == listwatchClient {
+				w = tt.lw
+			}
 			t.Run(tt.name+"/"+string(sk), func(t *testing.T) {
 				t.Parallel()
 				synctest.Test(t, func(t *testing.T) {
@@ -161,22 +164,22 @@ func TestFaultHangWatch(t *testing.T) {
 					fe.srv.InjectFault(t, fakeapiserver.Fault{Kind: fakeapiserver.HangWatch, Match: watchMatch,
 						Window: fakeapiserver.FaultDuration(tt.hang)})
 					fe.update(faultNS, "a")
-					time.Sleep(min(tt.hang, max(tt.timeout, time.Minute)) - 2*idleBeforeFault)
+					time.Sleep(w.quietFor)
 					synctest.Wait()
 					if fe.diff(s) == "" {
-						t.Fatalf("%s saw the update through a hung watch", sk)
+						t.Fatalf("%s saw the update through a hung watch within %v", sk, w.quietFor)
 					}
 					fe.converge(s, tt.hang+time.Minute)
-					if took := time.Since(start); took > tt.wantResumedBy {
-						t.Errorf("%s converged %v after the hang began, want by %v", sk, took, tt.wantResumedBy)
+					if took := time.Since(start); took > w.resumedBy {
+						t.Errorf("%s converged %v after the hang began, want by %v", sk, took, w.resumedBy)
 					}
 					after := s.lw.calls()
-					if got := after.syncs() > before.syncs(); got != tt.wantResync {
-						t.Errorf("%s: calls %+v → %+v; re-synced = %v, want %v", sk, before, after, got, tt.wantResync)
+					if got := after.syncs() > before.syncs(); got != w.resync {
+						t.Errorf("%s: calls %+v → %+v; re-synced = %v, want %v", sk, before, after, got, w.resync)
 					}
 					if s.log != nil {
-						if got := s.decisions(mark); !hasPrefixes(got, tt.wantDecisions) {
-							t.Errorf("decisions after a hang = %q, want prefixes %q", got, tt.wantDecisions)
+						if got := s.decisions(mark); !hasPrefixes(got, w.decisions) {
+							t.Errorf("decisions after a hang = %q, want prefixes %q", got, w.decisions)
 						}
 					}
 				})

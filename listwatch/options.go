@@ -21,6 +21,12 @@ const (
 	// delivered nothing, for the next re-watch to skip the backoff. It is the
 	// Reflector's "very short watch" threshold (reflector.go, handleAnyWatch).
 	healthyWatchDuration = time.Second
+	// watchDeadlineGrace is how long past its timeoutSeconds the client
+	// still waits for the server to end a watch before it ends the watch
+	// itself. A healthy server ends it at timeoutSeconds; one that does not
+	// has hung (a stalled proxy, a half-open connection), and without this
+	// the client would wait forever, as client-go's Reflector does.
+	watchDeadlineGrace = 30 * time.Second
 )
 
 // DefaultBackoff is the Reflector's backoff (reflector.go,

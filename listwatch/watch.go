@@ -17,6 +17,8 @@ type stream struct {
 	w       watch.Interface
 	cancel  context.CancelFunc
 	started time.Time
+	// timeout is the timeoutSeconds the server was asked for.
+	timeout time.Duration
 }
 
 // stop ends the watch and joins its goroutine: client-go's StreamWatcher
@@ -41,7 +43,7 @@ func (c *Client) openWatch(ctx context.Context, opts metav1.ListOptions) (*strea
 		cancel()
 		return nil, err
 	}
-	return &stream{w: w, cancel: cancel, started: c.opts.Clock.Now()}, nil
+	return &stream{w: w, cancel: cancel, started: c.opts.Clock.Now(), timeout: time.Duration(timeout) * time.Second}, nil
 }
 
 // watch follows s, or a new watch from the client's RV if s is nil, until
@@ -56,11 +58,17 @@ func (c *Client) watch(ctx context.Context, s *stream) outcome {
 		}
 	}
 	defer s.stop()
+	// The server ends the stream at timeoutSeconds; a stream still open
+	// well past that has hung, and is ended here and resumed.
+	deadline := c.opts.Clock.NewTimer(s.timeout + watchDeadlineGrace - c.opts.Clock.Since(s.started))
+	defer deadline.Stop()
 	advanced := false
 	for {
 		select {
 		case <-ctx.Done():
 			return outcome{next: rewatch, productive: true}
+		case <-deadline.C():
+			return c.ended(nil, true, "stream closed by the client: no end of stream by timeoutSeconds plus grace")
 		case ev, ok := <-s.w.ResultChan():
 			if !ok {
 				healthy := advanced || c.opts.Clock.Since(s.started) >= healthyWatchDuration
