@@ -98,6 +98,14 @@ func Cases() []Case {
 		{Name: "DeletePreconditionRV", Run: RunDeletePreconditionRV},
 		{Name: "DeletePreconditionUID", Run: RunDeletePreconditionUID},
 		{Name: "DeleteWithFinalizer", Run: RunDeleteWithFinalizer},
+		{Name: "GetNotAcceptable", Run: RunGetNotAcceptable},
+		{Name: "CreateNotAcceptable", Run: RunCreateNotAcceptable},
+		{Name: "GetInvalidRV", Run: RunGetInvalidRV},
+		{Name: "CreateInTerminatingNamespace", Run: RunCreateInTerminatingNamespace},
+		{Name: "PodDefaults", Run: RunPodDefaults},
+		{Name: "DeleteScheduledPod", Run: RunDeleteScheduledPod},
+		{Name: "DeleteCollectionLabelSelector", Run: RunDeleteCollectionLabelSelector},
+		{Name: "WatchAfterCompaction", Run: RunWatchAfterCompaction, Exclusive: true},
 		{Name: "RVGlobalAcrossNamespaces", Run: RunRVGlobalAcrossNamespaces},
 	}
 }

@@ -47,7 +47,8 @@ func (s *Server) serveDelete(req *request) {
 }
 
 // serveDeleteCollection deletes every object the selectors match (latest
-// state) and answers with the list of what it deleted.
+// state) and answers, as Store.DeleteCollection does, with the list it read:
+// the items as they were before their deletes, at the list's RV.
 func (s *Server) serveDeleteCollection(req *request) {
 	out, err := s.negotiateOutput(req.r, false)
 	if err != nil {
@@ -69,21 +70,14 @@ func (s *Server) serveDeleteCollection(req *request) {
 		s.writeError(req.w, req.r, err)
 		return
 	}
-	var done []runtime.Object
 	for _, item := range page.Items {
 		m := mustAccessor(item)
-		obj, _, err := s.deleteObject(req.res, m.GetNamespace(), m.GetName(), opts)
-		if apierrors.IsNotFound(err) {
-			continue // deleted concurrently
-		}
-		if err != nil {
+		_, _, err := s.deleteObject(req.res, m.GetNamespace(), m.GetName(), opts)
+		if err != nil && !apierrors.IsNotFound(err) { // NotFound: deleted concurrently
 			s.writeError(req.w, req.r, err)
 			return
 		}
-		done = append(done, obj)
 	}
-	page.Items, page.More = done, false
-	page.RV = s.store.CurrentRV()
 	list, err := s.buildList(req.res, page, p)
 	if err != nil {
 		s.writeError(req.w, req.r, err)
@@ -225,22 +219,40 @@ func (s *Server) gracePeriod(res *resourceInfo, cur runtime.Object, opts *metav1
 	return defaultPodGracePeriod
 }
 
-// markDeleting returns a copy of cur with deletionTimestamp set (now plus
-// grace) and the generation bumped, as rest.BeforeDelete does; changed is
-// false when it was already marked and the grace does not shorten.
+// markDeleting returns a copy of cur marked for deletion in grace seconds,
+// as registry/rest/delete.go BeforeDelete does; changed is false when it was
+// already marked and the grace does not shorten. A first mark sets
+// deletionTimestamp to now plus grace and bumps the generation; shortening
+// an existing mark moves deletionTimestamp earlier by the difference (never
+// before now) and leaves the generation alone.
 func (s *Server) markDeleting(res *resourceInfo, cur runtime.Object, grace int64) (runtime.Object, bool) {
 	m := mustAccessor(cur)
-	if old := m.GetDeletionGracePeriodSeconds(); m.GetDeletionTimestamp() != nil && (old == nil || *old <= grace) {
+	old := m.GetDeletionGracePeriodSeconds()
+	if m.GetDeletionTimestamp() != nil && (old == nil || *old <= grace) {
 		return cur, false
 	}
 	marked := cur.DeepCopyObject()
 	mm := mustAccessor(marked)
-	now := metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(time.Second).Add(time.Duration(grace) * time.Second))
-	mm.SetDeletionTimestamp(&now)
-	mm.SetDeletionGracePeriodSeconds(&grace)
-	if mm.GetGeneration() > 0 {
+	now := s.cfg.Clock.Now().UTC().Truncate(time.Second)
+	at := now.Add(time.Duration(grace) * time.Second)
+	if dt := m.GetDeletionTimestamp(); dt != nil {
+		// BeforeDelete moves the deletionTimestamp back by the old grace
+		// and forward by the new one, never into the past; a graceful
+		// request whose whole grace has already passed becomes grace 1, so
+		// someone else still makes the final delete.
+		at = dt.Add(-time.Duration(*old) * time.Second).Add(time.Duration(grace) * time.Second)
+		if at.Before(now) {
+			at = now
+			if grace != 0 {
+				grace = 1
+			}
+		}
+	} else if mm.GetGeneration() > 0 {
 		mm.SetGeneration(mm.GetGeneration() + 1)
 	}
+	t := metav1.NewTime(at)
+	mm.SetDeletionTimestamp(&t)
+	mm.SetDeletionGracePeriodSeconds(&grace)
 	return marked, true
 }
 

@@ -249,14 +249,16 @@ func noLostEvents() *Scenario {
 }
 
 // awaitClientWatching waits until the listwatch client's watch request was
-// answered and the server armed its timers (deadline and bookmarks).
+// answered and the three timers of an open watch are armed: the server's
+// deadline and bookmark timers, and the client's own deadline (it ends a
+// watch the server has not ended 30 s past timeoutSeconds).
 func awaitClientWatching(e *Env) error {
 	if err := e.AwaitClient("watching", func(en Entry) bool {
 		return en.Kind == KindResponse && strings.Contains(en.Text, "the body stays open")
 	}); err != nil {
 		return err
 	}
-	return e.AwaitTimers(2)
+	return e.AwaitTimers(3)
 }
 
 // hasEntry reports whether tl has an entry of kind whose text contains
