@@ -42,7 +42,7 @@ func (wf *watchFaults) before(ev outEvent, data []byte) (skip bool, err error) {
 	if wf == nil {
 		return false, nil
 	}
-	switch wf.st.BeforeEvent(wf.ctx, faults.Event{Type: string(ev.typ), RV: ev.rv, InitialEventsEnd: ev.initialEnd}) {
+	switch wf.st.BeforeEvent(wf.ctx, faults.Event{Type: string(ev.typ), RV: ev.rv, InitialEventsEnd: ev.initialEnd, Flush: wf.flush}) {
 	case faults.Send:
 		return false, nil
 	case faults.Skip:
@@ -50,15 +50,23 @@ func (wf *watchFaults) before(ev outEvent, data []byte) (skip bool, err error) {
 	case faults.Cut:
 		wf.cut(data)
 	case faults.Hang:
+		// The events before this one were sent: the stream flushes per
+		// batch, so push them out before going silent.
+		wf.flush()
 		wf.done = true
 		wf.st.Hang()
 	}
 	return true, errWatchFault
 }
 
+// flush pushes what the stream has written to the client.
+func (wf *watchFaults) flush() { _ = http.NewResponseController(wf.w).Flush() }
+
 // cut writes the first half of data's frame, then resets the connection.
 func (wf *watchFaults) cut(data []byte) {
 	wf.done = true
+	// The events before this one were sent; only this one is cut.
+	wf.flush()
 	var frame bytes.Buffer
 	_, _ = wf.out.info.StreamSerializer.Framer.NewFrameWriter(&frame).Write(data)
 	faults.WriteTruncated(wf.w, frame.Bytes())

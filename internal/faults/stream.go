@@ -38,6 +38,10 @@ type Event struct {
 	RV int64
 	// InitialEventsEnd marks the watch-list bookmark.
 	InitialEventsEnd bool
+	// Flush, if set, pushes the events already written to the client. It is
+	// called before the stream blocks on a fault (a delay), so a batch
+	// written but not yet flushed is not held back by the fault.
+	Flush func()
 }
 
 // Stream is one watch stream under fault injection. Its methods are called
@@ -177,8 +181,13 @@ func (s *Stream) BeforeEvent(ctx context.Context, ev Event) Action {
 	}
 	in.mu.Unlock()
 	in.apply(fx)
-	if act == Send && delay > 0 && !in.sleep(ctx, delay) {
-		return End
+	if act == Send && delay > 0 {
+		if ev.Flush != nil {
+			ev.Flush()
+		}
+		if !in.sleep(ctx, delay) {
+			return End
+		}
 	}
 	return act
 }
