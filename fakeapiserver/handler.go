@@ -24,7 +24,10 @@ type request struct {
 // resource verb.
 func (s *Server) buildHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.inflight.Add(1)
+		if !s.enter() {
+			s.writeError(w, r, apierrors.NewServiceUnavailable("apiserver is shutting down"))
+			return
+		}
 		defer s.inflight.Done()
 		w.Header().Set("Audit-Id", newUID())
 		if !s.authenticated(r) {
@@ -36,6 +39,18 @@ func (s *Server) buildHandler() http.Handler {
 		}
 		s.route(w, r)
 	})
+}
+
+// enter counts a request in flight unless the server is closing. Taking mu
+// orders every Add before Close's Wait, as sync.WaitGroup requires.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
 }
 
 // authenticated checks the bearer token when one is configured.
