@@ -24,11 +24,9 @@ type request struct {
 // resource verb.
 func (s *Server) buildHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.enter() {
-			s.writeError(w, r, apierrors.NewServiceUnavailable("apiserver is shutting down"))
-			return
+		if s.enter() {
+			defer s.inflight.Done()
 		}
-		defer s.inflight.Done()
 		w.Header().Set("Audit-Id", newUID())
 		if !s.authenticated(r) {
 			s.writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
@@ -42,7 +40,9 @@ func (s *Server) buildHandler() http.Handler {
 }
 
 // enter counts a request in flight unless the server is closing. Taking mu
-// orders every Add before Close's Wait, as sync.WaitGroup requires.
+// orders every Add before Close's Wait, as sync.WaitGroup requires. A
+// request that arrives after Close (through Handler, say) is still served,
+// uncounted: /readyz then reports the shutdown, and a watch ends at once.
 func (s *Server) enter() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
