@@ -30,15 +30,22 @@ type Event struct {
 // its last RV, send, wait for the channel".
 //
 // afterRV above [Store.CurrentRV] is allowed and returns no events yet.
-// Changes returns [ErrCompacted] if afterRV < [Store.CompactedRV].
+// Changes returns [ErrCompacted] if compaction dropped an event of resource
+// with RV > afterRV (or afterRV < 0); with afterRV >= [Store.CompactedRV]
+// that never happens.
 //
 // The slice and its events are shared and immutable: the caller must not
 // modify them, and later writes or compactions never change them either.
 func (s *Store) Changes(resource string, afterRV int64) ([]Event, <-chan struct{}, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if afterRV < s.compactedRV {
-		return nil, nil, fmt.Errorf("changes of %s after rv %d, compacted rv %d: %w", resource, afterRV, s.compactedRV, ErrCompacted)
+	// Only the resource's own dropped events matter, as in the watch cache's
+	// per-resource history: a caught-up reader of a quiet resource keeps
+	// going however far compaction (driven by other resources' writes)
+	// moved, while one that would miss a dropped event of its resource gets
+	// ErrCompacted.
+	if dropped := s.droppedRV[resource]; afterRV < 0 || afterRV < dropped {
+		return nil, nil, fmt.Errorf("changes of %s after rv %d, its events through rv %d compacted: %w", resource, afterRV, dropped, ErrCompacted)
 	}
 	// Creating the resource here gives its channel a home for the writer
 	// to find; compaction forgets it again once nobody waits.

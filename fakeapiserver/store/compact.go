@@ -61,7 +61,9 @@ func (s *Store) compactLocked(rv int64) {
 		return
 	}
 	for name, r := range s.resources {
-		r.compact(rv)
+		if dropped := r.compact(rv); dropped > 0 {
+			s.droppedRV[name] = dropped
+		}
 		if r.isDisposable() {
 			delete(s.resources, name)
 		}

@@ -13,6 +13,10 @@
 // write with RV <= r; it is valid for CompactedRV <= r <= CurrentRV, gives
 // [ErrCompacted] below that range and [ErrFutureRV] above it, and r = 0 means
 // "latest". A resource never written before r reads as empty at r.
+// Changes after an RV is per resource, like the watch cache's history: it
+// fails with [ErrCompacted] only when compaction dropped one of that
+// resource's own events after the RV, so a reader of a quiet resource is not
+// cut off by compaction that other resources' writes moved on.
 //
 // # Ownership
 //

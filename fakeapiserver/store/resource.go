@@ -87,14 +87,17 @@ func (r *resource) since(afterRV int64) []Event {
 
 // compact drops what no read at an RV >= rv needs: every snapshot older than
 // the newest one at or below rv, and every event with RV <= rv. The kept parts
-// are copied so the dropped snapshots' trees and events become garbage.
-func (r *resource) compact(rv int64) {
+// are copied so the dropped snapshots' trees and events become garbage. It
+// returns the RV of the newest event it dropped, 0 if none.
+func (r *resource) compact(rv int64) (droppedRV int64) {
 	if i := r.firstSnapshotAfter(rv); i > 1 {
 		r.snapshots = slices.Clone(r.snapshots[i-1:])
 	}
 	if i := r.firstEventAfter(rv); i > 0 {
+		droppedRV = r.events[i-1].RV
 		r.events = slices.Clone(r.events[i:])
 	}
+	return droppedRV
 }
 
 // isDisposable reports whether forgetting r loses nothing: it is empty, has no

@@ -31,6 +31,10 @@ type Store struct {
 	compactedRV int64
 	// resources holds the retained history of every resource written or watched.
 	resources map[string]*resource
+	// droppedRV is, per resource, the RV of its newest event that compaction
+	// dropped: Changes after an RV below it would miss that event. Kept
+	// apart from resources because an idle resource may be forgotten.
+	droppedRV map[string]int64
 	// notify is closed at the next write to any resource; nil while nobody waits.
 	notify chan struct{}
 	// keepRevisions is the automatic compaction policy set by
@@ -42,7 +46,7 @@ type Store struct {
 // [Store.CompactedRV] is 0.
 func New(opts Options) *Store {
 	_ = opts // no knobs yet
-	return &Store{currentRV: initialRV, resources: make(map[string]*resource)}
+	return &Store{currentRV: initialRV, resources: make(map[string]*resource), droppedRV: make(map[string]int64)}
 }
 
 // Create stores obj under (resource, key) with the next RV, stamps that RV into

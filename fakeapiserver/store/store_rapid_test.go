@@ -288,7 +288,7 @@ func (m *storeMachine) Changes(t *rapid.T) {
 	afterRV := rapid.Int64Range(m.compacted-1, m.current()+1).Draw(t, "afterRV")
 	got, ch, err := m.s.Changes(res, afterRV)
 	var want error
-	if afterRV < m.compacted {
+	if afterRV < 0 || m.droppedAfter(res, afterRV) {
 		want = ErrCompacted
 	}
 	checkErr(t, "Changes("+res+")", err, want)
@@ -319,6 +319,17 @@ func (m *storeMachine) eventsAfter(res string, afterRV int64) []eventView {
 		}
 	}
 	return out
+}
+
+// droppedAfter reports whether compaction dropped an event of res with RV
+// above afterRV: one at or below the compaction point.
+func (m *storeMachine) droppedAfter(res string, afterRV int64) bool {
+	for _, ev := range m.events {
+		if ev.Resource == res && ev.RV > afterRV && ev.RV <= m.compacted {
+			return true
+		}
+	}
+	return false
 }
 
 func lastN[S ~[]E, E any](s S, n int) S { return s[max(len(s)-n, 0):] }
