@@ -76,17 +76,7 @@ func runChaosInformer(t *testing.T, watchList bool) {
 	own := b.cs.CoreV1().ConfigMaps("default")
 	for step := 0; step < 600; step++ {
 		time.Sleep(time.Duration(1+rng.IntN(15)) * time.Second)
-		name := "cm" + strconv.Itoa(rng.IntN(10))
-		cur, err := own.Get(context.Background(), name, metav1.GetOptions{})
-		switch {
-		case err != nil:
-			b.mustCreate(t, configMap("default", name, strconv.Itoa(step), nil))
-		case rng.IntN(3) == 0:
-			b.mustDelete(t, "default", name)
-		default:
-			cur.Data = map[string]string{"k": strconv.Itoa(step)}
-			b.mustUpdate(t, cur)
-		}
+		b.randomWrite(t, rng, 10, step)
 	}
 	b.srv.Faults().Clear()
 	// Long enough for the largest backoff (30 s) and a watch timeout.

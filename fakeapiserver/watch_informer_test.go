@@ -170,17 +170,7 @@ func runInformer(t *testing.T, watchList bool) {
 	start := time.Now()
 	for step := 0; time.Since(start) < 40*time.Minute; step++ {
 		time.Sleep(time.Duration(1+rng.IntN(20)) * time.Second)
-		name := "cm" + strconv.Itoa(rng.IntN(12))
-		cur, err := cms.Get(context.Background(), name, metav1.GetOptions{})
-		switch {
-		case err != nil:
-			b.mustCreate(t, configMap("default", name, strconv.Itoa(step), nil))
-		case rng.IntN(3) == 0:
-			b.mustDelete(t, "default", name)
-		default:
-			cur.Data = map[string]string{"k": strconv.Itoa(step)}
-			b.mustUpdate(t, cur)
-		}
+		b.randomWrite(t, rng, 12, step)
 		if step%40 == 39 { // about every 7 minutes, an outage:
 			// new watches wait, open ones end (a watch-cache re-list), writes
 			// go on, both the store and the watch window are compacted past
@@ -253,5 +243,23 @@ func (g *watchGate) wait() {
 	g.mu.Unlock()
 	if c != nil {
 		<-c
+	}
+}
+
+// randomWrite makes one random write among configmaps cm0..cm<names-1> in
+// default: a create where the name is free, else a delete (one in three) or
+// an update of its data to step.
+func (b *bubble) randomWrite(t *testing.T, rng *rand.Rand, names, step int) {
+	t.Helper()
+	name := "cm" + strconv.Itoa(rng.IntN(names))
+	cur, err := b.cs.CoreV1().ConfigMaps("default").Get(context.Background(), name, metav1.GetOptions{})
+	switch {
+	case err != nil:
+		b.mustCreate(t, configMap("default", name, strconv.Itoa(step), nil))
+	case rng.IntN(3) == 0:
+		b.mustDelete(t, "default", name)
+	default:
+		cur.Data = map[string]string{"k": strconv.Itoa(step)}
+		b.mustUpdate(t, cur)
 	}
 }
