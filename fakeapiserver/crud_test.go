@@ -722,9 +722,13 @@ func TestPodDefaults(t *testing.T) {
 	if diff := cmp.Diff(corev1.PodStatus{Phase: corev1.PodPending, QOSClass: corev1.PodQOSBestEffort}, got.Status); diff != "" {
 		t.Errorf("Create(pod) status mismatch (-want +got):\n%s", diff)
 	}
-	// Defaults apply to update bodies too (admission-added fields do not).
-	in.ResourceVersion = ""
-	upd, err := clientsetFor(t, srv).CoreV1().Pods("default").Update(t.Context(), in, metav1.UpdateOptions{})
+	// Defaults apply to update bodies too: a body without the defaulted
+	// fields is the stored pod again, not a (forbidden) spec change.
+	// Admission-added fields are not re-added on update, so they stay.
+	sparse := got.DeepCopy()
+	sparse.ResourceVersion = ""
+	sparse.Spec.RestartPolicy, sparse.Spec.Containers[0].ImagePullPolicy = "", ""
+	upd, err := clientsetFor(t, srv).CoreV1().Pods("default").Update(t.Context(), sparse, metav1.UpdateOptions{})
 	if err != nil || upd.Spec.RestartPolicy != corev1.RestartPolicyAlways || upd.Spec.Containers[0].ImagePullPolicy != corev1.PullAlways {
 		t.Errorf("Update(sparse pod) restartPolicy %q, %v; want the defaults applied", upd.Spec.RestartPolicy, err)
 	}

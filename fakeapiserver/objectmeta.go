@@ -11,8 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // fillCreateMeta sets what the server owns on a new object
@@ -40,25 +38,6 @@ func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	case *corev1.Namespace:
 		prepareNamespaceForCreate(o)
 	}
-}
-
-// validateName checks metadata.name as the registry's ValidateObjectMeta
-// does for most kinds (a DNS-1123 subdomain), returning the real 422.
-func validateName(res *resourceInfo, obj runtime.Object) error {
-	m := mustAccessor(obj)
-	name := m.GetName()
-	var errs field.ErrorList
-	if name == "" {
-		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))
-	} else {
-		for _, msg := range validation.IsDNS1123Subdomain(name) {
-			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return apierrors.NewInvalid(res.Kind.GroupKind(), name, errs)
 }
 
 // resetStatus gives a new object the status its strategy's

@@ -41,6 +41,12 @@ type Resource struct {
 	// as kube-apiserver's decoder applies the SetDefaults_* of the kind.
 	// Nil means none; core/v1 Pod gets [DefaultPod].
 	Default func(obj runtime.Object)
+	// Validate checks what a create or an update of the main resource is
+	// about to store, as the kind's registry strategy does; errors become
+	// the 422 Invalid Status. Nil means the generic metadata checks (a
+	// DNS-subdomain name); built-in kinds get their entry in
+	// builtinValidators.
+	Validate ValidateFunc
 }
 
 // FieldLabels is a resource's field-selector support: the keys it accepts
@@ -179,6 +185,7 @@ func defaultResource(gvk schema.GroupVersionKind) Resource {
 		ReturnsDeletedObject: gk == schema.GroupKind{Kind: "Pod"},
 		FieldLabels:          builtinFieldLabels[gk],
 		Default:              builtinDefaulters[gk],
+		Validate:             validatorFor(gk),
 	}
 }
 

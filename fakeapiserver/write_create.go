@@ -38,7 +38,7 @@ var errResourceVersionOnCreate = errors.New("resourceVersion should not be set o
 func (s *Server) serveCreate(req *request) {
 	obj, out, err := s.decodeCreate(req)
 	if err == nil {
-		obj, err = s.createObject(req.res, req.info.namespace, obj)
+		obj, err = s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
 	}
 	if err != nil {
 		s.writeError(req.w, req.r, err)
@@ -78,6 +78,11 @@ func (s *Server) decodeCreate(req *request) (runtime.Object, outputType, error) 
 // admission (404 for a missing namespace), system fields and validation
 // (422), then the store (500 for a set resourceVersion, 409 AlreadyExists).
 func (s *Server) createObject(res *resourceInfo, namespace string, obj runtime.Object) (runtime.Object, error) {
+	return s.create(res, namespace, obj, false)
+}
+
+// create is createObject, as a dry run when dryRun is set (dryrun.go).
+func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object, dryRun bool) (runtime.Object, error) {
 	if err := checkObjectNamespace(res, namespace, obj); err != nil {
 		return nil, err
 	}
@@ -93,13 +98,13 @@ func (s *Server) createObject(res *resourceInfo, namespace string, obj runtime.O
 		if generate {
 			m.SetName(generateName(m.GetGenerateName()))
 		}
-		if err := validateName(res, obj); err != nil {
+		if err := validateWrite(res, obj, nil); err != nil {
 			return nil, err
 		}
 		if m.GetResourceVersion() != "" {
 			return nil, errResourceVersionOnCreate
 		}
-		stored, err := s.store.Create(res.storageKey, objectKey(res, m.GetNamespace(), m.GetName()), obj.DeepCopyObject())
+		stored, err := s.storeCreate(res, objectKey(res, m.GetNamespace(), m.GetName()), obj, dryRun)
 		switch {
 		case err == nil:
 			return stored, nil

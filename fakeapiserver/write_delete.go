@@ -144,26 +144,30 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 	grace := s.gracePeriod(res, cur, opts)
 	m := mustAccessor(cur)
 	if ns, ok := cur.(*corev1.Namespace); ok {
-		return s.terminateNamespace(res, key, ns, curRV)
+		return s.terminateNamespace(res, key, ns, curRV, isDryRunDelete(opts))
 	}
 	// Pods are always marked first, even for an immediate delete: the real
 	// server emits MODIFIED (deletionTimestamp, grace 0) then DELETED.
 	if len(m.GetFinalizers()) > 0 || isPod(res) {
 		marked, changed := s.markDeleting(res, cur, grace)
 		if changed {
-			stored, err := s.store.Update(res.storageKey, key, marked, curRV)
+			stored, err := s.storeUpdate(res, key, marked, curRV, isDryRunDelete(opts))
 			if isRetryable(err) {
 				return nil, false, true, nil
 			}
 			if err != nil || len(m.GetFinalizers()) > 0 || grace > 0 {
 				return stored, false, false, err
 			}
+			if isDryRunDelete(opts) {
+				// Store.Delete returns the dry-run mark as the deleted object.
+				return stored, true, false, nil
+			}
 			curRV, _ = parseResourceVersion(mustAccessor(stored).GetResourceVersion())
 		} else if len(m.GetFinalizers()) > 0 || grace > 0 {
 			return cur, false, false, nil
 		}
 	}
-	deleted, err := s.store.Delete(res.storageKey, key, curRV)
+	deleted, err := s.storeDelete(res, key, cur, curRV, isDryRunDelete(opts))
 	if isRetryable(err) {
 		return nil, false, true, nil
 	}
@@ -176,7 +180,7 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 // the namespace). The namespace then stays Terminating, as on a
 // kube-apiserver without the namespace controller: lw-sim does not delete
 // the namespace's content nor clear spec.finalizers.
-func (s *Server) terminateNamespace(res *resourceInfo, key string, ns *corev1.Namespace, curRV int64) (runtime.Object, bool, bool, error) {
+func (s *Server) terminateNamespace(res *resourceInfo, key string, ns *corev1.Namespace, curRV int64, dryRun bool) (runtime.Object, bool, bool, error) {
 	switch ns.Name {
 	case metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic:
 		// The NamespaceLifecycle admission plugin's immortal namespaces.
@@ -191,7 +195,7 @@ func (s *Server) terminateNamespace(res *resourceInfo, key string, ns *corev1.Na
 		marked.DeletionTimestamp = &now
 	}
 	marked.Status.Phase = corev1.NamespaceTerminating
-	stored, err := s.store.Update(res.storageKey, key, marked, curRV)
+	stored, err := s.storeUpdate(res, key, marked, curRV, dryRun)
 	if isRetryable(err) {
 		return nil, false, true, nil
 	}

@@ -100,6 +100,9 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	}
 	prepareUpdate(res, next, old)
 	nextMeta.SetResourceVersion(oldMeta.GetResourceVersion())
+	if err := validateUpdate(req, next, old); err != nil {
+		return nil, false, err
+	}
 	if sameObject(next, old) {
 		return old, false, nil
 	}
@@ -108,7 +111,7 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	if shouldDeleteOnUpdate(next) {
 		return s.deleteOnUpdate(req, key, next, oldRV)
 	}
-	stored, err := s.store.Update(res.storageKey, key, next, oldRV)
+	stored, err := s.storeUpdate(res, key, next, oldRV, isDryRun(req.r))
 	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
 		return nil, true, nil
 	}
@@ -127,7 +130,7 @@ func shouldDeleteOnUpdate(obj runtime.Object) bool {
 // deleteOnUpdate deletes the object in place of the update; the response is
 // the request's object at its old resourceVersion [observed, spec §5.5].
 func (s *Server) deleteOnUpdate(req *request, key string, next runtime.Object, oldRV int64) (runtime.Object, bool, error) {
-	_, err := s.store.Delete(req.res.storageKey, key, oldRV)
+	_, err := s.storeDelete(req.res, key, next, oldRV, isDryRun(req.r))
 	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
 		return nil, true, nil
 	}

@@ -1,0 +1,77 @@
+package fakeapiserver
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// metadataPath is the field path of every object's metadata.
+var metadataPath = field.NewPath("metadata")
+
+// validateGenericObject is the validation of a kind without a specific
+// one: its metadata, with a DNS-subdomain name, as most registries check.
+func validateGenericObject(obj, old runtime.Object) field.ErrorList {
+	if old != nil {
+		return validateMetaUpdate(obj, old)
+	}
+	return validateMetaCreate(obj, apimachineryvalidation.NameIsDNSSubdomain)
+}
+
+// validateMetaCreate is kubernetes core validation's ValidateObjectMeta:
+// apimachinery's checks (generateName, name by nameFn, namespace,
+// generation, labels, annotations, ownerReferences, finalizers,
+// managedFields) plus the rule that an unqualified finalizer is a standard
+// one. Whether the object must have a namespace follows from the scope,
+// which the write path has already applied (a cluster-scoped object has
+// none).
+func validateMetaCreate(obj runtime.Object, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
+	m := mustAccessor(obj)
+	errs := apimachineryvalidation.ValidateObjectMetaAccessor(m, m.GetNamespace() != "", nameFn, metadataPath)
+	return append(errs, validateKubeFinalizerNames(m.GetFinalizers())...)
+}
+
+// validateMetaUpdate is kubernetes core validation's
+// ValidateObjectMetaUpdate: immutable name, namespace, uid and timestamps,
+// no new finalizers once deleting, labels and annotations, and the
+// standard-finalizer rule.
+func validateMetaUpdate(obj, old runtime.Object) field.ErrorList {
+	m := mustAccessor(obj)
+	errs := apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, mustAccessor(old), metadataPath)
+	return append(errs, validateKubeFinalizerNames(m.GetFinalizers())...)
+}
+
+// standardFinalizers are the finalizer names that need no domain
+// (kubernetes pkg/apis/core/helper standardFinalizers).
+var standardFinalizers = map[string]bool{
+	string(corev1.FinalizerKubernetes): true,
+	metav1.FinalizerOrphanDependents:   true,
+	metav1.FinalizerDeleteDependents:   true,
+}
+
+// validateKubeFinalizerNames is core validation's validateKubeFinalizerName
+// for each metadata finalizer.
+func validateKubeFinalizerNames(finalizers []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range finalizers {
+		if !strings.Contains(f, "/") && !standardFinalizers[f] {
+			errs = append(errs, field.Invalid(metadataPath.Child("finalizers").Index(i), f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
+}
+
+// validateRBACObject is the metadata validation of RBAC roles and
+// bindings, whose names only need to be path segments ("system:foo" is
+// valid; rbac validation ValidateRBACName ignores the prefix flag).
+func validateRBACObject(obj, old runtime.Object) field.ErrorList {
+	if old != nil {
+		return validateMetaUpdate(obj, old)
+	}
+	return validateMetaCreate(obj, func(name string, _ bool) []string { return content.IsPathSegmentName(name) })
+}
