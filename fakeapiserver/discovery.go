@@ -332,6 +332,7 @@ func (s *Server) apiResourceList(gv schema.GroupVersion) *metav1.APIResourceList
 				Verbs:      statusVerbs(),
 			})
 		}
+		list.APIResources = append(list.APIResources, s.subresourceDiscovery(res)...)
 	}
 	slices.SortStableFunc(list.APIResources, func(a, b metav1.APIResource) int { return strings.Compare(a.Name, b.Name) })
 	return list

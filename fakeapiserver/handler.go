@@ -106,6 +106,9 @@ func (s *Server) restfulRouteError(r *http.Request, info requestInfo, res *resou
 
 // serveVerb runs the handler of one verb.
 func (s *Server) serveVerb(req *request) {
+	if s.serveSubresource(req) { // scale, eviction, binding (subresource.go)
+		return
+	}
 	switch req.verb {
 	case "get":
 		s.serveGet(req)
@@ -139,7 +142,7 @@ func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
 	case "status":
 		return res.hasStatus
 	default:
-		return false
+		return s.subresourceServed(res, info.subresource)
 	}
 }
 
@@ -148,7 +151,7 @@ func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
 // collection verbs.
 func verbAllowed(info requestInfo, res *resourceInfo, verb string) bool {
 	if info.subresource != "" {
-		return verb == "get" || verb == "update" || verb == "patch"
+		return subresourceVerbAllowed(info.subresource, verb)
 	}
 	if !res.ClusterScoped && info.namespace == "" {
 		return verb == "list" || verb == "watch"

@@ -47,6 +47,9 @@ type Resource struct {
 	// DNS-subdomain name); built-in kinds get their entry in
 	// builtinValidators.
 	Validate ValidateFunc
+	// Scale serves the scale subresource (autoscaling/v1 Scale) from the
+	// paths it names; nil means none. See [ScaleSubresource].
+	Scale *ScaleSubresource
 }
 
 // FieldLabels is a resource's field-selector support: the keys it accepts
@@ -186,6 +189,7 @@ func defaultResource(gvk schema.GroupVersionKind) Resource {
 		FieldLabels:          builtinFieldLabels[gk],
 		Default:              builtinDefaulters[gk],
 		Validate:             validatorFor(gk),
+		Scale:                builtinScales[gk],
 	}
 }
 

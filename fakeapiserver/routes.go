@@ -92,7 +92,7 @@ func (info requestInfo) verb(method string, watchParam bool) string {
 			return "get"
 		}
 	case http.MethodPost:
-		if collection {
+		if collection || isCreateSubresource(info.subresource) {
 			return "create"
 		}
 	case http.MethodPut:
