@@ -29,6 +29,11 @@ func (r *resourceInfo) applyDefaults(obj runtime.Object) {
 // builtinDefaulters are the defaulters of the built-in kinds that matter to
 // List and Watch users; client-go's scheme carries none.
 var builtinDefaulters = map[schema.GroupKind]func(runtime.Object){
+	{Kind: "Namespace"}: func(obj runtime.Object) {
+		if ns, ok := obj.(*corev1.Namespace); ok {
+			defaultNamespace(ns)
+		}
+	},
 	{Kind: "Pod"}: func(obj runtime.Object) {
 		if pod, ok := obj.(*corev1.Pod); ok {
 			DefaultPod(pod)
@@ -251,4 +256,17 @@ func prepareNamespaceForCreate(ns *corev1.Namespace) {
 		}
 	}
 	ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+}
+
+// defaultNamespace is SetDefaults_Namespace: the kubernetes.io/metadata.name
+// label carries the name (validated like any label: a name of 64
+// characters fails twice, as on kube-apiserver).
+func defaultNamespace(ns *corev1.Namespace) {
+	if ns.Name == "" {
+		return
+	}
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }

@@ -174,7 +174,7 @@ func validateSecretType(s *corev1.Secret, data map[string][]byte, dataPath *fiel
 }
 
 // validateService is the part of ValidateService / ValidateServiceUpdate
-// tests hit: the name is a DNS-1035 label, ports are required (except for
+// tests hit: the name is a DNS label, ports are required (except for
 // headless and ExternalName services) and each is valid, the selector is
 // a label map, and an allocated clusterIP may not change. lw-sim allocates
 // no cluster IPs: a clusterIP the client set is kept as given.
@@ -188,7 +188,9 @@ func validateService(obj, old runtime.Object) field.ErrorList {
 		errs = validateMetaUpdate(svc, o)
 		errs = append(errs, validateClusterIPUpdate(svc, o)...)
 	} else {
-		errs = validateMetaCreate(svc, apimachineryvalidation.NameIsDNS1035Label)
+		// RelaxedServiceNameValidation (on in v1.37, KEP-5311): a DNS
+		// label, no longer a DNS-1035 one.
+		errs = validateMetaCreate(svc, apimachineryvalidation.NameIsDNSLabel)
 	}
 	specPath := field.NewPath("spec")
 	headless := svc.Spec.ClusterIP == corev1.ClusterIPNone

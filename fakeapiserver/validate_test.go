@@ -48,7 +48,6 @@ const (
 	// dns1123LabelMsg is what a DNS label with a dot gets (a valid
 	// subdomain otherwise).
 	dns1123LabelMsg = "must not contain dots"
-	dns1035LabelMsg = `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`
 )
 
 // TestValidationCreate: each body the issue lists is 201 on a server
@@ -65,14 +64,16 @@ func TestValidationCreate(t *testing.T) {
 		metav1.StatusCause{Type: "FieldValueInvalid", Message: `Invalid value: "a.b": ` + dns1123LabelMsg, Field: "metadata.name"})
 
 	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: long}}, metav1.CreateOptions{})
-	lenMsg := "must be no more than 63 characters"
-	wantInvalid(t, "namespace of 64 characters", err, "Namespace", long, `Namespace "`+long+`" is invalid: metadata.name: Invalid value: "`+long+`": `+lenMsg,
-		metav1.StatusCause{Type: "FieldValueInvalid", Message: `Invalid value: "` + long + `": ` + lenMsg, Field: "metadata.name"})
+	// The name is also the kubernetes.io/metadata.name label's value.
+	nameMsg, labelMsg := `Invalid value: "`+long+`": must be no more than 63 characters`, `Invalid value: "`+long+`": must be no more than 63 bytes`
+	wantInvalid(t, "namespace of 64 characters", err, "Namespace", long, `Namespace "`+long+`" is invalid: [metadata.name: `+nameMsg+`, metadata.labels: `+labelMsg+`]`,
+		metav1.StatusCause{Type: "FieldValueInvalid", Message: nameMsg, Field: "metadata.name"},
+		metav1.StatusCause{Type: "FieldValueInvalid", Message: labelMsg, Field: "metadata.labels"})
 
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "a.b"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
 	_, err = cs.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{})
-	wantInvalid(t, "service a.b", err, "Service", "a.b", `Service "a.b" is invalid: metadata.name: Invalid value: "a.b": `+dns1035LabelMsg,
-		metav1.StatusCause{Type: "FieldValueInvalid", Message: `Invalid value: "a.b": ` + dns1035LabelMsg, Field: "metadata.name"})
+	wantInvalid(t, "service a.b", err, "Service", "a.b", `Service "a.b" is invalid: metadata.name: Invalid value: "a.b": `+dns1123LabelMsg,
+		metav1.StatusCause{Type: "FieldValueInvalid", Message: `Invalid value: "a.b": ` + dns1123LabelMsg, Field: "metadata.name"})
 
 	big := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "big"}, Data: map[string]string{"k": strings.Repeat("x", 1<<20+1)}}
 	_, err = cs.CoreV1().ConfigMaps("default").Create(ctx, big, metav1.CreateOptions{})
