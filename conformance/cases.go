@@ -127,5 +127,10 @@ func Cases() []Case {
 		{Name: "Eviction", Run: RunEviction},
 		{Name: "Binding", Run: RunBinding},
 		{Name: "SubresourceDiscovery", Run: RunSubresourceDiscovery},
+		{Name: "ValidateMisc", Run: RunValidateMisc},
+		{Name: "ValidateSecretUpdate", Run: RunValidateSecretUpdate},
+		{Name: "DryRunCreateWorkload", Run: RunDryRunCreateWorkload},
+		{Name: "ScaleMisc", Run: RunScaleMisc},
+		{Name: "SubresourceErrors", Run: RunSubresourceErrors},
 	}
 }

@@ -117,3 +117,19 @@ func RunDryRunInvalidValue(ctx context.Context, t *testing.T, target Target) {
 	r = e.c.do(ctx, t, request{Method: http.MethodDelete, Path: e.cms() + "/a", Query: q("dryRun", "Foo")})
 	checkStatus(t, "delete dryRun=Foo", r, options("DeleteOptions"))
 }
+
+// RunDryRunCreateWorkload: a dry-run create of a Deployment carries
+// generation 1, a uid and no resourceVersion, and stores nothing.
+func RunDryRunCreateWorkload(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Query: dryRun(), Body: deployment("web", 1)})
+	r.mustCode(t, http.StatusCreated, "dry-run create deployment")
+	var o object
+	r.decode(t, &o)
+	md := metaOf(o)
+	if _, ok := md["resourceVersion"]; ok || md["uid"] == nil || md["generation"] != float64(1) {
+		t.Errorf("dry-run create metadata = %v, want uid, generation 1, no resourceVersion", md)
+	}
+	checkStatus(t, "get after a dry-run create", e.c.do(ctx, t, request{Path: e.deployments() + "/web"}),
+		wantStatus(http.StatusNotFound, metav1.StatusReasonNotFound, `deployments.apps "web" not found`, &metav1.StatusDetails{Name: "web", Group: "apps", Kind: "deployments"}))
+}

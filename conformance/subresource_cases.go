@@ -3,6 +3,7 @@ package conformance
 // Cases for the scale, eviction and binding subresources.
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"testing"
@@ -204,4 +205,70 @@ func RunSubresourceDiscovery(ctx context.Context, t *testing.T, target Target) {
 			t.Errorf("%s %s (-want +got):\n%s", tc.path, tc.want.Name, diff)
 		}
 	}
+}
+
+// RunScaleMisc: the scale of a Deployment created without replicas reads
+// the default, 1; a Scale with another uid is 409; ReplicationControllers
+// have a scale whose selector is their label map.
+func RunScaleMisc(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	body := deployment("web", 1)
+	delete(body["spec"].(object), "replicas")
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Body: body}).mustCode(t, http.StatusCreated, "create deployment")
+	var s object
+	e.c.do(ctx, t, request{Path: e.deployments() + "/web/scale"}).decode(t, &s)
+	if s["spec"].(map[string]any)["replicas"] != float64(1) {
+		t.Errorf("scale of a deployment without replicas = %v, want 1", s["spec"])
+	}
+	r := e.c.do(ctx, t, request{Method: http.MethodPut, Path: e.deployments() + "/web/scale", Body: object{"apiVersion": "autoscaling/v1", "kind": "Scale",
+		"metadata": object{"name": "web", "uid": "00000000-0000-0000-0000-000000000000"}, "spec": object{"replicas": 2}}})
+	uid, _ := metaOf(s)["uid"].(string)
+	const other = "00000000-0000-0000-0000-000000000000"
+	checkStatus(t, "put scale with another uid", registryKeys(r), wantStatus(http.StatusConflict, metav1.StatusReasonConflict,
+		`Operation cannot be fulfilled on deployments.apps "web": StorageError: invalid object, Code: 4, Key: /registry/deployments/`+e.ns+
+			`/web, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: `+other+`, UID in object meta: `+uid,
+		&metav1.StatusDetails{Name: "web", Group: "apps", Kind: "deployments"}))
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.deployments() + "/web/scale", Body: object{"metadata": object{"uid": other}},
+		ContentType: "application/merge-patch+json"})
+	checkStatus(t, "patch scale with another uid", r, wantStatus(http.StatusConflict, metav1.StatusReasonConflict,
+		`Operation cannot be fulfilled on deployments/scale.apps "web": Precondition failed: UID in precondition: `+other+`, UID in object meta: `+uid,
+		&metav1.StatusDetails{Name: "web", Group: "apps", Kind: "deployments/scale"}))
+
+	rc := object{"apiVersion": "v1", "kind": "ReplicationController", "metadata": object{"name": "rc"}, "spec": object{"replicas": 2,
+		"selector": object{"app": "rc", "tier": "x"}, "template": object{"metadata": object{"labels": object{"app": "rc", "tier": "x"}},
+			"spec": object{"containers": []any{object{"name": "c", "image": "busybox"}}}}}}
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(e.ns, "replicationcontrollers"), Body: rc}).mustCode(t, http.StatusCreated, "create rc")
+	e.c.do(ctx, t, request{Path: nsPath(e.ns, "replicationcontrollers") + "/rc/scale"}).decode(t, &s)
+	if diff := cmp.Diff(map[string]any{"replicas": float64(2)}, s["spec"]); diff != "" {
+		t.Errorf("rc scale spec (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"replicas": float64(0), "selector": "app=rc,tier=x"}, s["status"]); diff != "" {
+		t.Errorf("rc scale status (-want +got):\n%s", diff)
+	}
+}
+
+// RunSubresourceErrors: a Binding with another uid is 409 quoting the
+// storage precondition error; an Eviction whose deleteOptions.dryRun
+// disagrees with the request's is a 500.
+func RunSubresourceErrors(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	p := e.createPod(ctx, pod("p", "", object{"name": "c", "image": "busybox"}))
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.pods() + "/p/binding", Body: object{"apiVersion": "v1", "kind": "Binding",
+		"metadata": object{"name": "p", "uid": "00000000-0000-0000-0000-000000000000"}, "target": object{"name": "node-a"}}})
+	checkStatus(t, "binding with another uid", registryKeys(r), wantStatus(http.StatusConflict, metav1.StatusReasonConflict,
+		`Operation cannot be fulfilled on pods "p": StorageError: invalid object, Code: 4, Key: /registry/pods/`+e.ns+`/p, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: 00000000-0000-0000-0000-000000000000, UID in object meta: `+metaOf(p)["uid"].(string),
+		&metav1.StatusDetails{Name: "p", Kind: "pods"}))
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.pods() + "/p/eviction", Query: q("dryRun", "All"), Body: object{
+		"apiVersion": "policy/v1", "kind": "Eviction", "metadata": object{"name": "p"}, "deleteOptions": object{"dryRun": []string{}}}})
+	if r.Code != http.StatusCreated {
+		t.Errorf("eviction with an empty deleteOptions.dryRun: %d %s, want 201 (the request's dryRun applies)", r.Code, r.Body)
+	}
+}
+
+// registryKeys rewrites the etcd keys a StorageError quotes to
+// kube-apiserver's default prefix, /registry: the real server of
+// tools/realapiserver stores under /lwsim/registry.
+func registryKeys(r response) response {
+	r.Body = bytes.ReplaceAll(r.Body, []byte("Key: /lwsim/registry/"), []byte("Key: /registry/"))
+	return r
 }

@@ -197,3 +197,49 @@ func RunValidatePodSpecImmutable(ctx context.Context, t *testing.T, target Targe
 		t.Errorf("nodeName change: %d %s, want 422 forbidding the spec change", r.Code, r.Body)
 	}
 }
+
+// RunValidateMisc: an unqualified finalizer that is not a standard one, a
+// StatefulSet name with a dot (a DNS label), a DaemonSet without a
+// selector and a Service without ports.
+func RunValidateMisc(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	body := cm("f", nil, "v")
+	body["metadata"].(object)["finalizers"] = []string{"foo"}
+	checkStatus(t, "finalizer foo", e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: body}), invalid("ConfigMap", "", "f",
+		invalidValue("metadata.finalizers[0]", "foo", "name is neither a standard finalizer name nor is it fully qualified")))
+
+	sts := deployment("s.s", 1)
+	sts["kind"] = "StatefulSet"
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: "/apis/apps/v1/namespaces/" + e.ns + "/statefulsets", Body: sts})
+	checkStatus(t, "statefulset s.s", r, invalid("StatefulSet", "apps", "s.s",
+		invalidValue("metadata.name", "s.s", validation.IsDNS1123Label("s.s")[0])))
+
+	ds := deployment("d", 1)
+	ds["kind"] = "DaemonSet"
+	spec := ds["spec"].(object)
+	delete(spec, "replicas")
+	delete(spec, "selector")
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: "/apis/apps/v1/namespaces/" + e.ns + "/daemonsets", Body: ds})
+	checkStatus(t, "daemonset without selector", r, invalid("DaemonSet", "apps", "d",
+		cause(metav1.CauseTypeFieldValueInvalid, "spec.template.metadata.labels", `Invalid value: {"app":"d"}: `+"`selector` does not match template `labels`")))
+
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(e.ns, "services"), Body: object{
+		"apiVersion": "v1", "kind": "Service", "metadata": object{"name": "s"}, "spec": object{"selector": object{"app": "s"}}}})
+	checkStatus(t, "service without ports", r, invalid("Service", "", "s", cause(metav1.CauseTypeFieldValueRequired, "spec.ports", "Required value")))
+}
+
+// RunValidateSecretUpdate: a Secret's type cannot change, nor the data
+// of an immutable one.
+func RunValidateSecretUpdate(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	secrets := nsPath(e.ns, "secrets")
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: secrets, Body: object{"apiVersion": "v1", "kind": "Secret",
+		"metadata": object{"name": "s"}, "type": "Opaque", "immutable": true, "stringData": object{"k": "v"}}}).mustCode(t, http.StatusCreated, "create secret")
+	merge := func(patch object) response {
+		return e.c.do(ctx, t, request{Method: http.MethodPatch, Path: secrets + "/s", Body: patch, ContentType: "application/merge-patch+json"})
+	}
+	checkStatus(t, "type change", merge(object{"type": "example.com/other"}), invalid("Secret", "", "s",
+		invalidValue("type", "example.com/other", "field is immutable")))
+	checkStatus(t, "data change", merge(object{"stringData": object{"k": "w"}}), invalid("Secret", "", "s",
+		cause(metav1.CauseType("FieldValueForbidden"), "data", "Forbidden: field is immutable when `immutable` is set")))
+}

@@ -108,9 +108,7 @@ func bindingPreconditions(req *request, b *corev1.Binding, pod *corev1.Pod) erro
 	default:
 		return nil
 	}
-	key := "/registry/pods/" + pod.Namespace + "/" + pod.Name
-	return apierrors.NewConflict(req.res.qualified(), pod.Name,
-		fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s", key, msg))
+	return storagePreconditionFailed(req.res, pod.Namespace, pod.Name, msg)
 }
 
 // boundPod returns the pod assigned to the Binding's target, or the

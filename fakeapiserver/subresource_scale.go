@@ -104,7 +104,13 @@ func (s *Server) updateScale(req *request) (*autoscalingv1.Scale, error) {
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected input object type to be Scale, but %T", body))
 	}
-	return s.writeScale(req, func(runtime.Object) (*autoscalingv1.Scale, error) { return want.DeepCopy(), nil })
+	return s.writeScale(req, func(cur runtime.Object) (*autoscalingv1.Scale, error) {
+		// The body's uid is a storage precondition, checked first.
+		if err := uidPrecondition(req.res, want.UID, cur); err != nil {
+			return nil, err
+		}
+		return want.DeepCopy(), nil
+	})
 }
 
 // patchScale is ScaleREST.Update for a PATCH: the patch applies to the

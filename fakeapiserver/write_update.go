@@ -16,7 +16,7 @@ import (
 func (s *Server) serveUpdate(req *request) {
 	obj, out, err := s.decodeUpdate(req)
 	if err == nil {
-		obj, err = s.updateObject(req, func(runtime.Object) (runtime.Object, error) { return obj.DeepCopyObject(), nil })
+		obj, err = s.updateObject(req, replaceWith(req.res, obj))
 	}
 	if err != nil {
 		s.writeError(req.w, req.r, err)
