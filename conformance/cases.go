@@ -132,5 +132,6 @@ func Cases() []Case {
 		{Name: "DryRunCreateWorkload", Run: RunDryRunCreateWorkload},
 		{Name: "ScaleMisc", Run: RunScaleMisc},
 		{Name: "SubresourceErrors", Run: RunSubresourceErrors},
+		{Name: "DryRunSubresources", Run: RunDryRunSubresources},
 	}
 }

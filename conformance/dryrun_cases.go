@@ -133,3 +133,43 @@ func RunDryRunCreateWorkload(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "get after a dry-run create", e.c.do(ctx, t, request{Path: e.deployments() + "/web"}),
 		wantStatus(http.StatusNotFound, metav1.StatusReasonNotFound, `deployments.apps "web" not found`, &metav1.StatusDetails{Name: "web", Group: "apps", Kind: "deployments"}))
 }
+
+// RunDryRunSubresources: dry-run writes through pods/status,
+// deployments/scale and pods/binding answer at the current
+// resourceVersion (the binding with its Success Status) and change
+// nothing.
+func RunDryRunSubresources(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	p := e.createPod(ctx, pod("p", "", object{"name": "c", "image": "busybox"}))
+	p["status"] = object{"phase": "Running"}
+	r := e.c.do(ctx, t, request{Method: http.MethodPut, Path: e.pods() + "/p/status", Query: dryRun(), Body: p})
+	r.mustCode(t, http.StatusOK, "dry-run put status")
+	var o object
+	r.decode(t, &o)
+	if o["status"].(map[string]any)["phase"] != "Running" || rvOf(t, o) != rvOf(t, p) {
+		t.Errorf("dry-run put status = %s, want phase Running at rv %d", r.Body, rvOf(t, p))
+	}
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.pods() + "/p/binding", Query: dryRun(), Body: object{
+		"apiVersion": "v1", "kind": "Binding", "metadata": object{"name": "p"}, "target": object{"name": "node-a"}}})
+	r.mustCode(t, http.StatusCreated, "dry-run binding")
+	e.c.do(ctx, t, request{Path: e.pods() + "/p"}).decode(t, &o)
+	if rvOf(t, o) != rvOf(t, p) || o["spec"].(map[string]any)["nodeName"] != nil {
+		t.Errorf("pod after dry runs = rv %d nodeName %v, want untouched at rv %d", rvOf(t, o), o["spec"].(map[string]any)["nodeName"], rvOf(t, p))
+	}
+
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Body: deployment("web", 1)})
+	r.mustCode(t, http.StatusCreated, "create deployment")
+	var d object
+	r.decode(t, &d)
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.deployments() + "/web/scale", Query: dryRun(),
+		Body: object{"spec": object{"replicas": 4}}, ContentType: "application/merge-patch+json"})
+	r.mustCode(t, http.StatusOK, "dry-run patch scale")
+	r.decode(t, &o)
+	if o["spec"].(map[string]any)["replicas"] != float64(4) || rvOf(t, o) != rvOf(t, d) {
+		t.Errorf("dry-run patch scale = %s, want 4 replicas at rv %d", r.Body, rvOf(t, d))
+	}
+	e.c.do(ctx, t, request{Path: e.deployments() + "/web"}).decode(t, &o)
+	if o["spec"].(map[string]any)["replicas"] != float64(1) || rvOf(t, o) != rvOf(t, d) {
+		t.Errorf("deployment after a dry-run scale = %v at rv %d, want 1 replica at rv %d", o["spec"].(map[string]any)["replicas"], rvOf(t, o), rvOf(t, d))
+	}
+}

@@ -129,3 +129,43 @@ func TestDryRunInvalidValue(t *testing.T) {
 	wantInvalid(t, "dryRun=Foo", err, "CreateOptions", "", `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Foo"]: supported values: "All"`,
 		metav1.StatusCause{Type: "FieldValueNotSupported", Message: `Unsupported value: ["Foo"]: supported values: "All"`, Field: "dryRun"})
 }
+
+// TestDryRunSubresources: dry-run writes through /status, /scale and
+// pods/binding answer as the write would and change nothing.
+func TestDryRunSubresources(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	cs := clientsetFor(t, srv)
+	ctx := t.Context()
+	pod, err := cs.CoreV1().Pods("default").Create(ctx, newTestPod("p", "nginx"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := pod.DeepCopy()
+	st.Status.Phase = corev1.PodRunning
+	got, err := cs.CoreV1().Pods("default").UpdateStatus(ctx, st, metav1.UpdateOptions{DryRun: dryAll})
+	if err != nil || got.Status.Phase != corev1.PodRunning || got.ResourceVersion != pod.ResourceVersion {
+		t.Errorf("dry-run UpdateStatus = phase %s rv %s, %v; want Running at rv %s", got.Status.Phase, got.ResourceVersion, err, pod.ResourceVersion)
+	}
+	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Target: corev1.ObjectReference{Name: "node-1"}}
+	if err := cs.CoreV1().Pods("default").Bind(ctx, b, metav1.CreateOptions{DryRun: dryAll}); err != nil {
+		t.Errorf("dry-run Bind = %v", err)
+	}
+	if cur, err := cs.CoreV1().Pods("default").Get(ctx, "p", metav1.GetOptions{}); err != nil || cur.ResourceVersion != pod.ResourceVersion || cur.Spec.NodeName != "" {
+		t.Errorf("pod after dry runs = rv %s node %q, %v; want untouched at rv %s", cur.ResourceVersion, cur.Spec.NodeName, err, pod.ResourceVersion)
+	}
+
+	d := mustCreateDeployment(t, ctx, cs, "web", 1)
+	sc, err := cs.AppsV1().Deployments("default").GetScale(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = 4
+	out, err := cs.AppsV1().Deployments("default").UpdateScale(ctx, "web", sc, metav1.UpdateOptions{DryRun: dryAll})
+	if err != nil || out.Spec.Replicas != 4 || out.ResourceVersion != d.ResourceVersion {
+		t.Errorf("dry-run UpdateScale = %d replicas at rv %s, %v; want 4 at rv %s", out.Spec.Replicas, out.ResourceVersion, err, d.ResourceVersion)
+	}
+	if cur, err := cs.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{}); err != nil || *cur.Spec.Replicas != 1 || cur.ResourceVersion != d.ResourceVersion {
+		t.Errorf("deployment after a dry-run scale = %d replicas rv %s, %v; want 1 at rv %s", *cur.Spec.Replicas, cur.ResourceVersion, err, d.ResourceVersion)
+	}
+}
