@@ -133,5 +133,6 @@ func Cases() []Case {
 		{Name: "ScaleMisc", Run: RunScaleMisc},
 		{Name: "SubresourceErrors", Run: RunSubresourceErrors},
 		{Name: "DryRunSubresources", Run: RunDryRunSubresources},
+		{Name: "ValidateFields", Run: RunValidateFields},
 	}
 }

@@ -243,3 +243,44 @@ func RunValidateSecretUpdate(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "data change", merge(object{"stringData": object{"k": "w"}}), invalid("Secret", "", "s",
 		cause(metav1.CauseType("FieldValueForbidden"), "data", "Forbidden: field is immutable when `immutable` is set")))
 }
+
+// RunValidateFields: more of the checks tests hit: negative replicas, a
+// service port out of range, duplicate container names, an unknown
+// restartPolicy, an invalid generateName, oversized annotations.
+func RunValidateFields(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	post := func(path string, body object) response {
+		return e.c.do(ctx, t, request{Method: http.MethodPost, Path: path, Body: body})
+	}
+	checkStatus(t, "deployment with -1 replicas", post(e.deployments(), deployment("d", -1)), invalid("Deployment", "apps", "d",
+		cause(metav1.CauseTypeFieldValueInvalid, "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")))
+
+	svc := object{"apiVersion": "v1", "kind": "Service", "metadata": object{"name": "s"}, "spec": object{"ports": []any{object{"port": 70000}}}}
+	// targetPort defaults to the port, so it is out of range too.
+	checkStatus(t, "service port 70000", post(nsPath(e.ns, "services"), svc), invalid("Service", "", "s",
+		cause(metav1.CauseTypeFieldValueInvalid, "spec.ports[0].port", "Invalid value: 70000: "+validation.IsValidPortNum(70000)[0]),
+		cause(metav1.CauseTypeFieldValueInvalid, "spec.ports[0].targetPort", "Invalid value: 70000: "+validation.IsValidPortNum(70000)[0])))
+
+	dup := pod("p", "", object{"name": "c", "image": "busybox"}, object{"name": "c", "image": "busybox"})
+	checkStatus(t, "duplicate container names", post(e.pods(), dup), invalid("Pod", "", "p",
+		cause(metav1.CauseTypeFieldValueDuplicate, "spec.containers[1].name", `Duplicate value: "c"`)))
+
+	sometimes := pod("p", "", object{"name": "c", "image": "busybox"})
+	sometimes["spec"].(object)["restartPolicy"] = "Sometimes"
+	checkStatus(t, "restartPolicy Sometimes", post(e.pods(), sometimes), invalid("Pod", "", "p",
+		cause(metav1.CauseTypeFieldValueNotSupported, "spec.restartPolicy", `Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`)))
+
+	gen := cm("", nil, "v")
+	gen["metadata"] = object{"generateName": "Bad-"}
+	r := post(e.cms(), gen)
+	st := r.status(t)
+	if r.Code != http.StatusUnprocessableEntity || st.Details == nil || len(st.Details.Causes) != 2 ||
+		st.Details.Causes[0].Field != "metadata.generateName" || st.Details.Causes[1].Field != "metadata.name" {
+		t.Errorf("generateName Bad-: %d %s, want 422 on metadata.generateName and metadata.name", r.Code, r.Body)
+	}
+
+	big := cm("a", nil, "v")
+	big["metadata"].(object)["annotations"] = object{"k": strings.Repeat("x", 256*1024)}
+	checkStatus(t, "annotations over 256 KiB", post(e.cms(), big), invalid("ConfigMap", "", "a",
+		cause(metav1.CauseType("FieldValueTooLong"), "metadata.annotations", "Too long: may not be more than 262144 bytes")))
+}

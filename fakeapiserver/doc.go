@@ -17,5 +17,13 @@
 //	srv := fakeapiserver.Start(t)
 //	cs := srv.Clientset()
 //
+// Writes are validated as kube-apiserver validates them, per kind
+// ([Resource].Validate, [ValidateFunc]; the checks tests hit most, with the
+// real 422 Status), and honour dryRun=All on every verb, subresources
+// included. Besides status, the scale subresource is served for the
+// resources with a [ScaleSubresource] (Deployments, ReplicaSets,
+// StatefulSets, ReplicationControllers), and pods have eviction
+// (PodDisruptionBudgets are not consulted) and binding.
+//
 // As a program, see cmd/lw-sim (lw-sim serve).
 package fakeapiserver

@@ -210,9 +210,9 @@ func validateService(obj, old runtime.Object) field.ErrorList {
 	return errs
 }
 
-// validateServicePort is validateServicePort. An unset protocol or
-// targetPort is what defaulting fills (TCP, the port), so only set values
-// are checked.
+// validateServicePort is validateServicePort. An unset protocol is what
+// defaulting fills (TCP), so only a set one is checked; an unset
+// targetPort is checked as the port defaulting copies into it.
 func validateServicePort(sp *corev1.ServicePort, requireName bool, names map[string]bool, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch {
@@ -231,14 +231,18 @@ func validateServicePort(sp *corev1.ServicePort, requireName bool, names map[str
 	if sp.Protocol != "" {
 		errs = append(errs, validateOneOf(path.Child("protocol"), string(sp.Protocol), supportedPortProtocols...)...)
 	}
+	target := sp.TargetPort
+	if target == intstr.FromInt32(0) || target == intstr.FromString("") {
+		target = intstr.FromInt32(sp.Port)
+	}
 	switch {
-	case sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal != 0:
-		for _, msg := range validation.IsValidPortNum(sp.TargetPort.IntValue()) {
-			errs = append(errs, field.Invalid(path.Child("targetPort"), sp.TargetPort.IntValue(), msg))
+	case target.Type == intstr.Int:
+		for _, msg := range validation.IsValidPortNum(target.IntValue()) {
+			errs = append(errs, field.Invalid(path.Child("targetPort"), target.IntValue(), msg))
 		}
-	case sp.TargetPort.Type == intstr.String:
-		for _, msg := range validation.IsValidPortName(sp.TargetPort.StrVal) {
-			errs = append(errs, field.Invalid(path.Child("targetPort"), sp.TargetPort.StrVal, msg))
+	case target.Type == intstr.String:
+		for _, msg := range validation.IsValidPortName(target.StrVal) {
+			errs = append(errs, field.Invalid(path.Child("targetPort"), target.StrVal, msg))
 		}
 	}
 	return errs
