@@ -41,3 +41,39 @@ func TestKubectlDryRunAndScale(t *testing.T) {
 		t.Errorf("Deployment after kubectl scale = %v, %v; want 3 replicas", d.Spec.Replicas, err)
 	}
 }
+
+// TestKubectlDrain drives kubectl drain: it cordons the node, finds the
+// node's pods by field selector and evicts them through pods/eviction,
+// then waits until they are gone.
+func TestKubectlDrain(t *testing.T) {
+	if _, err := os.Stat(kubectlPath); err != nil {
+		t.Skipf("kubectl end-to-end test skipped: it runs %s, which is not usable here: %v", kubectlPath, err)
+	}
+	t.Parallel()
+	srv := Start(t, WithTLS(), WithToken("kubectl-token"))
+	k := newKubectl(t, srv)
+	cs := srv.Clientset()
+	ctx := t.Context()
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"on-node", "elsewhere"} {
+		p := newTestPod(name, "nginx")
+		p.Spec.NodeName = map[string]string{"on-node": "node-1", "elsewhere": "node-2"}[name]
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := k.run(t, "drain", "node-1", "--force", "--grace-period=0", "--timeout=30s")
+	if !strings.Contains(out, "pod/on-node evicted") || !strings.Contains(out, "node/node-1 drained") {
+		t.Errorf("kubectl drain = %q, want on-node evicted and node-1 drained", out)
+	}
+	pods, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+	if err != nil || len(pods.Items) != 1 || pods.Items[0].Name != "elsewhere" {
+		t.Errorf("pods after the drain = %v, %v; want only elsewhere", pods, err)
+	}
+	node, err := cs.CoreV1().Nodes().Get(ctx, "node-1", metav1.GetOptions{})
+	if err != nil || !node.Spec.Unschedulable {
+		t.Errorf("node after the drain = unschedulable %v, %v; want cordoned", node.Spec.Unschedulable, err)
+	}
+}
