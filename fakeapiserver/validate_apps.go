@@ -30,13 +30,13 @@ func workloadOf(obj runtime.Object) (workload, bool) {
 	case *appsv1.Deployment:
 		// Deployments (and ReplicaSets) say "deployment": the ReplicaSet
 		// check was copied from the Deployment one, message included.
-		return workload{"deployment", "Deployment", o.Spec.Replicas, o.Spec.Selector, &o.Spec.Template, true}, true
+		return workload{kindWord: "deployment", kind: "Deployment", replicas: o.Spec.Replicas, selector: o.Spec.Selector, template: &o.Spec.Template, selectorRequired: true}, true
 	case *appsv1.ReplicaSet:
-		return workload{"deployment", "ReplicaSet", o.Spec.Replicas, o.Spec.Selector, &o.Spec.Template, true}, true
+		return workload{kindWord: "deployment", kind: "ReplicaSet", replicas: o.Spec.Replicas, selector: o.Spec.Selector, template: &o.Spec.Template, selectorRequired: true}, true
 	case *appsv1.StatefulSet:
-		return workload{"statefulset", "StatefulSet", o.Spec.Replicas, o.Spec.Selector, &o.Spec.Template, true}, true
+		return workload{kindWord: "statefulset", kind: "StatefulSet", replicas: o.Spec.Replicas, selector: o.Spec.Selector, template: &o.Spec.Template, selectorRequired: true}, true
 	case *appsv1.DaemonSet:
-		return workload{"daemonset", "DaemonSet", nil, o.Spec.Selector, &o.Spec.Template, false}, true
+		return workload{kindWord: "daemonset", kind: "DaemonSet", selector: o.Spec.Selector, template: &o.Spec.Template}, true
 	}
 	return workload{}, false
 }
