@@ -32,6 +32,7 @@ var builtinValidators = map[schema.GroupKind]ValidateFunc{
 	{Group: "apps", Kind: "ReplicaSet"}:                              validateReplicaSet,
 	{Group: "apps", Kind: "StatefulSet"}:                             validateStatefulSet,
 	{Group: "apps", Kind: "DaemonSet"}:                               validateDaemonSet,
+	{Group: "batch", Kind: "Job"}:                                    validateJob,
 	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               validateRBACObject,
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        validateRBACObject,
 	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        validateRBACObject,

@@ -127,14 +127,7 @@ func validateWorkloadSelector(w workload, specPath *field.Path) field.ErrorList 
 // of the template, plus the restartPolicy and activeDeadlineSeconds rules
 // of controllers that keep pods running.
 func validateWorkloadTemplate(w workload, path *field.Path) field.ErrorList {
-	t := w.template.DeepCopy()
-	defaultPodTemplate(t)
-	errs := metav1validation.ValidateLabels(t.Labels, path.Child("labels"))
-	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, path.Child("annotations"))...)
-	errs = append(errs, validatePodSpec(&t.Spec, path.Child("spec"))...)
-	if len(t.Spec.EphemeralContainers) > 0 {
-		errs = append(errs, field.Forbidden(path.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
-	}
+	t, errs := validatePodTemplate(w.template, path)
 	if t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
 		errs = append(errs, field.NotSupported(path.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
 	}
@@ -142,6 +135,20 @@ func validateWorkloadTemplate(w workload, path *field.Path) field.ErrorList {
 		errs = append(errs, field.Forbidden(path.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in "+w.kind+" is not Supported"))
 	}
 	return errs
+}
+
+// validatePodTemplate is ValidatePodTemplateSpec on a defaulted copy of
+// template, which it returns.
+func validatePodTemplate(template *corev1.PodTemplateSpec, path *field.Path) (*corev1.PodTemplateSpec, field.ErrorList) {
+	t := template.DeepCopy()
+	defaultPodTemplate(t)
+	errs := metav1validation.ValidateLabels(t.Labels, path.Child("labels"))
+	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, path.Child("annotations"))...)
+	errs = append(errs, validatePodSpec(&t.Spec, path.Child("spec"))...)
+	if len(t.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(path.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
+	return t, errs
 }
 
 // defaultPodTemplate applies the pod-spec defaults a template gets from

@@ -7,9 +7,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
@@ -226,4 +228,35 @@ func mustCreateDeployment(t *testing.T, ctx context.Context, cs kubernetes.Inter
 		t.Fatalf("Create(deployment %s) = %v", name, err)
 	}
 	return got
+}
+
+// TestValidationJob: a Job's template restartPolicy must be OnFailure or
+// Never (the messages are kube-apiserver v1.37.2's, observed).
+func TestValidationJob(t *testing.T) {
+	t.Parallel()
+	srv := Start(t, WithConfig(func(c *Config) {
+		c.GroupVersions = append(append([]schema.GroupVersion{}, DefaultGroupVersions...), batchv1.SchemeGroupVersion)
+	}))
+	jobs := clientsetFor(t, srv).BatchV1().Jobs("default")
+	ctx := t.Context()
+	job := func(name string, rp corev1.RestartPolicy) *batchv1.Job {
+		tmpl := testTemplate(nil)
+		tmpl.Spec.RestartPolicy = rp
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: batchv1.JobSpec{Template: tmpl}}
+	}
+	_, err := jobs.Create(ctx, job("a", ""), metav1.CreateOptions{})
+	wantInvalid(t, "job without restartPolicy", err, "Job", "a", `Job.batch "a" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"`,
+		metav1.StatusCause{Type: "FieldValueRequired", Message: `Required value: valid values: "OnFailure", "Never"`, Field: "spec.template.spec.restartPolicy"})
+	b := job("b", "Sometimes")
+	minus := int32(-1)
+	b.Spec.Parallelism = &minus
+	_, err = jobs.Create(ctx, b, metav1.CreateOptions{})
+	wantInvalid(t, "job with parallelism -1 and restartPolicy Sometimes", err, "Job", "b",
+		`Job.batch "b" is invalid: [spec.parallelism: Invalid value: -1: must be greater than or equal to 0, spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never", spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "OnFailure", "Never"]`,
+		metav1.StatusCause{Type: "FieldValueInvalid", Message: "Invalid value: -1: must be greater than or equal to 0", Field: "spec.parallelism"},
+		metav1.StatusCause{Type: "FieldValueNotSupported", Message: `Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`, Field: "spec.template.spec.restartPolicy"},
+		metav1.StatusCause{Type: "FieldValueNotSupported", Message: `Unsupported value: "Sometimes": supported values: "OnFailure", "Never"`, Field: "spec.template.spec.restartPolicy"})
+	if _, err := jobs.Create(ctx, job("c", corev1.RestartPolicyNever), metav1.CreateOptions{}); err != nil {
+		t.Errorf("Create(job with restartPolicy Never) = %v", err)
+	}
 }

@@ -1,0 +1,65 @@
+package fakeapiserver
+
+import (
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// validateJob is ValidateJobCreate / ValidateJobUpdate (kubernetes
+// pkg/apis/batch/validation) for what does not depend on the selector the
+// real job strategy generates (lw-sim generates none, so the selector is
+// not checked on create): metadata, non-negative counts, the pod template,
+// whose restartPolicy must be OnFailure or Never, and on update an
+// immutable selector.
+func validateJob(obj, old runtime.Object) field.ErrorList {
+	job, ok := obj.(*batchv1.Job)
+	if !ok {
+		return validateGenericObject(obj, old)
+	}
+	var errs field.ErrorList
+	if old != nil {
+		errs = validateMetaUpdate(obj, old)
+	} else {
+		errs = validateMetaCreate(obj, apimachineryvalidation.NameIsDNSSubdomain)
+	}
+	specPath := field.NewPath("spec")
+	for _, c := range []struct {
+		name  string
+		value *int32
+	}{
+		{"parallelism", job.Spec.Parallelism}, {"completions", job.Spec.Completions},
+		{"backoffLimit", job.Spec.BackoffLimit}, {"ttlSecondsAfterFinished", job.Spec.TTLSecondsAfterFinished},
+		{"backoffLimitPerIndex", job.Spec.BackoffLimitPerIndex}, {"maxFailedIndexes", job.Spec.MaxFailedIndexes},
+	} {
+		if c.value != nil {
+			errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(*c.value), specPath.Child(c.name))...)
+		}
+	}
+	if d := job.Spec.ActiveDeadlineSeconds; d != nil {
+		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*d, specPath.Child("activeDeadlineSeconds"))...)
+	}
+	t, templateErrs := validatePodTemplate(&job.Spec.Template, specPath.Child("template"))
+	errs = append(errs, templateErrs...)
+	errs = append(errs, validateJobRestartPolicy(t.Spec.RestartPolicy, specPath.Child("template", "spec", "restartPolicy"))...)
+	if o, ok := old.(*batchv1.Job); ok {
+		errs = append(errs, apimachineryvalidation.ValidateImmutableField(job.Spec.Selector, o.Spec.Selector, specPath.Child("selector"))...)
+	}
+	return errs
+}
+
+// validateJobRestartPolicy is the Job rule on the (defaulted) template
+// restartPolicy: Always, the default, is reported as missing.
+func validateJobRestartPolicy(p corev1.RestartPolicy, path *field.Path) field.ErrorList {
+	switch p {
+	case corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
+		return nil
+	case corev1.RestartPolicyAlways, "":
+		return field.ErrorList{field.Required(path, fmt.Sprintf("valid values: %q, %q", corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever))}
+	}
+	return field.ErrorList{field.NotSupported(path, p, []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})}
+}
