@@ -134,5 +134,12 @@ func Cases() []Case {
 		{Name: "SubresourceErrors", Run: RunSubresourceErrors},
 		{Name: "DryRunSubresources", Run: RunDryRunSubresources},
 		{Name: "ValidateFields", Run: RunValidateFields},
+		{Name: "WriteBodyTooLarge", Run: RunWriteBodyTooLarge},
+		{Name: "PatchJSONCopyAmplification", Run: RunPatchJSONCopyAmplification},
+		{Name: "PatchJSONTooManyOps", Run: RunPatchJSONTooManyOps},
+		{Name: "WriteTooDeep", Run: RunWriteTooDeep},
+		{Name: "AnonymousHealthAndVersion", Run: RunAnonymousHealthAndVersion},
+		{Name: "AnonymousResourceForbidden", Run: RunAnonymousResourceForbidden},
+		{Name: "BearerScheme", Run: RunBearerScheme},
 	}
 }

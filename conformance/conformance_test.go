@@ -83,11 +83,13 @@ func (f *compactingFakeTarget) ForgetHistory(ctx context.Context) error {
 	return f.compact(ctx, rv)
 }
 
-// newFakeTarget starts a fake with a fake clock. It has the Compactor
-// ability when the fake's Server has a Compact method.
+// newFakeTarget starts a fake with a fake clock and, like the real target,
+// a bearer token (so anonymous callers are treated as the real server
+// treats them). It has the Compactor ability when the fake's Server has a
+// Compact method.
 func newFakeTarget(t *testing.T) Target {
 	clk := testingclock.NewFakeClock(time.Now())
-	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk))
+	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk), fakeapiserver.WithToken("conformance-"+randomSuffix()))
 	ft := &fakeTarget{srv: srv, clock: clk}
 	var s any = srv
 	switch c := s.(type) {

@@ -57,8 +57,12 @@ type Config struct {
 	// TLS serves HTTPS with a self-signed certificate for 127.0.0.1, ::1 and
 	// localhost; its CA is in RESTConfig and the written kubeconfig.
 	TLS bool
-	// Token, when set, is the bearer token every request must carry; others
-	// get 401 Unauthorized.
+	// Token, when set, is the bearer token every request must carry, as
+	// kube-apiserver with default RBAC treats its callers: a wrong token
+	// gets 401 Unauthorized; a request without one is system:anonymous,
+	// who may GET /healthz, /livez, /readyz and /version and gets 403
+	// Forbidden for anything else. The scheme "Bearer" is matched in any
+	// case.
 	Token string
 	// MaxRequestBodyBytes caps request bodies (413 above it). If zero, 3 MiB
 	// as kube-apiserver.

@@ -262,7 +262,7 @@ func TestFaultControlAPIOffByDefault(t *testing.T) {
 func TestFaultControlAPIToken(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := startBubble(t, WithToken("s3cret"), WithConfig(func(c *Config) { c.ControlAPI = true }))
-		for token, want := range map[string]int{"": http.StatusUnauthorized, "s3cret": http.StatusOK} {
+		for token, want := range map[string]int{"": http.StatusForbidden, "wrong": http.StatusUnauthorized, "s3cret": http.StatusOK} {
 			req, _ := http.NewRequest(http.MethodGet, b.srv.URL()+"/_lwsim/faults", nil)
 			if token != "" {
 				req.Header.Set("Authorization", "Bearer "+token)

@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"strings"
 
@@ -28,9 +27,15 @@ func (s *Server) buildHandler() http.Handler {
 			defer s.inflight.Done()
 		}
 		w.Header().Set("Audit-Id", newUID())
-		if !s.authenticated(r) {
+		switch s.authenticate(w, r) { // auth.go
+		case callerRejected:
 			s.writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
 			return
+		case callerAnonymous:
+			if err := anonymousForbidden(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		if s.serveControl(w, r) { // fault control API, when enabled (faults.go)
 			return
@@ -51,15 +56,6 @@ func (s *Server) enter() bool {
 	}
 	s.inflight.Add(1)
 	return true
-}
-
-// authenticated checks the bearer token when one is configured.
-func (s *Server) authenticated(r *http.Request) bool {
-	if s.cfg.Token == "" {
-		return true
-	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
 }
 
 // route dispatches a request by path.

@@ -56,6 +56,7 @@ type Server struct {
 // kube-public and kube-node-lease. It does not listen; call Serve.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	limitJSONPatchCopies() // write_limits.go
 	table, err := newResourceTable(cfg.Scheme, cfg.GroupVersions, cfg.Resources)
 	if err != nil {
 		return nil, err

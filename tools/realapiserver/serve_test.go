@@ -195,6 +195,12 @@ func (a *apiServer) start() error {
 	flags := []string{
 		"--endpoint-reconciler-type=none",
 		"--disable-admission-plugins=ServiceAccount",
+		// RBAC, as a real cluster runs (kubeadm's Node,RBAC without the
+		// node authorizer, which needs nodes). The test server's default,
+		// AlwaysAllow, turns anonymous authentication off, so /healthz,
+		// /livez, /readyz and /version would not answer anonymous callers
+		// as a cluster's system:public-info-viewer role lets them.
+		"--authorization-mode=RBAC",
 	}
 	opts := apitesting.NewDefaultTestServerOptions()
 	opts.DisableInvariantChecks = true
