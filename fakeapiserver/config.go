@@ -76,6 +76,12 @@ type Config struct {
 	MinRequestTimeout time.Duration
 	// Watch configures the WATCH path; see [WatchConfig] for its defaults.
 	Watch WatchConfig
+	// AllowedHosts, when non-nil, turns on the guard against DNS
+	// rebinding (internal/hostcheck): a request whose Host header is not an
+	// IP address, localhost, *.localhost or one of these names gets 403
+	// Forbidden before anything else; "*" allows every host. nil (the
+	// default, for tests) answers any Host; lw-sim serve always sets it.
+	AllowedHosts []string
 	// ControlAPI serves the fault-injection control API under /_lwsim/
 	// (internal/faults ControlHandler), behind Token when one is set. Off
 	// by default. [Server.Faults] works either way.

@@ -6,6 +6,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/internal/hostcheck"
 )
 
 // request is one resource request after routing: what it names and which
@@ -27,6 +29,10 @@ func (s *Server) buildHandler() http.Handler {
 			defer s.inflight.Done()
 		}
 		w.Header().Set("Audit-Id", newUID())
+		if s.hosts != nil && !s.hosts.Allowed(r.Host) { // Config.AllowedHosts
+			hostcheck.WriteForbidden(w, r.Host)
+			return
+		}
 		switch s.authenticate(w, r) { // auth.go
 		case callerRejected:
 			s.writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+	"github.com/lw-sim/lw-sim/internal/hostcheck"
 )
 
 // ErrServerClosed is returned by Serve after Close.
@@ -33,7 +34,8 @@ type Server struct {
 	handler   http.Handler
 	watch     *watchHub
 	compactor *compactor
-	faults    faultHooks // fault injection, see faults.go
+	faults    faultHooks         // fault injection, see faults.go
+	hosts     *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
 
 	tlsConfig *tls.Config // nil for plain HTTP
 	tlsCA     []byte      // PEM CA of the serving certificate, nil for plain HTTP
@@ -70,6 +72,9 @@ func New(cfg Config) (*Server, error) {
 		watch:     newWatchHub(cfg.Watch, cfg.Clock),
 		stopCtx:   ctx,
 		stop:      cancel,
+	}
+	if cfg.AllowedHosts != nil {
+		s.hosts = hostcheck.New(cfg.AllowedHosts...)
 	}
 	if cfg.TLS {
 		if s.tlsConfig, s.tlsCA, err = selfSignedTLS(); err != nil {

@@ -88,6 +88,7 @@ func (p *Proxy) upstreamRequest(r *http.Request, info faults.RequestInfo) *http.
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
 	}
+	stripCallerCredentials(out.Header) // guard.go
 	if info.Verb == "list" || info.Verb == "watch" {
 		if a := out.Header.Get("Accept"); strings.Contains(a, "protobuf") || strings.Contains(a, "cbor") {
 			// Watch events must be JSON for the proxy to frame them.

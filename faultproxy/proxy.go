@@ -26,8 +26,17 @@ type (
 type Config struct {
 	// Upstream is how to reach the apiserver (host, TLS, credentials), as
 	// from a kubeconfig. Required. The proxy authenticates upstream with
-	// it and drops the Authorization header clients send.
+	// it; what callers send as credentials (Authorization,
+	// Proxy-Authorization, Cookie) or to change identity (Impersonate-*)
+	// is dropped first.
 	Upstream *rest.Config
+	// Token, when set, is the bearer token every caller must send (401
+	// Unauthorized otherwise). It is checked here and never forwarded.
+	Token string
+	// AllowedHosts, when non-nil, refuses requests whose Host header is
+	// not an IP address, localhost, *.localhost or one of these names (403,
+	// internal/hostcheck; a guard against DNS rebinding). "*" allows all.
+	AllowedHosts []string
 	// Clock times latencies, delays and windows. If nil, the real clock.
 	Clock clock.WithTickerAndDelayedExecution
 	// ControlAPI serves the control API under /_lwsim/ (see
@@ -43,6 +52,7 @@ type Proxy struct {
 	transport http.RoundTripper
 	inj       *faults.Injector
 	control   http.Handler
+	handler   http.Handler
 	seenRV    atomic.Int64
 	stop      context.CancelFunc
 }
@@ -70,14 +80,16 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.ControlAPI {
 		p.control = faults.ControlHandler(p.inj)
 	}
+	p.handler = guard(cfg, http.HandlerFunc(p.serveHTTP))
 	return p, nil
 }
 
 // Faults returns the proxy's fault injector.
 func (p *Proxy) Faults() *FaultInjector { return p.inj }
 
-// Handler returns the proxy's HTTP handler.
-func (p *Proxy) Handler() http.Handler { return http.HandlerFunc(p.serveHTTP) }
+// Handler returns the proxy's HTTP handler: the caller checks of [Config]
+// (Host, Token), then the control API, request faults and forwarding.
+func (p *Proxy) Handler() http.Handler { return p.handler }
 
 // Close ends every fault and releases hung streams. The http.Server that
 // serves Handler is the caller's to close.

@@ -49,9 +49,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&cfg.TLS, "tls", false,
 		"serve HTTPS with a fresh self-signed certificate; its CA goes into the kubeconfig")
 	fs.StringVar(&cfg.Token, "token", "",
-		"require this bearer `token` on every request (401 Unauthorized otherwise);\n"+
-			"it goes into the kubeconfig. Needs --tls: kubectl and client-go send a\n"+
-			"kubeconfig's token only over HTTPS")
+		"require this bearer `token` as kube-apiserver with RBAC does: a wrong token\n"+
+			"gets 401; without one a caller may only GET /healthz, /livez, /readyz and\n"+
+			"/version (403 otherwise). It goes into the kubeconfig. Needs --tls: kubectl\n"+
+			"and client-go send a kubeconfig's token only over HTTPS")
+	var allowHost hostsFlag
+	fs.Var(&allowHost, "allow-host", allowHostUsage)
 	fs.BoolVar(&cfg.ControlAPI, "control", false,
 		"serve the fault-injection control API under /_lwsim/faults (JSON; behind\n"+
 			"--token when set). Off by default")
@@ -66,6 +69,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return &usageError{msg: fmt.Sprintf("serve: %v", err)}
 	}
+	cfg.AllowedHosts = allowedHosts(addr, allowHost)
 	if !isLoopback(addr) {
 		fmt.Fprintf(stderr, "lw-sim serve: warning: listening on %s, beyond loopback; anyone who can reach it can read and write (consider --token)\n", addr)
 	}

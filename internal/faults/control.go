@@ -28,7 +28,9 @@ const maxControlBody = 1 << 20
 //	DELETE /_lwsim/faults/{id}     remove one (404 if unknown)
 //	GET    /_lwsim/faults/records  every [Record]
 //
-// Errors are Kubernetes Status objects. Authentication is the caller's.
+// Errors are Kubernetes Status objects. Authentication is the caller's;
+// requests from web pages are refused (see guardBrowser), and POST needs
+// Content-Type application/json (415 otherwise).
 func ControlHandler(in *Injector) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /_lwsim/faults", func(w http.ResponseWriter, _ *http.Request) {
@@ -71,7 +73,7 @@ func ControlHandler(in *Injector) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", emptyGR, "", "no control endpoint "+r.Method+" "+r.URL.Path, 0, false))
 	})
-	return mux
+	return guardBrowser(mux) // control_guard.go
 }
 
 // IsControlPath reports whether path belongs to the control API.
