@@ -47,6 +47,7 @@ func (s *Server) serveWatch(req *request) {
 	}
 	ctx, cancel, deadline := s.watchContext(req.r.Context(), p)
 	defer cancel()
+	watchCtx := ctx                              // ends at the deadline, on Close or without the client; not on stream faults
 	ctx, faulted := s.faultStream(ctx, req, out) // stream faults (faults_watch.go)
 	defer faulted.finish()                       // a cut or hang while idle
 	stream, err := s.beginStream(ctx, req, out, p)
@@ -54,6 +55,9 @@ func (s *Server) serveWatch(req *request) {
 		return // the client went away before the headers
 	}
 	stream.enc.faults = faulted
+	var release func()
+	stream.enc.deadline, release = newWriteDeadline(watchCtx, stream.enc.rc, s.watch.cfg.SlowWatcherWriteTimeout) // watch_deadline.go
+	defer release()
 	s.watch.started.Add(1)
 	s.watch.active.Add(1)
 	defer s.watch.active.Add(-1)

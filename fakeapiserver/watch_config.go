@@ -53,12 +53,16 @@ type WatchConfig struct {
 	// SlowWatcherMaxLag ends a watch, with no ERROR event, when it comes back
 	// for more and finds more than this many events of its resource waiting
 	// (the cacher ends a watcher whose buffer stays full). The replay at the
-	// start of a watch is exempt. If zero, no limit.
+	// start of a watch is exempt. If zero, no limit (tests stay
+	// deterministic); lw-sim serve sets 200, the cacher's buffers for one
+	// watcher.
 	SlowWatcherMaxLag int
 	// SlowWatcherWriteTimeout ends a watch, with no ERROR event, when its
 	// client has not taken an event for this long. It is a write deadline on
 	// the connection, so it runs on the time package (virtual inside a
-	// testing/synctest bubble), not on [Config.Clock]. If zero, no limit.
+	// testing/synctest bubble), not on [Config.Clock]. If zero, no limit;
+	// lw-sim serve sets 10 s. Either way a watch ends at its deadline
+	// (timeoutSeconds) even if its client never reads (watch_deadline.go).
 	SlowWatcherWriteTimeout time.Duration
 	// EncodeCacheEntries bounds the cache of encoded events shared by all
 	// watchers: each event is encoded once per media type however many

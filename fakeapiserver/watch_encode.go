@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,8 +37,9 @@ type eventWriter struct {
 	include metav1.IncludeObjectPolicy
 	frames  io.Writer
 	rc      *http.ResponseController
-	// writeTimeout is the slow-consumer write deadline, 0 for none.
-	writeTimeout time.Duration
+	// deadline is the write deadline: the slow-consumer one, and the end
+	// of the watch (watch_deadline.go); nil-safe.
+	deadline *writeDeadline
 	// faults is the stream's fault hook (faults_watch.go); nil-safe.
 	faults *watchFaults
 }
@@ -58,9 +58,8 @@ func (s *Server) beginStream(ctx context.Context, req *request, out outputType, 
 	}
 	enc := &eventWriter{
 		s: s, hub: s.watch, res: req.res, out: out, include: includeObjectParam(req.r),
-		frames:       out.info.StreamSerializer.Framer.NewFrameWriter(req.w),
-		rc:           rc,
-		writeTimeout: s.watch.cfg.SlowWatcherWriteTimeout,
+		frames: out.info.StreamSerializer.Framer.NewFrameWriter(req.w),
+		rc:     rc,
 	}
 	bookmarks := p.opts.AllowWatchBookmarks
 	return &watchStream{s: s, ctx: ctx, req: req, p: p, enc: enc, bookmarks: bookmarks}, nil
@@ -97,7 +96,9 @@ func (e *eventWriter) send(ev outEvent) error {
 	if skip, err := e.faults.before(ev, data); skip || err != nil { // faults_watch.go
 		return err
 	}
-	e.setWriteDeadline()
+	if err := e.deadline.beforeWrite(true); err != nil { // watch_deadline.go
+		return err
+	}
 	if _, err := e.frames.Write(data); err != nil {
 		return e.writeFailed(fmt.Errorf("write watch event: %w", err))
 	}
@@ -107,27 +108,20 @@ func (e *eventWriter) send(ev outEvent) error {
 
 // flush pushes what was written to the client.
 func (e *eventWriter) flush() error {
-	e.setWriteDeadline()
+	_ = e.deadline.beforeWrite(false) // never refused
 	if err := e.rc.Flush(); err != nil {
 		return e.writeFailed(fmt.Errorf("flush watch events: %w", err))
 	}
 	return nil
 }
 
-// setWriteDeadline arms the slow-consumer rule: a client that does not take
-// the write within writeTimeout breaks it. The deadline is on the time
-// package, as net.Conn deadlines are.
-func (e *eventWriter) setWriteDeadline() {
-	if e.writeTimeout > 0 {
-		// Not every ResponseWriter supports deadlines; then the rule is
-		// off for this stream.
-		_ = e.rc.SetWriteDeadline(time.Now().Add(e.writeTimeout))
-	}
-}
-
-// writeFailed counts a write that failed on the slow-consumer deadline.
+// writeFailed counts a write that failed on the slow-consumer deadline
+// (not one failed because the watch ended).
 func (e *eventWriter) writeFailed(err error) error {
 	var ne net.Error
+	if e.deadline.watchEnded() {
+		return err
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		e.hub.slow.Add(1)
 	}

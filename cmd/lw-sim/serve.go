@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"time"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 )
@@ -20,6 +21,19 @@ const (
 	defaultKubeconfig = "lw-sim.kubeconfig"
 	// loopbackHost is bound when --listen names only a port.
 	loopbackHost = "127.0.0.1"
+	// serveWatchMaxLag is serve's default SlowWatcherMaxLag: the events the
+	// cacher buffers for one watcher before it ends it, its input and
+	// result channels at their size for a watch without an index
+	// (apiserver storage/cacher watch_cache_history.go
+	// maxWatchChanSizeWithoutIndex = 100, each).
+	serveWatchMaxLag = 2 * 100
+	// serveWatchWriteTimeout is serve's default SlowWatcherWriteTimeout.
+	// The cacher ends a watcher that stays blocked past its dispatch budget
+	// (at most 100 ms, time_budget.go maxBudget) once those buffers are
+	// full; here a write blocks only once the connection's buffers are full
+	// too, and a client paused by a GC or a slow handler deserves more than
+	// 100 ms, so a stall of 10 s ends the watch (with no ERROR, as there).
+	serveWatchWriteTimeout = 10 * time.Second
 )
 
 var serveCommand = command{
@@ -53,6 +67,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"gets 401; without one a caller may only GET /healthz, /livez, /readyz and\n"+
 			"/version (403 otherwise). It goes into the kubeconfig. Needs --tls: kubectl\n"+
 			"and client-go send a kubeconfig's token only over HTTPS")
+	fs.IntVar(&cfg.Watch.SlowWatcherMaxLag, "watch-max-lag", serveWatchMaxLag,
+		"end a watch (no ERROR event, as kube-apiserver's cacher ends a blocked watcher)\n"+
+			"that finds more than this many events of its resource waiting; 0: no limit")
+	fs.DurationVar(&cfg.Watch.SlowWatcherWriteTimeout, "watch-write-timeout", serveWatchWriteTimeout,
+		"end a watch whose client has not taken an event for this `duration`; 0: no limit.\n"+
+			"A watch always ends at its timeoutSeconds, read or not")
 	var allowHost hostsFlag
 	fs.Var(&allowHost, "allow-host", allowHostUsage)
 	fs.BoolVar(&cfg.ControlAPI, "control", false,

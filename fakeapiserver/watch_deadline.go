@@ -1,0 +1,102 @@
+package fakeapiserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// watchEndWriteGrace is how long a write in progress when a watch ends may
+// still take: enough for a reading client to take the rest of a frame, so
+// the stream ends on a frame boundary, not enough to hold a handler for a
+// client that never reads.
+const watchEndWriteGrace = time.Second
+
+// errWatchEnded refuses a new event once the watch has ended.
+var errWatchEnded = errors.New("fakeapiserver: watch ended")
+
+// writeDeadline owns the write deadline of one watch response. A watch
+// writes on its handler goroutine; a client that stops reading blocks that
+// write once the connection's buffers are full, and a blocked write sees
+// neither the watch's timeout nor the server's Close. So when the watch's
+// context ends (timeoutSeconds, Close, the client gone; stream faults end
+// the stream by other means) no new event is started and the deadline of
+// the write in progress becomes watchEndWriteGrace from then: the watch
+// ends at its deadline whether or not the client reads. Until then it
+// carries the slow-consumer deadline ([WatchConfig.SlowWatcherWriteTimeout]),
+// if any.
+//
+// The real server has the same need met differently: its watch handler
+// never blocks on a slow client for long, because the cacher terminates a
+// watcher whose buffered channel stays full (cache_watcher.go add).
+type writeDeadline struct {
+	rc *http.ResponseController
+	// timeout is the slow-consumer write deadline, 0 for none.
+	timeout time.Duration
+
+	// mu guards the fields below, so a deadline set by the handler never
+	// overwrites the one set at the end, and none is set once the handler
+	// has returned (a ResponseController is invalid then).
+	mu sync.Mutex
+	// ended is set when the context ended: writes fail from then on.
+	ended bool
+	// released is set when the handler is done with the response.
+	released bool
+}
+
+// newWriteDeadline arms the end-of-watch deadline on ctx. The returned
+// release must be called before the handler returns.
+func newWriteDeadline(ctx context.Context, rc *http.ResponseController, timeout time.Duration) (*writeDeadline, func()) {
+	d := &writeDeadline{rc: rc, timeout: timeout}
+	stop := context.AfterFunc(ctx, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.released {
+			return
+		}
+		d.ended = true
+		// Not every ResponseWriter supports deadlines (an in-process
+		// handler test, say); then only a reading client ends the write.
+		_ = d.rc.SetWriteDeadline(time.Now().Add(watchEndWriteGrace))
+	})
+	return d, func() {
+		stop()
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.released = true
+	}
+}
+
+// beforeWrite sets the deadline of the next write, the slow-consumer
+// timeout from now if there is one. Once the watch has ended it leaves the
+// end's deadline alone, and refuses a new event (newEvent) with
+// errWatchEnded; a flush of what is written may still go out.
+func (d *writeDeadline) beforeWrite(newEvent bool) error {
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case d.released:
+	case d.ended && newEvent:
+		return errWatchEnded
+	case d.ended:
+	case d.timeout > 0:
+		_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	}
+	return nil
+}
+
+// watchEnded reports whether a failed write is explained by the end of the
+// watch rather than by a slow client.
+func (d *writeDeadline) watchEnded() bool {
+	if d == nil {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ended
+}
