@@ -5,7 +5,13 @@ export PATH := $(PATH):/usr/local/go/bin
 GO  ?= go
 BIN ?= bin
 
-.PHONY: test demo bench build
+.PHONY: test demo bench build fuzz load
+
+# FUZZTIME is how long `make fuzz` runs each fuzz target.
+FUZZTIME ?= 60s
+# FUZZ_TARGETS are the native fuzz targets (fakeapiserver/fuzz_test.go);
+# their seeds (f.Add and fakeapiserver/testdata/fuzz) run in `make test`.
+FUZZ_TARGETS := FuzzContinueToken FuzzRequestPath FuzzListWatchOptions FuzzWriteBody FuzzPatch
 
 ## test: vet, then every test under the race detector (CI runs this; well
 ## under 15 minutes on 2 cores)
@@ -21,6 +27,14 @@ demo:
 ## bench: every benchmark, no tests (numbers, not pass/fail)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: run each fuzz target for FUZZTIME (default 60s), one after the
+## other; a failing input is saved under fakeapiserver/testdata/fuzz
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		echo "== $$t ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 2 ./fakeapiserver/ || exit 1; \
+	done
 
 ## build: the lw-sim binary in $(BIN)/
 build:

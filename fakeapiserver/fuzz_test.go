@@ -1,0 +1,185 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// The fuzz targets drive the server's handler in process (real routing,
+// negotiation, decoding and store, no sockets, so each input costs
+// microseconds) and check what every answer must be, whatever the input:
+// no panic, a status code HTTP allows, and for a JSON error answer a
+// Status whose code is the HTTP code. `make fuzz` runs each for FUZZTIME;
+// plain `go test` replays the seeds below and testdata/fuzz.
+
+// fuzzServer is a server with one ConfigMap, default/cm, to read and patch.
+func fuzzServer(f *testing.F) *Server {
+	f.Helper()
+	srv := Start(f)
+	body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","labels":{"a":"b"}},"data":{"k":"v"}}`
+	if r := fuzzDo(f, srv, http.MethodPost, cmPath, "application/json", []byte(body)); r.Code != http.StatusCreated {
+		f.Fatalf("seed ConfigMap: %d %s", r.Code, r.Body)
+	}
+	return srv
+}
+
+// fuzzDo serves one request in process. A watch gets a context that is
+// already done, so it validates, writes its headers and ends at once.
+func fuzzDo(tb testing.TB, srv *Server, method, target, contentType string, body []byte) *httptest.ResponseRecorder {
+	tb.Helper()
+	req := httptest.NewRequest(method, "http://127.0.0.1"+target, bytes.NewReader(body))
+	if strings.Contains(req.URL.RawQuery, "watch") || strings.Contains(req.URL.Path, "/watch/") {
+		ctx, cancel := context.WithCancel(req.Context())
+		cancel()
+		req = req.WithContext(ctx)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+// checkAnswer fails unless rec is a well-formed answer: a status code
+// between 200 and 599, and for a JSON error, a Status with that code.
+func checkAnswer(t *testing.T, what string, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if rec.Code < 200 || rec.Code > 599 {
+		t.Fatalf("%s: status %d", what, rec.Code)
+	}
+	if rec.Code < 400 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+		return
+	}
+	var st struct {
+		Kind string `json:"kind"`
+		Code int    `json:"code"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil {
+		t.Fatalf("%s: %d with a body that is not JSON: %v: %q", what, rec.Code, err, rec.Body.Bytes())
+	}
+	if st.Kind != "Status" || st.Code != rec.Code {
+		t.Fatalf("%s: %d answered with kind %q code %d: %s", what, rec.Code, st.Kind, st.Code, rec.Body.Bytes())
+	}
+}
+
+// FuzzContinueToken: any continue token (with any limit) is a page or the
+// real server's 400/410, never a panic or a malformed answer.
+func FuzzContinueToken(f *testing.F) {
+	srv := fuzzServer(f)
+	for _, s := range []string{"", "x", "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJjbVx1MDAwMCJ9",
+		"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiLi4vIn0", "e30", "bnVsbA"} {
+		f.Add(s, "1")
+	}
+	f.Fuzz(func(t *testing.T, token, limit string) {
+		q := url.Values{"continue": {token}, "limit": {limit}}
+		checkAnswer(t, "list ?"+q.Encode(), fuzzDo(t, srv, http.MethodGet, cmPath+"?"+q.Encode(), "", nil))
+	})
+}
+
+// FuzzRequestPath: any method and path is routed to an answer.
+func FuzzRequestPath(f *testing.F) {
+	srv := fuzzServer(f)
+	for _, s := range []string{"/api/v1/namespaces/default/configmaps/cm", "/apis/apps/v1/deployments", "/api/v1/watch/namespaces/default/pods",
+		"/api/v1/namespaces/default/pods/p/status", "/openapi/v3/api/v1", "/readyz/ping", "//api//v1/", "/api/v1/namespaces/default/configmaps/cm/x/y",
+		"/apis", "/version", "/api/v1/namespaces/%2e%2e/configmaps"} {
+		f.Add(http.MethodGet, s)
+	}
+	f.Add(http.MethodDelete, "/api/v1/namespaces/default/configmaps")
+	f.Fuzz(func(t *testing.T, method, path string) {
+		if !validMethod(method) || !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " \t\r\n#?") {
+			return // not an HTTP request line net/http would accept
+		}
+		u, err := url.Parse(path)
+		if err != nil {
+			return
+		}
+		checkAnswer(t, method+" "+path, fuzzDo(t, srv, method, u.EscapedPath(), "application/json", nil))
+	})
+}
+
+// validMethod reports whether m is an HTTP token net/http accepts.
+func validMethod(m string) bool {
+	if m == "" || len(m) > 16 {
+		return false
+	}
+	for _, c := range m {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzListWatchOptions: any query on a LIST or WATCH (selectors,
+// resourceVersion and its match, limits, timeouts, watch-list flags).
+func FuzzListWatchOptions(f *testing.F) {
+	srv := fuzzServer(f)
+	for _, s := range []string{"labelSelector=a%3Db", "fieldSelector=metadata.name%3Dcm", "resourceVersion=0&resourceVersionMatch=NotOlderThan",
+		"watch=1&resourceVersion=1", "watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan",
+		"limit=-1", "timeoutSeconds=-5", "labelSelector=a+in+(b,c),!d", "fieldSelector=spec.x%3D1", "resourceVersion=99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		if _, err := url.Parse(cmPath + "?" + query); err != nil || strings.ContainsAny(query, " #") {
+			return // not a request line net/http would accept
+		}
+		for _, p := range []string{cmPath, "/api/v1/pods"} {
+			checkAnswer(t, "GET "+p+"?"+query, fuzzDo(t, srv, http.MethodGet, p+"?"+query, "", nil))
+		}
+	})
+}
+
+// fuzzContentTypes are the body media types: each codec the server has,
+// and some it must refuse.
+var fuzzContentTypes = []string{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf", "application/cbor", "text/plain", ""}
+
+// FuzzWriteBody: any body of any content type for a create or an update.
+func FuzzWriteBody(f *testing.F) {
+	srv := fuzzServer(f)
+	for i, b := range []string{`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`,
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}`,
+		`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm","resourceVersion":"1"}}`, "k8s\x00\n\x0f\n\x02v1\x12\tConfigMap", "[[[[", "\xa1\x61\x61\x01"} {
+		f.Add(uint8(i), true, []byte(b))
+	}
+	f.Fuzz(func(t *testing.T, ct uint8, create bool, body []byte) {
+		contentType := fuzzContentTypes[int(ct)%len(fuzzContentTypes)]
+		method, path := http.MethodPut, cmPath+"/cm"
+		if create {
+			method, path = http.MethodPost, cmPath
+		}
+		checkAnswer(t, method+" "+contentType, fuzzDo(t, srv, method, path, contentType, body))
+	})
+}
+
+// fuzzPatchTypes are the PATCH media types.
+var fuzzPatchTypes = []string{"application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json", "application/apply-patch+yaml", "application/json"}
+
+// FuzzPatch: any patch of any patch type applied to default/cm, its status
+// subresource-less path included; an accepted patch leaves a ConfigMap
+// that reads back.
+func FuzzPatch(f *testing.F) {
+	srv := fuzzServer(f)
+	for i, p := range []string{`[{"op":"add","path":"/data/x","value":"y"}]`, `{"data":{"k":null}}`, `{"metadata":{"labels":{"$patch":"replace"}}}`,
+		`[{"op":"copy","from":"/data","path":"/data/z"}]`, `{"metadata":{"resourceVersion":"1"}}`, `[{"op":"move","from":"/metadata","path":"/metadata/x"}]`,
+		`{"$setElementOrder/data":[]}`} {
+		f.Add(uint8(i%3), []byte(p))
+	}
+	f.Fuzz(func(t *testing.T, pt uint8, patch []byte) {
+		contentType := fuzzPatchTypes[int(pt)%len(fuzzPatchTypes)]
+		rec := fuzzDo(t, srv, http.MethodPatch, cmPath+"/cm", contentType, patch)
+		checkAnswer(t, "PATCH "+contentType+" "+string(patch), rec)
+		if rec.Code != http.StatusOK {
+			return
+		}
+		if got := fuzzDo(t, srv, http.MethodGet, cmPath+"/cm", "", nil); got.Code != http.StatusOK {
+			t.Fatalf("GET after an accepted patch = %d %s", got.Code, got.Body.Bytes())
+		}
+	})
+}
