@@ -36,6 +36,17 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 2 ./fakeapiserver/ || exit 1; \
 	done
 
+# LOAD_WATCHERS and LOAD_WRITES size `make load`.
+LOAD_WATCHERS ?= 1000
+LOAD_WRITES   ?= 1000
+
+## load: LOAD_WATCHERS watches over LOAD_WRITES writes through real HTTP on
+## loopback (not in CI): every event once and in order, RSS per 1 000
+## watches, goroutines and fds back to idle after
+load:
+	LWSIM_LOAD_WATCHERS=$(LOAD_WATCHERS) LWSIM_LOAD_WRITES=$(LOAD_WRITES) \
+		$(GO) test -count=1 -run '^TestLoad$$' -v -timeout 11m ./fakeapiserver/
+
 ## build: the lw-sim binary in $(BIN)/
 build:
 	$(GO) build -o $(BIN)/lw-sim ./cmd/lw-sim
