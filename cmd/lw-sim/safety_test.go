@@ -113,3 +113,18 @@ func TestProxyToken(t *testing.T) {
 		t.Errorf("List(namespaces) without the token = %v, want Unauthorized", err)
 	}
 }
+
+// TestServeSlowWatcherDefaults: serve turns the slow-consumer rules on by
+// default (fakeapiserver.Start leaves them off) and documents them.
+func TestServeSlowWatcherDefaults(t *testing.T) {
+	t.Parallel()
+	stdout := newSyncBuffer()
+	if err := run(t.Context(), []string{"serve", "--help"}, stdout, newSyncBuffer()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-watch-max-lag int", "(default 200)", "-watch-write-timeout duration", "(default 10s)", "-allow-host name"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("serve --help does not show %q:\n%s", want, stdout)
+		}
+	}
+}
