@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 )
 
 // Resource describes one served resource. Most fields are derived from the
@@ -50,6 +51,13 @@ type Resource struct {
 	// Scale serves the scale subresource (autoscaling/v1 Scale) from the
 	// paths it names; nil means none. See [ScaleSubresource].
 	Scale *ScaleSubresource
+	// TypeConverter is the structured-merge-diff schema server-side apply
+	// and managedFields use for this kind (list types, map keys, atomic
+	// fields). If nil, client-go's applyconfigurations schema for built-in
+	// kinds (the one kube-apiserver's OpenAPI yields), else a deduced one
+	// that treats every field as atomic. A custom resource plugs in a
+	// converter built from its CRD schema (managedfields.NewTypeConverter).
+	TypeConverter managedfields.TypeConverter
 }
 
 // FieldLabels is a resource's field-selector support: the keys it accepts
@@ -74,6 +82,7 @@ type resourceInfo struct {
 	newObject  func() runtime.Object
 	newList    func() runtime.Object
 	storageKey string // store partition: the group-qualified resource, e.g. "pods", "deployments.apps"
+	fields     fieldManagers
 }
 
 // clusterScopedKinds are the built-in kinds without a namespace; the scheme
@@ -121,14 +130,18 @@ type resourceTable struct {
 	byGVR  map[schema.GroupVersionResource]*resourceInfo
 	byGVK  map[schema.GroupVersionKind]*resourceInfo
 	groups []schema.GroupVersion // served group-versions, core first, then by group
+	// builtinTC is client-go's type converter over the scheme, the default
+	// Resource.TypeConverter.
+	builtinTC managedfields.TypeConverter
 }
 
 // newResourceTable derives the served resources of every group-version in gvs
 // from the scheme: each kind K with a list kind KList is a resource.
 func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrides []Resource) (*resourceTable, error) {
 	t := &resourceTable{
-		byGVR: map[schema.GroupVersionResource]*resourceInfo{},
-		byGVK: map[schema.GroupVersionKind]*resourceInfo{},
+		byGVR:     map[schema.GroupVersionResource]*resourceInfo{},
+		byGVK:     map[schema.GroupVersionKind]*resourceInfo{},
+		builtinTC: builtinTypeConverter(scheme),
 	}
 	byKind := map[schema.GroupVersionKind]Resource{}
 	for _, o := range overrides {
@@ -215,6 +228,12 @@ func (t *resourceTable) add(scheme *runtime.Scheme, r Resource) error {
 		newObject:  func() runtime.Object { o, _ := scheme.New(r.Kind); return o },
 		newList:    func() runtime.Object { o, _ := scheme.New(listKind); return o },
 		storageKey: plural.GroupResource().String(),
+	}
+	if info.TypeConverter == nil {
+		info.TypeConverter = newTypeConverterFor(t.builtinTC, proto, r.Kind)
+	}
+	if info.fields, err = newFieldManagers(scheme, info); err != nil {
+		return err
 	}
 	t.byGVR[plural] = info
 	t.byGVK[r.Kind] = info

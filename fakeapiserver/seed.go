@@ -10,8 +10,12 @@ import (
 // systemNamespaces are the namespaces kube-apiserver creates at start.
 var systemNamespaces = []string{"default", "kube-node-lease", "kube-public", "kube-system"}
 
+// seedManager is the field manager of the objects kube-apiserver creates
+// itself (its loopback client's User-Agent prefix).
+const seedManager = "kube-apiserver"
+
 // seedNamespaces creates the system namespaces, Active, through the same
-// create path as API requests.
+// create path as API requests, owned by kube-apiserver as there.
 func (s *Server) seedNamespaces() error {
 	nsRes := s.namespaces()
 	if nsRes == nil {
@@ -22,7 +26,8 @@ func (s *Server) seedNamespaces() error {
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelMetadataName: name}},
 		}
-		if _, err := s.createObject(nsRes, "", ns); err != nil {
+		obj := s.track(nsRes.fields.main, seedManager, nsRes.newObject(), ns)
+		if _, err := s.createObject(nsRes, "", obj); err != nil {
 			return fmt.Errorf("fakeapiserver: seed namespace %s: %w", name, err)
 		}
 	}

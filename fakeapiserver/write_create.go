@@ -38,6 +38,7 @@ var errResourceVersionOnCreate = errors.New("resourceVersion should not be set o
 func (s *Server) serveCreate(req *request) {
 	obj, out, err := s.decodeCreate(req)
 	if err == nil {
+		obj = s.trackCreate(req, obj)
 		obj, err = s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
 	}
 	if err != nil {

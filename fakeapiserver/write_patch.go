@@ -31,9 +31,9 @@ var restfulPatchTypes = []string{
 	string(types.StrategicMergePatchType), string(types.ApplyYAMLPatchType),
 }
 
-// supportedPatchTypes are the patch media types this server applies;
-// server-side apply (application/apply-patch+yaml) is not implemented.
-var supportedPatchTypes = restfulPatchTypes[:3]
+// supportedPatchTypes are the patch media types this server applies (all
+// of restfulPatchTypes, server-side apply included: write_apply.go).
+var supportedPatchTypes = restfulPatchTypes
 
 // servePatch answers a PATCH of an object or its status in the order of
 // handlers/patch.go PatchResource: patch type (415), Accept (406), body
@@ -58,11 +58,15 @@ func (s *Server) servePatch(req *request) {
 		return
 	}
 	directive, err := patchOptions(req.r, patchType)
-	if err == nil && !json.Valid(patch) {
-		err = apierrors.NewBadRequest("invalid JSON patch")
+	if err == nil {
+		err = checkPatchBody(patch, patchType)
 	}
 	if err != nil {
 		s.writeError(req.w, req.r, err)
+		return
+	}
+	if patchType == types.ApplyYAMLPatchType {
+		s.serveApply(req, out, patch, directive)
 		return
 	}
 	p := patcher{s: s, req: req, patchType: patchType, patch: patch, directive: directive}
@@ -143,6 +147,7 @@ func (p *patcher) apply(cur runtime.Object) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	obj = p.s.trackUpdate(p.req, cur, obj)
 	if err := checkObjectNamespace(p.req.res, p.req.info.namespace, obj); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,14 @@ import (
 func (s *Server) serveUpdate(req *request) {
 	obj, out, err := s.decodeUpdate(req)
 	if err == nil {
-		obj, err = s.updateObject(req, replaceWith(req.res, obj))
+		replace := replaceWith(req.res, obj)
+		obj, err = s.updateObject(req, func(cur runtime.Object) (runtime.Object, error) {
+			next, err := replace(cur)
+			if err != nil {
+				return nil, err
+			}
+			return s.trackUpdate(req, cur, next), nil
+		})
 	}
 	if err != nil {
 		s.writeError(req.w, req.r, err)
@@ -94,6 +101,7 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	if req.isStatus() {
 		base := old.DeepCopyObject()
 		copyStatus(base, next)
+		keepManagedFields(base, next)
 		next, nextMeta = base, mustAccessor(base)
 	} else if res.hasStatus {
 		copyStatus(next, old)

@@ -1,0 +1,271 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/client-go/applyconfigurations"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// fieldManagers are the managedFields bookkeepers of one resource, one per
+// endpoint as kube-apiserver's installer builds them
+// (endpoints/installer.go registerResourceHandlers): the main resource and,
+// when served, its status subresource (subresource "status" in entries).
+type fieldManagers struct {
+	main   *managedfields.FieldManager
+	status *managedfields.FieldManager
+}
+
+// newTypeConverterFor picks the structured-merge-diff schema of a kind:
+// client-go's applyconfigurations schema (generated from the same OpenAPI
+// kube-apiserver serves, so list types, map keys and atomic structs agree)
+// when it knows the kind, else a deduced converter (every field atomic, as
+// kube-apiserver treats a schemaless CRD) for kinds a custom scheme adds.
+func newTypeConverterFor(builtin managedfields.TypeConverter, proto runtime.Object, gvk schema.GroupVersionKind) managedfields.TypeConverter {
+	probe := proto.DeepCopyObject()
+	probe.GetObjectKind().SetGroupVersionKind(gvk)
+	if _, err := builtin.ObjectToTyped(probe); err == nil {
+		return builtin
+	}
+	return managedfields.NewDeducedTypeConverter()
+}
+
+// builtinTypeConverter is client-go's converter over scheme (what its
+// NewClientset uses for apply).
+func builtinTypeConverter(scheme *runtime.Scheme) managedfields.TypeConverter {
+	return applyconfigurations.NewTypeConverter(scheme)
+}
+
+// defaulterFunc adapts a resource's defaulting to runtime.ObjectDefaulter:
+// an applied object is defaulted like a decoded body
+// (structuredmerge.go Apply calls the defaulter on the merged result).
+type defaulterFunc func(runtime.Object)
+
+// Default implements runtime.ObjectDefaulter.
+func (f defaulterFunc) Default(obj runtime.Object) { f(obj) }
+
+// newFieldManagers builds the field managers of info with its
+// TypeConverter. The hub version is the served version itself: this server
+// keeps objects in their versioned Go types, so the scheme converts a
+// version onto itself (and unstructured apply results into the typed kind).
+func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo) (fieldManagers, error) {
+	var fm fieldManagers
+	gv := info.Kind.GroupVersion()
+	defaulter := defaulterFunc(info.applyDefaults)
+	mainReset, statusReset := resetFieldsOf(info)
+	var err error
+	fm.main, err = managedfields.NewDefaultFieldManager(info.TypeConverter, scheme, defaulter, scheme, info.Kind, gv, "", mainReset)
+	if err != nil {
+		return fm, fmt.Errorf("fakeapiserver: resource %s: %w", info.Kind, err)
+	}
+	if info.hasStatus {
+		fm.status, err = managedfields.NewDefaultFieldManager(info.TypeConverter, scheme, defaulter, scheme, info.Kind, gv, "status", statusReset)
+		if err != nil {
+			return fm, fmt.Errorf("fakeapiserver: resource %s/status: %w", info.Kind, err)
+		}
+	}
+	return fm, nil
+}
+
+// fieldManagerFor returns the field manager of the request's endpoint.
+func (req *request) fieldManager() *managedfields.FieldManager {
+	if req.isStatus() && req.res.fields.status != nil {
+		return req.res.fields.status
+	}
+	return req.res.fields.main
+}
+
+// managerName is the manager a create, update or non-apply patch is
+// recorded under: the fieldManager parameter, else the User-Agent up to its
+// first "/" (handlers/create.go managerOrUserAgent, prefixFromUserAgent:
+// unprintable characters dropped, cut at FieldManagerMaxLength).
+func managerName(req *request) string {
+	if m := req.r.URL.Query().Get("fieldManager"); m != "" {
+		return m
+	}
+	ua, _, _ := strings.Cut(req.r.UserAgent(), "/")
+	var buf bytes.Buffer
+	for _, r := range ua {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if buf.Len()+utf8.RuneLen(r) > validation.FieldManagerMaxLength {
+			break
+		}
+		buf.WriteRune(r)
+	}
+	return buf.String()
+}
+
+// trackCreate records the creating manager's fields on a decoded create
+// body, as the create handler does before admission and the strategy run
+// (so fields they add are owned by nobody).
+func (s *Server) trackCreate(req *request, obj runtime.Object) runtime.Object {
+	return s.trackUpdate(req, req.res.newObject(), obj)
+}
+
+// trackUpdate records the manager of an update or non-apply patch of live
+// into obj's managedFields (FieldManager.UpdateNoErrors). A client may
+// replace managedFields on the main resource by sending them (an empty
+// list resets them); on a subresource the live ones are kept.
+func (s *Server) trackUpdate(req *request, live, obj runtime.Object) runtime.Object {
+	return s.track(req.fieldManager(), managerName(req), live, obj)
+}
+
+// track records manager's update of live into obj with fm, stamped with
+// the server's clock.
+func (s *Server) track(fm *managedfields.FieldManager, manager string, live, obj runtime.Object) runtime.Object {
+	kept := managedTimes(live, obj)
+	start := time.Now()
+	out := fm.UpdateNoErrors(live, obj, manager)
+	s.stampManagedFields(out, start, kept)
+	return out
+}
+
+// managedTimes collects the managedFields times the objects carry.
+func managedTimes(objs ...runtime.Object) map[time.Time]bool {
+	kept := map[time.Time]bool{}
+	for _, o := range objs {
+		for _, e := range mustAccessor(o).GetManagedFields() {
+			if e.Time != nil {
+				kept[e.Time.Time] = true
+			}
+		}
+	}
+	return kept
+}
+
+// stampManagedFields rewrites the times the field manager stamped with the
+// wall clock (time.Now, not injectable) to the server's clock, at second
+// precision as they are serialised. An entry is freshly stamped when its
+// time is at or after start and is none of the times the live object or the
+// request carried (kept, collected before the call), which entries merely
+// carried over keep.
+func (s *Server) stampManagedFields(obj runtime.Object, start time.Time, kept map[time.Time]bool) {
+	m := mustAccessor(obj)
+	entries := m.GetManagedFields()
+	if len(entries) == 0 {
+		return
+	}
+	now := metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(time.Second))
+	changed := false
+	for i, e := range entries {
+		if e.Time == nil || kept[e.Time.Time] || e.Time.Time.Before(start) {
+			continue
+		}
+		entries[i].Time = now.DeepCopy()
+		changed = true
+	}
+	if changed {
+		sortManagedFields(entries)
+		m.SetManagedFields(entries)
+	}
+}
+
+// sortManagedFields orders entries as the field manager's encoder does
+// (internal/managedfields.go sortEncodedManagedFields): Apply before
+// Update, then by time in seconds, manager, apiVersion and subresource. It
+// runs again after restamping, because the encoder ordered by wall-clock
+// times the server's clock may contradict.
+func sortManagedFields(entries []metav1.ManagedFieldsEntry) {
+	seconds := func(t *metav1.Time) int64 {
+		if t == nil {
+			return 0
+		}
+		return t.Unix()
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		p, q := entries[i], entries[j]
+		switch {
+		case p.Operation != q.Operation:
+			return p.Operation < q.Operation
+		case seconds(p.Time) != seconds(q.Time):
+			return seconds(p.Time) < seconds(q.Time)
+		case p.Manager != q.Manager:
+			return p.Manager < q.Manager
+		case p.APIVersion != q.APIVersion:
+			return p.APIVersion < q.APIVersion
+		}
+		return p.Subresource < q.Subresource
+	})
+}
+
+// resetFields are the fields a strategy resets on write, which the field
+// manager must not record as owned (rest.ResetFieldsStrategy
+// GetResetFields of kubernetes pkg/registry/*/strategy.go).
+type resetFields struct {
+	main, status []fieldpath.Path
+}
+
+// extraResetFields lists the kinds whose strategies reset more than the
+// default (main: status; status: spec).
+var extraResetFields = map[schema.GroupKind]resetFields{
+	{Kind: "Pod"}: {status: []fieldpath.Path{
+		fieldpath.MakePathOrDie("metadata", "deletionTimestamp"),
+		fieldpath.MakePathOrDie("metadata", "ownerReferences"),
+	}},
+	{Group: "apps", Kind: "Deployment"}: {status: []fieldpath.Path{fieldpath.MakePathOrDie("metadata", "labels")}},
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: {status: []fieldpath.Path{
+		fieldpath.MakePathOrDie("status", "conditions"),
+	}},
+}
+
+// metadataResetKinds are kinds whose status strategy also resets all of
+// metadata.
+var metadataResetKinds = map[schema.GroupKind]bool{
+	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:                         true,
+	{Group: "storage.k8s.io", Kind: "CSINode"}:                                  true,
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                 true,
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}: true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:  true,
+	{Group: "networking.k8s.io", Kind: "ServiceCIDR"}:                           true,
+	{Group: "resource.k8s.io", Kind: "ResourceClaim"}:                           true,
+	{Group: "internal.apiserver.k8s.io", Kind: "StorageVersion"}:                true,
+	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:         true,
+	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}:               true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:    true,
+	{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}:                         true,
+	{Group: "scheduling.k8s.io", Kind: "PodGroup"}:                              true,
+	{Group: "scheduling.k8s.io", Kind: "CompositePodGroup"}:                     true,
+	{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"}:               true,
+}
+
+// resetFieldsOf returns the exclude filters of the main and status
+// endpoints: a kind with a status subresource has its status reset by the
+// main strategy and its spec by the status strategy, as every built-in
+// strategy with a status subresource does, plus the extras above.
+func resetFieldsOf(info *resourceInfo) (main, status map[fieldpath.APIVersion]fieldpath.Filter) {
+	if !info.hasStatus {
+		return nil, nil
+	}
+	gk := info.Kind.GroupKind()
+	extra := extraResetFields[gk]
+	mainSet := fieldpath.NewSet(append([]fieldpath.Path{fieldpath.MakePathOrDie("status")}, extra.main...)...)
+	statusPaths := append([]fieldpath.Path{fieldpath.MakePathOrDie("spec")}, extra.status...)
+	if metadataResetKinds[gk] {
+		statusPaths = append(statusPaths, fieldpath.MakePathOrDie("metadata"))
+	}
+	statusSet := fieldpath.NewSet(statusPaths...)
+	v := fieldpath.APIVersion(info.Kind.GroupVersion().String())
+	main = fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{v: mainSet})
+	status = fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{v: statusSet})
+	return main, status
+}
+
+// keepManagedFields carries the managedFields the status field manager
+// computed over to the object a status write stores (the status strategy
+// resets spec and most metadata, not managedFields).
+func keepManagedFields(dst, src runtime.Object) {
+	mustAccessor(dst).SetManagedFields(mustAccessor(src).GetManagedFields())
+}

@@ -1,0 +1,155 @@
+package fakeapiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// checkPatchBody is handlers/patch.go validateAndTranscodePatch: an apply
+// body must be YAML (a superset of JSON), any other patch JSON; both 400.
+func checkPatchBody(patch []byte, patchType types.PatchType) error {
+	if patchType == types.ApplyYAMLPatchType {
+		if _, err := yaml.ToJSON(patch); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
+		}
+		return nil
+	}
+	if !json.Valid(patch) {
+		return apierrors.NewBadRequest("invalid JSON patch")
+	}
+	return nil
+}
+
+// serveApply answers a server-side apply (PATCH with
+// application/apply-patch+yaml) after servePatch's common checks: 201 when
+// it created the object, 200 when it updated it (or changed nothing).
+func (s *Server) serveApply(req *request, out outputType, patch []byte, directive string) {
+	opts := &metav1.PatchOptions{}
+	if err := decodeOptions(req.r, opts); err != nil { // already validated by patchOptions
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	a := &applier{
+		s: s, req: req, patch: patch, directive: directive,
+		manager: opts.FieldManager, force: opts.Force != nil && *opts.Force,
+	}
+	obj, created, err := s.applyObject(req, a)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	s.respond(req.w, out, code, obj)
+}
+
+// applyObject runs an apply as the real patch handler does with
+// forceAllowCreate: an existing object is updated through the
+// read-modify-write loop; a missing one is created from the applied
+// configuration (the main resource only: the status subresource never
+// creates, 404). A concurrent create or delete between the read and the
+// write starts over.
+func (s *Server) applyObject(req *request, a *applier) (runtime.Object, bool, error) {
+	for {
+		_, err := s.current(req.res, req.info.namespace, req.info.name)
+		switch {
+		case err == nil:
+			obj, err := s.updateObject(req, a.apply)
+			if apierrors.IsNotFound(err) && !req.isStatus() {
+				continue
+			}
+			return obj, false, err
+		case apierrors.IsNotFound(err) && !req.isStatus():
+			obj, err := s.applyCreate(req, a)
+			if apierrors.IsAlreadyExists(err) {
+				continue
+			}
+			return obj, err == nil, err
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// applyCreate applies to an empty object and creates the result
+// (patch.go applyPatcher.createNewObject, then the create branch of
+// registry Store.Update): a uid in the configuration is a 409 since no
+// object has it; a resourceVersion is ignored, as storage resets it.
+func (s *Server) applyCreate(req *request, a *applier) (runtime.Object, error) {
+	obj, err := a.apply(req.res.newObject())
+	if err != nil {
+		return nil, err
+	}
+	m := mustAccessor(obj)
+	if uid := m.GetUID(); uid != "" {
+		return nil, apierrors.NewConflict(req.res.qualified(), req.info.name,
+			fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
+	}
+	m.SetResourceVersion("")
+	return s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
+}
+
+// applier merges one applied configuration into successive versions of
+// the object (patch.go applyPatcher).
+type applier struct {
+	s         *Server
+	req       *request
+	patch     []byte
+	directive string
+	manager   string
+	force     bool
+}
+
+// apply merges the configuration into cur with the endpoint's field
+// manager (409 on conflicts unless forced), checks duplicate fields under
+// Strict (400) or Warn (warnings), then namespace and name against the URL.
+func (a *applier) apply(cur runtime.Object) (runtime.Object, error) {
+	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(a.patch, &patchObj.Object); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	kept := managedTimes(cur)
+	start := time.Now()
+	obj, err := a.req.fieldManager().Apply(cur, patchObj, a.manager, a.force)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkStrict(); err != nil {
+		return nil, err
+	}
+	a.s.stampManagedFields(obj, start, kept)
+	obj.GetObjectKind().SetGroupVersionKind(a.req.res.Kind)
+	if err := checkObjectNamespace(a.req.res, a.req.info.namespace, obj); err != nil {
+		return nil, err
+	}
+	return obj, checkObjectName(obj, a.req.info.name)
+}
+
+// checkStrict looks for duplicate fields in the configuration (unknown ones
+// already failed the typed conversion): a 400 under Strict, warnings under
+// Warn.
+func (a *applier) checkStrict() error {
+	if a.directive == metav1.FieldValidationIgnore {
+		return nil
+	}
+	err := yaml.UnmarshalStrict(a.patch, &map[string]any{})
+	if err == nil {
+		return nil
+	}
+	if a.directive == metav1.FieldValidationStrict {
+		return apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+	}
+	addWarnings(a.req.w, []error{err})
+	return nil
+}
