@@ -141,5 +141,13 @@ func Cases() []Case {
 		{Name: "AnonymousHealthAndVersion", Run: RunAnonymousHealthAndVersion},
 		{Name: "AnonymousResourceForbidden", Run: RunAnonymousResourceForbidden},
 		{Name: "BearerScheme", Run: RunBearerScheme},
+		{Name: "ApplyCreate", Run: RunApplyCreate},
+		{Name: "ApplyUpdate", Run: RunApplyUpdate},
+		{Name: "ApplyConflict", Run: RunApplyConflict},
+		{Name: "ApplyForce", Run: RunApplyForce},
+		{Name: "ApplyOptionErrors", Run: RunApplyOptionErrors},
+		{Name: "ApplyBodyErrors", Run: RunApplyBodyErrors},
+		{Name: "ManagedFieldsCreateUpdatePatch", Run: RunManagedFieldsCreateUpdatePatch},
+		{Name: "ApplyStatus", Run: RunApplyStatus},
 	}
 }

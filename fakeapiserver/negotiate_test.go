@@ -33,10 +33,11 @@ func TestNegotiationErrors(t *testing.T) {
 			reason: "the PATCH route declares Consumes, so go-restful answers first"},
 		{name: "patch without content type", method: "PATCH", path: cmPath + "/cm-a", body: `{}`, header: []string{"Content-Type", ""},
 			want: wantFailure(415, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})},
-		{name: "server-side apply", method: "PATCH", path: cmPath + "/cm-a", body: `{}`, header: []string{"Content-Type", "application/apply-patch+yaml"},
-			want: wantFailure(415, metav1.StatusReasonUnsupportedMediaType,
-				"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json", nil),
-			reason: "divergence: lw-sim does not implement server-side apply"},
+		{name: "server-side apply without fieldManager", method: "PATCH", path: cmPath + "/cm-a", body: `{}`, header: []string{"Content-Type", "application/apply-patch+yaml"},
+			want: wantFailure(422, metav1.StatusReasonInvalid,
+				`PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch`,
+				&metav1.StatusDetails{Group: "meta.k8s.io", Kind: "PatchOptions", Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Message: "Required value: is required for apply patch", Field: "fieldManager"}}}),
+			reason: "apply is a supported patch type; its options are checked before the body"},
 	}
 	runStatusCases(t, cases)
 }

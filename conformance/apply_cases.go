@@ -1,0 +1,282 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// applyContentType is server-side apply's patch media type.
+const applyContentType = "application/apply-patch+yaml"
+
+// managedEntry is a managedFields entry with its time checked for format
+// and dropped, so entries compare across servers and runs.
+type managedEntry struct {
+	Manager     string `json:"manager"`
+	Operation   string `json:"operation"`
+	APIVersion  string `json:"apiVersion"`
+	Subresource string `json:"subresource,omitempty"`
+	FieldsType  string `json:"fieldsType"`
+	FieldsV1    any    `json:"fieldsV1"`
+}
+
+// managedFieldsOf returns obj's managedFields normalised: every time must be
+// RFC 3339 in UTC at second precision, and is then dropped; entries are
+// sorted by operation, manager and subresource (the server orders them by
+// time within an operation, which differs from run to run).
+func managedFieldsOf(t testing.TB, obj object) []managedEntry {
+	t.Helper()
+	raw, _ := json.Marshal(metaOf(obj)["managedFields"])
+	var timed []struct {
+		Time string `json:"time"`
+	}
+	var out []managedEntry
+	if err := json.Unmarshal(raw, &timed); err != nil {
+		t.Fatalf("managedFields %s: %v", raw, err)
+	}
+	for i, e := range timed {
+		if _, err := time.Parse("2006-01-02T15:04:05Z", e.Time); err != nil {
+			t.Errorf("managedFields[%d].time = %q: %v", i, e.Time, err)
+		}
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("managedFields %s: %v", raw, err)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		p, q := out[i], out[j]
+		if p.Operation != q.Operation {
+			return p.Operation < q.Operation
+		}
+		if p.Manager != q.Manager {
+			return p.Manager < q.Manager
+		}
+		return p.Subresource < q.Subresource
+	})
+	return out
+}
+
+// fieldsJSON decodes a fieldsV1 literal.
+func fieldsJSON(t testing.TB, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("bad fieldsV1 literal %s: %v", s, err)
+	}
+	return v
+}
+
+// v1Entry is an expected entry of a core/v1 object on the main resource.
+func v1Entry(t testing.TB, manager, op, fields string) managedEntry {
+	return managedEntry{Manager: manager, Operation: op, APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: fieldsJSON(t, fields)}
+}
+
+// checkManaged fails the test if obj's managedFields differ from want.
+func checkManaged(t testing.TB, what string, obj object, want ...managedEntry) {
+	t.Helper()
+	if diff := cmp.Diff(want, managedFieldsOf(t, obj)); diff != "" {
+		t.Errorf("%s: managedFields (-want +got):\n%s", what, diff)
+	}
+}
+
+// apply sends a server-side apply of body (YAML or JSON text) to path.
+func (e *env) apply(ctx context.Context, path, body string, kv ...string) response {
+	e.t.Helper()
+	return e.c.do(ctx, e.t, request{Method: http.MethodPatch, Path: path, Query: q(kv...), Body: []byte(body), ContentType: applyContentType})
+}
+
+// applyCM is an applied ConfigMap configuration with data k=v.
+func applyCM(name, v string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\ndata:\n  k: " + v + "\n"
+}
+
+// decoded is the object r carries.
+func decoded(t testing.TB, r response) object {
+	t.Helper()
+	var o object
+	r.decode(t, &o)
+	return o
+}
+
+// RunApplyCreate: apply to a missing object creates it (201), owned by the
+// applier with operation Apply.
+func RunApplyCreate(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "one"), "fieldManager", "applier")
+	r.mustCode(t, http.StatusCreated, "apply (create)")
+	o := decoded(t, r)
+	if uid, _ := metaOf(o)["uid"].(string); !uuidRE.MatchString(uid) {
+		t.Errorf("uid = %q, want a UUID", uid)
+	}
+	checkManaged(t, "after apply create", o, v1Entry(t, "applier", "Apply", `{"f:data":{"f:k":{}}}`))
+}
+
+// RunApplyUpdate: apply to an existing object updates it (200) and the
+// applier owns exactly the fields of its latest configuration.
+func RunApplyUpdate(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.apply(ctx, e.cms()+"/a", applyCM("a", "one"), "fieldManager", "applier").mustCode(t, http.StatusCreated, "apply (create)")
+	body := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    app: x\ndata:\n  j: two\n"
+	r := e.apply(ctx, e.cms()+"/a", body, "fieldManager", "applier")
+	r.mustCode(t, http.StatusOK, "apply (update)")
+	o := decoded(t, r)
+	if diff := cmp.Diff(map[string]any{"j": "two"}, o["data"]); diff != "" {
+		t.Errorf("data (-want +got): the field the applier stopped applying is removed\n%s", diff)
+	}
+	checkManaged(t, "after apply update", o, v1Entry(t, "applier", "Apply", `{"f:data":{"f:j":{}},"f:metadata":{"f:labels":{"f:app":{}}}}`))
+	again := e.apply(ctx, e.cms()+"/a", body, "fieldManager", "applier")
+	again.mustCode(t, http.StatusOK, "apply (same again)")
+	if got, want := rvOf(t, decoded(t, again)), rvOf(t, o); got != want {
+		t.Errorf("re-applying the same configuration moved the RV %d -> %d", want, got)
+	}
+}
+
+// RunApplyConflict: applying a field another manager set by update is 409
+// Conflict naming the manager, its apiVersion and the field path.
+func RunApplyConflict(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "creator"), Body: cm("a", nil, "v")}).
+		mustCode(t, http.StatusCreated, "create")
+	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "mine"), "fieldManager", "applier")
+	checkStatus(t, "conflicting apply", r, wantStatus(http.StatusConflict, metav1.StatusReasonConflict,
+		`Apply failed with 1 conflict: conflict with "creator" using v1: .data.k`,
+		&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldManagerConflict, Message: `conflict with "creator" using v1`, Field: ".data.k"}}}))
+	two := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    l: x\ndata:\n  k: mine\n"
+	e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/a", Query: q("fieldManager", "labeller"), ContentType: "application/merge-patch+json",
+		Body: object{"metadata": object{"labels": object{"l": "y"}}}}).mustCode(t, http.StatusOK, "label patch")
+	r = e.apply(ctx, e.cms()+"/a", two, "fieldManager", "applier")
+	checkStatus(t, "two conflicts", sortedCauses(t, r), wantStatus(http.StatusConflict, metav1.StatusReasonConflict,
+		"Apply failed with 2 conflicts: conflicts with \"creator\" using v1:\n- .data.k\nconflicts with \"labeller\" using v1:\n- .metadata.labels.l",
+		&metav1.StatusDetails{Causes: []metav1.StatusCause{
+			{Type: metav1.CauseTypeFieldManagerConflict, Message: `conflict with "creator" using v1`, Field: ".data.k"},
+			{Type: metav1.CauseTypeFieldManagerConflict, Message: `conflict with "labeller" using v1`, Field: ".metadata.labels.l"},
+		}}))
+}
+
+// sortedCauses returns r with its Status causes sorted by field: the
+// field manager lists conflicts in map order (structured-merge-diff
+// ConflictsFromManagers), on the real server as here; the message is sorted.
+func sortedCauses(t testing.TB, r response) response {
+	t.Helper()
+	st := r.status(t)
+	if st.Details != nil {
+		sort.Slice(st.Details.Causes, func(i, j int) bool { return st.Details.Causes[i].Field < st.Details.Causes[j].Field })
+	}
+	body, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body = body
+	return r
+}
+
+// RunApplyForce: force=true takes the conflicting field over; the previous
+// owner keeps the rest.
+func RunApplyForce(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "creator"), Body: cm("a", map[string]string{"app": "x"}, "v")}).
+		mustCode(t, http.StatusCreated, "create")
+	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "mine"), "fieldManager", "applier", "force", "true")
+	r.mustCode(t, http.StatusOK, "forced apply")
+	o := decoded(t, r)
+	checkManaged(t, "after force", o,
+		v1Entry(t, "applier", "Apply", `{"f:data":{"f:k":{}}}`),
+		v1Entry(t, "creator", "Update", `{"f:data":{},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`))
+}
+
+// RunApplyOptionErrors: apply needs fieldManager (422 on PatchOptions);
+// force is only for apply (422).
+func RunApplyOptionErrors(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "v"))
+	checkStatus(t, "apply without fieldManager", r, wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+		`PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch`,
+		&metav1.StatusDetails{Group: "meta.k8s.io", Kind: "PatchOptions", Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Message: "Required value: is required for apply patch", Field: "fieldManager"}}}))
+	e.createN(ctx, "b")
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/b", Query: q("force", "true"), ContentType: "application/merge-patch+json", Body: object{}})
+	checkStatus(t, "force on a merge patch", r, wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+		`PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`,
+		&metav1.StatusDetails{Group: "meta.k8s.io", Kind: "PatchOptions", Causes: []metav1.StatusCause{{Type: "FieldValueForbidden", Message: "Forbidden: may not be specified for non-apply patch", Field: "force"}}}))
+}
+
+// RunApplyBodyErrors: an apply body of another apiVersion or kind, of
+// another name, or carrying managedFields is 400.
+func RunApplyBodyErrors(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	cases := []struct{ name, body, msg string }{
+		{"other apiVersion", "apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: a\n", "invalid object type: /v2, Kind=ConfigMap"},
+		{"other kind", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n", "invalid object type: /v1, Kind=Secret"},
+		{"other name", applyCM("other", "v"), "the name of the object (other) does not match the name on the URL (a)"},
+		{"managedFields", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  managedFields: []\n", "metadata.managedFields must be nil"},
+		{"not YAML", "a: [", "error encoding patch: yaml: line 1: did not find expected node content"},
+	}
+	for _, tc := range cases {
+		r := e.apply(ctx, e.cms()+"/a", tc.body, "fieldManager", "m")
+		checkStatus(t, tc.name, r, badRequest(tc.msg))
+	}
+}
+
+// RunManagedFieldsCreateUpdatePatch: creates, updates and patches record
+// their manager (the fieldManager parameter) with operation Update and the
+// fields they set or changed.
+func RunManagedFieldsCreateUpdatePatch(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "creator"), Body: cm("a", map[string]string{"app": "x"}, "v")})
+	r.mustCode(t, http.StatusCreated, "create")
+	created := v1Entry(t, "creator", "Update", `{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)
+	checkManaged(t, "after create", decoded(t, r), created)
+
+	body := cm("a", map[string]string{"app": "x"}, "v")
+	body["data"].(object)["j"] = "w"
+	r = e.c.do(ctx, t, request{Method: http.MethodPut, Path: e.cms() + "/a", Query: q("fieldManager", "updater"), Body: body})
+	r.mustCode(t, http.StatusOK, "update")
+	updated := v1Entry(t, "updater", "Update", `{"f:data":{"f:j":{}}}`)
+	checkManaged(t, "after update", decoded(t, r), created, updated)
+
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/a", Query: q("fieldManager", "patcher"), ContentType: "application/strategic-merge-patch+json",
+		Body: object{"data": object{"k": "changed"}}})
+	r.mustCode(t, http.StatusOK, "patch")
+	checkManaged(t, "after patch", decoded(t, r),
+		v1Entry(t, "creator", "Update", `{"f:data":{},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`),
+		v1Entry(t, "patcher", "Update", `{"f:data":{"f:k":{}}}`),
+		updated)
+
+	r = e.c.do(ctx, t, request{Path: e.cms() + "/a"})
+	r.mustCode(t, http.StatusOK, "get")
+	if len(managedFieldsOf(t, decoded(t, r))) != 3 {
+		t.Errorf("GET does not carry the stored managedFields: %s", r.Body)
+	}
+}
+
+// RunApplyStatus: an apply to pods/status owns status fields under
+// subresource "status"; spec in it is ignored and not owned, and a status
+// in a main-resource apply is neither kept nor owned.
+func RunApplyStatus(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	pods := nsPath(e.ns, "pods")
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox\nstatus:\n  message: hello\n"
+	r := e.apply(ctx, pods+"/p", pod, "fieldManager", "owner")
+	r.mustCode(t, http.StatusCreated, "apply pod")
+	o := decoded(t, r)
+	if st, _ := o["status"].(map[string]any); st["message"] != nil {
+		t.Errorf("status.message = %v after a main-resource apply, want dropped", st["message"])
+	}
+	mainEntry := v1Entry(t, "owner", "Apply", `{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{}}}}}`)
+	checkManaged(t, "after pod apply", o, mainEntry)
+
+	status := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  activeDeadlineSeconds: 5\nstatus:\n  conditions:\n  - type: example.com/Ready\n    status: \"True\"\n"
+	r = e.apply(ctx, pods+"/p/status", status, "fieldManager", "reporter")
+	r.mustCode(t, http.StatusOK, "apply status")
+	o = decoded(t, r)
+	if spec, _ := o["spec"].(map[string]any); spec["activeDeadlineSeconds"] != nil {
+		t.Errorf("status apply set spec.activeDeadlineSeconds = %v", spec["activeDeadlineSeconds"])
+	}
+	statusEntry := v1Entry(t, "reporter", "Apply", `{"f:status":{"f:conditions":{"k:{\"type\":\"example.com/Ready\"}":{".":{},"f:status":{},"f:type":{}}}}}`)
+	statusEntry.Subresource = "status"
+	checkManaged(t, "after status apply", o, mainEntry, statusEntry)
+}
