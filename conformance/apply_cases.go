@@ -280,3 +280,72 @@ func RunApplyStatus(ctx context.Context, t *testing.T, target Target) {
 	statusEntry.Subresource = "status"
 	checkManaged(t, "after status apply", o, mainEntry, statusEntry)
 }
+
+// RunManagedFieldsPodDefaults: a pod created with a minimal spec records
+// the creator as owner of every field it sent and of the defaults the
+// decoder filled in (before admission), but not of what admission and the
+// strategy add (priority, tolerations, service account, status).
+func RunManagedFieldsPodDefaults(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	pod := object{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": object{"name": "p", "labels": object{"app": "x"}},
+		"spec": object{
+			"nodeName":   "node-a",
+			"containers": []any{object{"name": "main", "image": "registry.k8s.io/pause:3.10"}},
+		},
+	}
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(e.ns, "pods"), Query: q("fieldManager", "creator"), Body: pod})
+	r.mustCode(t, http.StatusCreated, "create pod")
+	checkManaged(t, "pod", decoded(t, r), v1Entry(t, "creator", "Update", podDefaultsFields))
+}
+
+// podDefaultsFields is what kube-apiserver v1.37.2 records for the pod of
+// RunManagedFieldsPodDefaults.
+const podDefaultsFields = `{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{` +
+	`"f:containers":{"k:{\"name\":\"main\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{},` +
+	`"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:nodeName":{},` +
+	`"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{}}}`
+
+// RunManagedFieldsSystemNamespace: the namespaces kube-apiserver creates
+// itself are owned by the User-Agent prefix of its loopback client,
+// "kube-apiserver" (its label). tools/realapiserver runs kube-apiserver
+// inside a Go test binary named realapiserver, whose loopback client
+// therefore says "realapiserver"; that name counts as kube-apiserver's.
+func RunManagedFieldsSystemNamespace(ctx context.Context, t *testing.T, target Target) {
+	c := newClient(t, target)
+	r := c.do(ctx, t, request{Path: "/api/v1/namespaces/kube-public"})
+	r.mustCode(t, http.StatusOK, "get namespace kube-public")
+	got := managedFieldsOf(t, decoded(t, r))
+	for i := range got {
+		if got[i].Manager == "realapiserver" {
+			got[i].Manager = "kube-apiserver"
+		}
+	}
+	want := []managedEntry{v1Entry(t, "kube-apiserver", "Update", `{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}`)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("kube-public: managedFields (-want +got):\n%s", diff)
+	}
+}
+
+// RunManagedFieldsUserAgentManager: without fieldManager, the manager is
+// the User-Agent up to its first "/" (Go's default agent here).
+func RunManagedFieldsUserAgentManager(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	checkManaged(t, "create without fieldManager", e.create(ctx, "a", nil), v1Entry(t, "Go-http-client", "Update", `{"f:data":{".":{},"f:k":{}}}`))
+}
+
+// RunApplyFieldValidation: an applied configuration with an unknown field
+// or a mistyped value fails the typed conversion (500 with the field
+// manager's message); duplicate fields are 400 under Strict.
+func RunApplyFieldValidation(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "v")+"bogus: 1\n", "fieldManager", "m")
+	checkStatus(t, "unknown field", r, wantStatus(http.StatusInternalServerError, "",
+		"failed to create typed patch object (/a; /v1, Kind=ConfigMap): .bogus: field not declared in schema", nil))
+	r = e.apply(ctx, e.cms()+"/a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n", "fieldManager", "m")
+	checkStatus(t, "name parsed as a YAML boolean", r, wantStatus(http.StatusInternalServerError, "",
+		"failed to create typed patch object (/; /v1, Kind=ConfigMap): .metadata.name: expected string, got &value.valueUnstructured{Value:true}", nil))
+	r = e.apply(ctx, e.cms()+"/a", applyCM("a", "v")+"data:\n  j: w\n", "fieldManager", "m", "fieldValidation", "Strict")
+	checkStatus(t, "duplicate field, Strict", r, badRequest("error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"data\" already set in map"))
+}

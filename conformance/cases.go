@@ -149,5 +149,9 @@ func Cases() []Case {
 		{Name: "ApplyBodyErrors", Run: RunApplyBodyErrors},
 		{Name: "ManagedFieldsCreateUpdatePatch", Run: RunManagedFieldsCreateUpdatePatch},
 		{Name: "ApplyStatus", Run: RunApplyStatus},
+		{Name: "ManagedFieldsPodDefaults", Run: RunManagedFieldsPodDefaults},
+		{Name: "ManagedFieldsSystemNamespace", Run: RunManagedFieldsSystemNamespace},
+		{Name: "ManagedFieldsUserAgentManager", Run: RunManagedFieldsUserAgentManager},
+		{Name: "ApplyFieldValidation", Run: RunApplyFieldValidation},
 	}
 }
