@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -112,9 +113,20 @@ func TestApplyTypedCreateUpdateConflictForce(t *testing.T) {
 		t.Errorf("conflicting apply (-want +got):\n%s", diff)
 	}
 
+	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: cm.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 	cm, err = cms.Apply(ctx, corev1ac.ConfigMap("cfg", "default").WithData(map[string]string{"a": "changed"}), metav1.ApplyOptions{FieldManager: "bob", Force: true})
 	if err != nil {
 		t.Fatalf("forced apply: %v", err)
+	}
+	ev := nextEvent(t, w)
+	if got, ok := ev.Object.(*corev1.ConfigMap); !ok || ev.Type != watch.Modified {
+		t.Errorf("watch event = %s %T, want MODIFIED ConfigMap", ev.Type, ev.Object)
+	} else if diff := cmp.Diff(cm.ManagedFields, got.ManagedFields); diff != "" {
+		t.Errorf("WATCH managedFields differ from the apply response (-apply +watch):\n%s", diff)
 	}
 	if cm.Data["a"] != "changed" || cm.Data["b"] != "2" {
 		t.Errorf("data after forced apply = %v, want a=changed b=2", cm.Data)
@@ -353,5 +365,21 @@ func TestApplyDynamic(t *testing.T) {
 	}
 	if v, _, _ := unstructured.NestedString(got.Object, "data", "k"); v != "other" {
 		t.Errorf("data.k = %q after force, want other", v)
+	}
+}
+
+func TestApplyClusterScopedCreate(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	ns, err := srv.Clientset().CoreV1().Namespaces().Apply(context.Background(),
+		corev1ac.Namespace("applied").WithLabels(map[string]string{"team": "a"}), metav1.ApplyOptions{FieldManager: "ns-applier"})
+	if err != nil {
+		t.Fatalf("apply namespace: %v", err)
+	}
+	if ns.Status.Phase != corev1.NamespaceActive || ns.UID == "" {
+		t.Errorf("applied namespace = phase %q uid %q, want Active with a uid", ns.Status.Phase, ns.UID)
+	}
+	if len(ns.ManagedFields) != 1 || ns.ManagedFields[0].Manager != "ns-applier" || ns.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
+		t.Errorf("managedFields = %+v", ns.ManagedFields)
 	}
 }
