@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -55,22 +56,45 @@ type defaulterFunc func(runtime.Object)
 // Default implements runtime.ObjectDefaulter.
 func (f defaulterFunc) Default(obj runtime.Object) { f(obj) }
 
-// newFieldManagers builds the field managers of info with its
-// TypeConverter. The hub version is the served version itself: this server
+// lazyFieldManagers builds a resource's field managers on first use:
+// building them (and probing the TypeConverter) for every served kind would
+// multiply the cost of starting a server.
+type lazyFieldManagers struct {
+	scheme  *runtime.Scheme
+	builtin func() managedfields.TypeConverter
+	once    sync.Once
+	fm      fieldManagers
+	err     error
+}
+
+// managers returns the field managers of r, building them once.
+func (r *resourceInfo) managers() (fieldManagers, error) {
+	l := r.fields
+	l.once.Do(func() {
+		tc := r.TypeConverter
+		if tc == nil {
+			tc = newTypeConverterFor(l.builtin(), r.newObject(), r.Kind)
+		}
+		l.fm, l.err = newFieldManagers(l.scheme, r, tc)
+	})
+	return l.fm, l.err
+}
+
+// newFieldManagers builds the field managers of info with tc. The hub version is the served version itself: this server
 // keeps objects in their versioned Go types, so the scheme converts a
 // version onto itself (and unstructured apply results into the typed kind).
-func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo) (fieldManagers, error) {
+func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc managedfields.TypeConverter) (fieldManagers, error) {
 	var fm fieldManagers
 	gv := info.Kind.GroupVersion()
 	defaulter := defaulterFunc(info.applyDefaults)
 	mainReset, statusReset := resetFieldsOf(info)
 	var err error
-	fm.main, err = managedfields.NewDefaultFieldManager(info.TypeConverter, scheme, defaulter, scheme, info.Kind, gv, "", mainReset)
+	fm.main, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "", mainReset)
 	if err != nil {
 		return fm, fmt.Errorf("fakeapiserver: resource %s: %w", info.Kind, err)
 	}
 	if info.hasStatus {
-		fm.status, err = managedfields.NewDefaultFieldManager(info.TypeConverter, scheme, defaulter, scheme, info.Kind, gv, "status", statusReset)
+		fm.status, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "status", statusReset)
 		if err != nil {
 			return fm, fmt.Errorf("fakeapiserver: resource %s/status: %w", info.Kind, err)
 		}
@@ -78,12 +102,16 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo) (fieldManagers
 	return fm, nil
 }
 
-// fieldManagerFor returns the field manager of the request's endpoint.
-func (req *request) fieldManager() *managedfields.FieldManager {
-	if req.isStatus() && req.res.fields.status != nil {
-		return req.res.fields.status
+// fieldManager returns the field manager of the request's endpoint.
+func (req *request) fieldManager() (*managedfields.FieldManager, error) {
+	fm, err := req.res.managers()
+	if err != nil {
+		return nil, err
 	}
-	return req.res.fields.main
+	if req.isStatus() && fm.status != nil {
+		return fm.status, nil
+	}
+	return fm.main, nil
 }
 
 // managerName is the manager a create, update or non-apply patch is
@@ -119,8 +147,16 @@ func (s *Server) trackCreate(req *request, obj runtime.Object) runtime.Object {
 // into obj's managedFields (FieldManager.UpdateNoErrors). A client may
 // replace managedFields on the main resource by sending them (an empty
 // list resets them); on a subresource the live ones are kept.
+//
+// Like FieldManager.UpdateNoErrors it never fails the write: without a
+// field manager (none can be built only for a nil TypeConverter, which
+// managers never passes) obj is returned unchanged.
 func (s *Server) trackUpdate(req *request, live, obj runtime.Object) runtime.Object {
-	return s.track(req.fieldManager(), managerName(req), live, obj)
+	fm, err := req.fieldManager()
+	if err != nil {
+		return obj
+	}
+	return s.track(fm, managerName(req), live, obj)
 }
 
 // track records manager's update of live into obj with fm, stamped with

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
@@ -81,8 +82,8 @@ type resourceInfo struct {
 	hasStatus  bool
 	newObject  func() runtime.Object
 	newList    func() runtime.Object
-	storageKey string // store partition: the group-qualified resource, e.g. "pods", "deployments.apps"
-	fields     fieldManagers
+	storageKey string             // store partition: the group-qualified resource, e.g. "pods", "deployments.apps"
+	fields     *lazyFieldManagers // built on first write: most resources of a server are never written
 }
 
 // clusterScopedKinds are the built-in kinds without a namespace; the scheme
@@ -131,8 +132,8 @@ type resourceTable struct {
 	byGVK  map[schema.GroupVersionKind]*resourceInfo
 	groups []schema.GroupVersion // served group-versions, core first, then by group
 	// builtinTC is client-go's type converter over the scheme, the default
-	// Resource.TypeConverter.
-	builtinTC managedfields.TypeConverter
+	// Resource.TypeConverter, made on first use.
+	builtinTC func() managedfields.TypeConverter
 }
 
 // newResourceTable derives the served resources of every group-version in gvs
@@ -141,7 +142,7 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 	t := &resourceTable{
 		byGVR:     map[schema.GroupVersionResource]*resourceInfo{},
 		byGVK:     map[schema.GroupVersionKind]*resourceInfo{},
-		builtinTC: builtinTypeConverter(scheme),
+		builtinTC: sync.OnceValue(func() managedfields.TypeConverter { return builtinTypeConverter(scheme) }),
 	}
 	byKind := map[schema.GroupVersionKind]Resource{}
 	for _, o := range overrides {
@@ -229,12 +230,7 @@ func (t *resourceTable) add(scheme *runtime.Scheme, r Resource) error {
 		newList:    func() runtime.Object { o, _ := scheme.New(listKind); return o },
 		storageKey: plural.GroupResource().String(),
 	}
-	if info.TypeConverter == nil {
-		info.TypeConverter = newTypeConverterFor(t.builtinTC, proto, r.Kind)
-	}
-	if info.fields, err = newFieldManagers(scheme, info); err != nil {
-		return err
-	}
+	info.fields = &lazyFieldManagers{scheme: scheme, builtin: t.builtinTC}
 	t.byGVR[plural] = info
 	t.byGVK[r.Kind] = info
 	return nil

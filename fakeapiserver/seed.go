@@ -26,7 +26,11 @@ func (s *Server) seedNamespaces() error {
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelMetadataName: name}},
 		}
-		obj := s.track(nsRes.fields.main, seedManager, nsRes.newObject(), ns)
+		fm, err := nsRes.managers()
+		if err != nil {
+			return fmt.Errorf("fakeapiserver: field manager of namespaces: %w", err)
+		}
+		obj := s.track(fm.main, seedManager, nsRes.newObject(), ns)
 		if _, err := s.createObject(nsRes, "", obj); err != nil {
 			return fmt.Errorf("fakeapiserver: seed namespace %s: %w", name, err)
 		}

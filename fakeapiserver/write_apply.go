@@ -119,9 +119,13 @@ func (a *applier) apply(cur runtime.Object) (runtime.Object, error) {
 	if err := yaml.Unmarshal(a.patch, &patchObj.Object); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
+	fm, err := a.req.fieldManager()
+	if err != nil {
+		return nil, err
+	}
 	kept := managedTimes(cur)
 	start := time.Now()
-	obj, err := a.req.fieldManager().Apply(cur, patchObj, a.manager, a.force)
+	obj, err := fm.Apply(cur, patchObj, a.manager, a.force)
 	if err != nil {
 		return nil, err
 	}
