@@ -279,6 +279,14 @@ func RunApplyStatus(ctx context.Context, t *testing.T, target Target) {
 	statusEntry := v1Entry(t, "reporter", "Apply", `{"f:status":{"f:conditions":{"k:{\"type\":\"example.com/Ready\"}":{".":{},"f:status":{},"f:type":{}}}}}`)
 	statusEntry.Subresource = "status"
 	checkManaged(t, "after status apply", o, mainEntry, statusEntry)
+
+	// A PUT to /status is recorded as an Update under subresource "status".
+	o["status"].(map[string]any)["message"] = "hello"
+	r = e.c.do(ctx, t, request{Method: http.MethodPut, Path: pods + "/p/status", Query: q("fieldManager", "putter"), Body: o})
+	r.mustCode(t, http.StatusOK, "update status")
+	putEntry := v1Entry(t, "putter", "Update", `{"f:status":{"f:message":{}}}`)
+	putEntry.Subresource = "status"
+	checkManaged(t, "after status update", decoded(t, r), mainEntry, statusEntry, putEntry)
 }
 
 // RunManagedFieldsPodDefaults: a pod created with a minimal spec records
