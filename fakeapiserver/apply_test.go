@@ -237,13 +237,21 @@ func TestManagedFieldsOnCreateUpdatePatch(t *testing.T) {
 	p.Time = applyEpoch.Add(2 * time.Second)
 	checkEntries(t, "merge patch", cm.ManagedFields, []fieldsEntry{entry(t, "my-tool", "Update", `{"f:data":{},"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`), ed, p})
 
+	// A JSON patch is recorded like the others.
+	clk.Step(time.Second)
+	cm = decode(doWrite(t, srv, http.MethodPatch, coll+"/c?fieldManager=jsonpatcher", []byte(`[{"op":"add","path":"/data/j","value":"1"}]`),
+		"Content-Type", "application/json-patch+json"))
+	jp := entry(t, "jsonpatcher", "Update", `{"f:data":{"f:j":{}}}`)
+	jp.Time = applyEpoch.Add(3 * time.Second)
+	checkEntries(t, "json patch", cm.ManagedFields, []fieldsEntry{entry(t, "my-tool", "Update", `{"f:data":{},"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`), ed, p, jp})
+
 	// Sent managedFields replace the stored ones on the main resource.
 	sent := cm.ManagedFields[len(cm.ManagedFields)-1].DeepCopy()
 	sent.Manager = "renamed"
 	cm.ManagedFields = []metav1.ManagedFieldsEntry{*sent}
 	cm = decode(doWrite(t, srv, http.MethodPut, coll+"/c?fieldManager=x", mustJSON(t, cm)))
-	p.Manager = "renamed"
-	checkEntries(t, "replaced", cm.ManagedFields, []fieldsEntry{p})
+	jp.Manager = "renamed"
+	checkEntries(t, "replaced", cm.ManagedFields, []fieldsEntry{jp})
 
 	// A list of one empty entry (what JSON can carry of an empty list)
 	// resets them. An object without managedFields is not tracked by

@@ -80,7 +80,14 @@ func (r *resourceInfo) managers() (fieldManagers, error) {
 	return l.fm, l.err
 }
 
-// newFieldManagers builds the field managers of info with tc. The hub version is the served version itself: this server
+// newFieldManagers builds the field managers of info with tc (the
+// Resource.TypeConverter hook, else the built-in schema). Custom resources
+// plug in by setting Resource.TypeConverter to a converter built from the
+// CRD's structural schema (managedfields.NewTypeConverter, as the
+// apiextensions-apiserver does) or managedfields.NewDeducedTypeConverter
+// for a schemaless one; if they are stored as unstructured objects the
+// scheme cannot convert, this is where managedfields.NewDefaultCRDFieldManager
+// and a convertor for them belong. The hub version is the served version itself: this server
 // keeps objects in their versioned Go types, so the scheme converts a
 // version onto itself (and unstructured apply results into the typed kind).
 func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc managedfields.TypeConverter) (fieldManagers, error) {
