@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -67,9 +68,16 @@ type lazyFieldManagers struct {
 	err     error
 }
 
+// errNoFieldManagers is the error of a resource description made outside
+// the resource table (a subresource's own kind), which has none.
+var errNoFieldManagers = errors.New("fakeapiserver: resource has no field managers")
+
 // managers returns the field managers of r, building them once.
 func (r *resourceInfo) managers() (fieldManagers, error) {
 	l := r.fields
+	if l == nil {
+		return fieldManagers{}, fmt.Errorf("%w: %s", errNoFieldManagers, r.Kind)
+	}
 	l.once.Do(func() {
 		tc := r.TypeConverter
 		if tc == nil {
@@ -156,8 +164,8 @@ func (s *Server) trackCreate(req *request, obj runtime.Object) runtime.Object {
 // list resets them); on a subresource the live ones are kept.
 //
 // Like FieldManager.UpdateNoErrors it never fails the write: without a
-// field manager (none can be built only for a nil TypeConverter, which
-// managers never passes) obj is returned unchanged.
+// field manager (a resource description made outside the resource table)
+// obj is returned unchanged.
 func (s *Server) trackUpdate(req *request, live, obj runtime.Object) runtime.Object {
 	fm, err := req.fieldManager()
 	if err != nil {
