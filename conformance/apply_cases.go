@@ -357,3 +357,26 @@ func RunApplyFieldValidation(ctx context.Context, t *testing.T, target Target) {
 	r = e.apply(ctx, e.cms()+"/a", applyCM("a", "v")+"data:\n  j: w\n", "fieldManager", "m", "fieldValidation", "Strict")
 	checkStatus(t, "duplicate field, Strict", r, badRequest("error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"data\" already set in map"))
 }
+
+// RunApplyDryRun: with dryRun=All an apply answers as it would (201 with
+// the created object, 200 with the merged one, managedFields included) and
+// stores nothing.
+func RunApplyDryRun(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "one"), "fieldManager", "applier", "dryRun", "All")
+	r.mustCode(t, http.StatusCreated, "dry-run apply (create)")
+	checkManaged(t, "dry-run create", decoded(t, r), v1Entry(t, "applier", "Apply", `{"f:data":{"f:k":{}}}`))
+	e.c.do(ctx, t, request{Path: e.cms() + "/a"}).mustCode(t, http.StatusNotFound, "get after a dry-run create")
+
+	e.apply(ctx, e.cms()+"/a", applyCM("a", "one"), "fieldManager", "applier").mustCode(t, http.StatusCreated, "apply (create)")
+	r = e.apply(ctx, e.cms()+"/a", applyCM("a", "two"), "fieldManager", "other", "dryRun", "All", "force", "true")
+	r.mustCode(t, http.StatusOK, "dry-run forced apply")
+	if d := decoded(t, r)["data"]; !cmp.Equal(d, map[string]any{"k": "two"}) {
+		t.Errorf("dry-run apply answered data %v, want k=two", d)
+	}
+	got := decoded(t, e.c.do(ctx, t, request{Path: e.cms() + "/a"}))
+	if d := got["data"]; !cmp.Equal(d, map[string]any{"k": "one"}) {
+		t.Errorf("stored data %v after a dry-run apply, want k=one", d)
+	}
+	checkManaged(t, "stored after dry run", got, v1Entry(t, "applier", "Apply", `{"f:data":{"f:k":{}}}`))
+}

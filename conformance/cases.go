@@ -153,5 +153,6 @@ func Cases() []Case {
 		{Name: "ManagedFieldsSystemNamespace", Run: RunManagedFieldsSystemNamespace},
 		{Name: "ManagedFieldsUserAgentManager", Run: RunManagedFieldsUserAgentManager},
 		{Name: "ApplyFieldValidation", Run: RunApplyFieldValidation},
+		{Name: "ApplyDryRun", Run: RunApplyDryRun},
 	}
 }
