@@ -27,7 +27,7 @@ type managedEntry struct {
 }
 
 // managedFieldsOf returns obj's managedFields normalised: every time must be
-// RFC 3339 in UTC at second precision, and is then dropped; entries are
+// RFC 3339 in UTC at second precision or absent, and is then dropped; entries are
 // sorted by operation, manager and subresource (the server orders them by
 // time within an operation, which differs from run to run).
 func managedFieldsOf(t testing.TB, obj object) []managedEntry {
@@ -41,6 +41,9 @@ func managedFieldsOf(t testing.TB, obj object) []managedEntry {
 		t.Fatalf("managedFields %s: %v", raw, err)
 	}
 	for i, e := range timed {
+		if e.Time == "" {
+			continue // entries converted back from the scale subresource have none (managedfields.ScaleHandler.ToParent)
+		}
 		if _, err := time.Parse("2006-01-02T15:04:05Z", e.Time); err != nil {
 			t.Errorf("managedFields[%d].time = %q: %v", i, e.Time, err)
 		}
@@ -379,4 +382,58 @@ func RunApplyDryRun(ctx context.Context, t *testing.T, target Target) {
 		t.Errorf("stored data %v after a dry-run apply, want k=one", d)
 	}
 	checkManaged(t, "stored after dry run", got, v1Entry(t, "applier", "Apply", `{"f:data":{"f:k":{}}}`))
+}
+
+// entryOf returns obj's managedFields entry of manager, or nil.
+func entryOf(t testing.TB, obj object, manager string) *managedEntry {
+	t.Helper()
+	for _, e := range managedFieldsOf(t, obj) {
+		if e.Manager == manager {
+			return &e
+		}
+	}
+	return nil
+}
+
+// RunManagedFieldsScale: a patch and an apply of deployments/NAME/scale are
+// recorded on the Deployment under subresource "scale", owning
+// spec.replicas, which the creator no longer owns once it changed; an
+// applied Scale conflicts with the manager that set the replicas.
+func RunManagedFieldsScale(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Query: q("fieldManager", "creator"), Body: deployment("web", 2)}).
+		mustCode(t, http.StatusCreated, "create deployment")
+	e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.deployments() + "/web/scale", Query: q("fieldManager", "scaler"),
+		ContentType: "application/merge-patch+json", Body: object{"spec": object{"replicas": 3}}}).mustCode(t, http.StatusOK, "patch scale")
+	d := decoded(t, e.c.do(ctx, t, request{Path: e.deployments() + "/web"}))
+	want := managedEntry{Manager: "scaler", Operation: "Update", APIVersion: "apps/v1", Subresource: "scale", FieldsType: "FieldsV1",
+		FieldsV1: fieldsJSON(t, `{"f:spec":{"f:replicas":{}}}`)}
+	if diff := cmp.Diff(&want, entryOf(t, d, "scaler")); diff != "" {
+		t.Errorf("scaler's entry (-want +got):\n%s", diff)
+	}
+	if c := entryOf(t, d, "creator"); c == nil {
+		t.Errorf("creator's entry is gone: %v", managedFieldsOf(t, d))
+	} else if spec, _ := c.FieldsV1.(map[string]any)["f:spec"].(map[string]any); spec["f:replicas"] != nil {
+		t.Errorf("creator still owns spec.replicas: %v", c.FieldsV1)
+	}
+
+	scaleBody := "apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: web\nspec:\n  replicas: 4\n"
+	r := e.apply(ctx, e.deployments()+"/web/scale", scaleBody, "fieldManager", "autoscaler")
+	checkStatus(t, "conflicting scale apply", r, wantStatus(http.StatusConflict, metav1.StatusReasonConflict,
+		`Apply failed with 1 conflict: conflict with "scaler" with subresource "scale" using autoscaling/v1: .spec.replicas`,
+		&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldManagerConflict, Message: `conflict with "scaler" with subresource "scale" using autoscaling/v1`, Field: ".spec.replicas"}}}))
+	r = e.apply(ctx, e.deployments()+"/web/scale", scaleBody, "fieldManager", "autoscaler", "force", "true")
+	r.mustCode(t, http.StatusOK, "forced scale apply")
+	if spec, _ := decoded(t, r)["spec"].(map[string]any); spec["replicas"] != float64(4) {
+		t.Errorf("scale after apply = %v, want replicas 4", spec)
+	}
+	d = decoded(t, e.c.do(ctx, t, request{Path: e.deployments() + "/web"}))
+	want = managedEntry{Manager: "autoscaler", Operation: "Apply", APIVersion: "apps/v1", Subresource: "scale", FieldsType: "FieldsV1",
+		FieldsV1: fieldsJSON(t, `{"f:spec":{"f:replicas":{}}}`)}
+	if diff := cmp.Diff(&want, entryOf(t, d, "autoscaler")); diff != "" {
+		t.Errorf("autoscaler's entry (-want +got):\n%s", diff)
+	}
+	if entryOf(t, d, "scaler") != nil {
+		t.Errorf("scaler still has an entry after the forced apply took its only field: %v", managedFieldsOf(t, d))
+	}
 }

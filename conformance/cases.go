@@ -154,5 +154,6 @@ func Cases() []Case {
 		{Name: "ManagedFieldsUserAgentManager", Run: RunManagedFieldsUserAgentManager},
 		{Name: "ApplyFieldValidation", Run: RunApplyFieldValidation},
 		{Name: "ApplyDryRun", Run: RunApplyDryRun},
+		{Name: "ManagedFieldsScale", Run: RunManagedFieldsScale},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,6 +28,9 @@ import (
 type fieldManagers struct {
 	main   *managedfields.FieldManager
 	status *managedfields.FieldManager
+	// scale records writes to the scale subresource, on the Scale kind
+	// (autoscaling/v1) with subresource "scale"; nil without one.
+	scale *managedfields.FieldManager
 }
 
 // newTypeConverterFor picks the structured-merge-diff schema of a kind:
@@ -83,7 +87,7 @@ func (r *resourceInfo) managers() (fieldManagers, error) {
 		if tc == nil {
 			tc = newTypeConverterFor(l.builtin(), r.newObject(), r.Kind)
 		}
-		l.fm, l.err = newFieldManagers(l.scheme, r, tc)
+		l.fm, l.err = newFieldManagers(l.scheme, r, tc, l.builtin())
 	})
 	return l.fm, l.err
 }
@@ -98,7 +102,7 @@ func (r *resourceInfo) managers() (fieldManagers, error) {
 // and a convertor for them belong. The hub version is the served version itself: this server
 // keeps objects in their versioned Go types, so the scheme converts a
 // version onto itself (and unstructured apply results into the typed kind).
-func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc managedfields.TypeConverter) (fieldManagers, error) {
+func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc, builtin managedfields.TypeConverter) (fieldManagers, error) {
 	var fm fieldManagers
 	gv := info.Kind.GroupVersion()
 	defaulter := defaulterFunc(info.applyDefaults)
@@ -112,6 +116,13 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc managedfiel
 		fm.status, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "status", statusReset)
 		if err != nil {
 			return fm, fmt.Errorf("fakeapiserver: resource %s/status: %w", info.Kind, err)
+		}
+	}
+	if info.Scale != nil {
+		scaleTC := newTypeConverterFor(builtin, &autoscalingv1.Scale{}, scaleGVK)
+		fm.scale, err = managedfields.NewDefaultFieldManager(scaleTC, scheme, defaulterFunc(func(runtime.Object) {}), scheme, scaleGVK, scaleGVK.GroupVersion(), "scale", nil)
+		if err != nil {
+			return fm, fmt.Errorf("fakeapiserver: resource %s/scale: %w", info.Kind, err)
 		}
 	}
 	return fm, nil

@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -126,11 +126,14 @@ func (s *Server) patchScale(req *request) (*autoscalingv1.Scale, error) {
 		return nil, err
 	}
 	directive, err := patchOptions(req.r, patchType)
-	if err == nil && !json.Valid(patch) {
-		err = apierrors.NewBadRequest("invalid JSON patch")
+	if err == nil {
+		err = checkPatchBody(patch, patchType)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if patchType == types.ApplyYAMLPatchType {
+		return s.applyScale(req, patch, directive) // managedfields_scale.go
 	}
 	p := patcher{s: s, req: sreq, patchType: patchType, patch: patch, directive: directive}
 	return s.writeScale(req, func(cur runtime.Object) (*autoscalingv1.Scale, error) {
@@ -171,6 +174,9 @@ func (s *Server) writeScale(req *request, newScale func(cur runtime.Object) (*au
 		}
 		next, err := setSpecReplicas(req.res, cur, scale.Spec.Replicas)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.trackScale(req, cur, scale, next); err != nil { // managedfields_scale.go
 			return nil, err
 		}
 		mustAccessor(next).SetResourceVersion(scale.ResourceVersion)

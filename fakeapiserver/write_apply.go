@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/yaml"
 )
 
@@ -109,6 +110,9 @@ type applier struct {
 	directive string
 	manager   string
 	force     bool
+	// fm, when set, is the field manager to apply with instead of the
+	// request endpoint's (the scale subresource's).
+	fm *managedfields.FieldManager
 }
 
 // apply merges the configuration into cur with the endpoint's field
@@ -119,9 +123,12 @@ func (a *applier) apply(cur runtime.Object) (runtime.Object, error) {
 	if err := yaml.Unmarshal(a.patch, &patchObj.Object); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
-	fm, err := a.req.fieldManager()
-	if err != nil {
-		return nil, err
+	fm := a.fm
+	if fm == nil {
+		var err error
+		if fm, err = a.req.fieldManager(); err != nil {
+			return nil, err
+		}
 	}
 	kept := managedTimes(cur)
 	start := time.Now()
