@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -389,5 +391,64 @@ func TestApplyClusterScopedCreate(t *testing.T) {
 	}
 	if len(ns.ManagedFields) != 1 || ns.ManagedFields[0].Manager != "ns-applier" || ns.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
 		t.Errorf("managedFields = %+v", ns.ManagedFields)
+	}
+}
+
+func TestManagedFieldsScaleSubresource(t *testing.T) {
+	t.Parallel()
+	clk := clocktesting.NewFakeClock(applyEpoch)
+	srv := Start(t, WithClock(clk))
+	ctx := context.Background()
+	deps := srv.Clientset().AppsV1().Deployments("default")
+	labels := map[string]string{"app": "web"}
+	_, err := deps.Apply(ctx, appsv1ac.Deployment("web", "default").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(1).
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).
+		WithTemplate(corev1ac.PodTemplateSpec().WithLabels(labels).
+			WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("web").WithImage("nginx"))))),
+		metav1.ApplyOptions{FieldManager: "deployer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := deps.GetScale(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = 3
+	if _, err := deps.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{FieldManager: "scaler"}); err != nil {
+		t.Fatalf("update scale: %v", err)
+	}
+	// The applier of spec.replicas conflicts with the scaler; forced, the
+	// applier of the Scale takes it over.
+	_, err = deps.ApplyScale(ctx, "web", autoscalingv1ac.Scale().WithSpec(autoscalingv1ac.ScaleSpec().WithReplicas(5)), metav1.ApplyOptions{FieldManager: "hpa"})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("scale apply over the scaler's replicas: err = %v, want a conflict", err)
+	}
+	if _, err := deps.ApplyScale(ctx, "web", autoscalingv1ac.Scale().WithSpec(autoscalingv1ac.ScaleSpec().WithReplicas(5)), metav1.ApplyOptions{FieldManager: "hpa", Force: true}); err != nil {
+		t.Fatalf("forced scale apply: %v", err)
+	}
+	d, err := deps.Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *d.Spec.Replicas != 5 {
+		t.Errorf("spec.replicas = %d, want 5", *d.Spec.Replicas)
+	}
+	var hpa *metav1.ManagedFieldsEntry
+	for i, e := range d.ManagedFields {
+		switch e.Manager {
+		case "hpa":
+			hpa = &d.ManagedFields[i]
+		case "scaler":
+			t.Errorf("scaler keeps an entry after losing its only field: %+v", e)
+		case "deployer":
+			if strings.Contains(string(e.FieldsV1.Raw), `"f:replicas"`) {
+				t.Errorf("deployer still owns spec.replicas: %s", e.FieldsV1.Raw)
+			}
+		}
+	}
+	want := &metav1.ManagedFieldsEntry{Manager: "hpa", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1", Subresource: "scale",
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}}
+	if diff := cmp.Diff(want, hpa); diff != "" {
+		t.Errorf("hpa entry (-want +got; as on kube-apiserver, entries converted back from the Scale carry no time):\n%s", diff)
 	}
 }
