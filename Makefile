@@ -5,7 +5,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO  ?= go
 BIN ?= bin
 
-.PHONY: test demo bench build fuzz load
+.PHONY: test demo bench build fuzz load html-check
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 60s
@@ -46,6 +46,14 @@ LOAD_WRITES   ?= 1000
 load:
 	LWSIM_LOAD_WATCHERS=$(LOAD_WATCHERS) LWSIM_LOAD_WRITES=$(LOAD_WRITES) \
 		$(GO) test -count=1 -run '^TestLoad$$' -v -timeout 11m ./fakeapiserver/
+
+## html-check: render a scenario's HTML page (lw-sim explain NAME --html OUT)
+## in headless Chromium and check the DOM and the screenshot; installs
+## Debian's chromium (and a CJK font for the article's questions) if missing.
+## LWSIM_SCREENSHOT=FILE keeps the screenshot.
+html-check:
+	command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium fonts-wqy-zenhei; }
+	$(GO) test -race -count=1 -run 'TestHTML' -v ./scenarios/
 
 ## build: the lw-sim binary in $(BIN)/
 build:

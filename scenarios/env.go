@@ -56,8 +56,12 @@ type Env struct {
 	// mu guards the fields below.
 	mu       sync.Mutex
 	timeline Timeline
-	closers  []func()
-	streams  int
+	// lane is the lane of the scenario's own requests and watches
+	// (SetLane); "" means [LaneScenario].
+	lane    string
+	clients int
+	closers []func()
+	streams int
 	// clientLog holds what started clients recorded that the scenario has
 	// not yet drained into the timeline (see AwaitClient).
 	clientLog []clientEntry
@@ -102,7 +106,46 @@ func (e *Env) record(kind Kind, rv, format string, args ...any) {
 }
 
 func (e *Env) entry(kind Kind, rv, format string, args ...any) Entry {
-	return Entry{At: Offset(e.Elapsed()), Kind: kind, RV: rv, Text: fmt.Sprintf(format, args...)}
+	en := Entry{At: Offset(e.Elapsed()), Kind: kind, RV: rv, Text: fmt.Sprintf(format, args...)}
+	switch kind {
+	case KindRequest, KindResponse, KindEvent:
+		en.Lane = e.currentLane()
+	}
+	return en
+}
+
+// LaneScenario is the lane of the scenario's own requests and watches.
+const LaneScenario = "scenario"
+
+// SetLane names the client the scenario's next raw requests and watches
+// stand for (a deliberately naive client next to a correct one, say), so
+// that the HTML sequence diagram draws them in a lane of their own. A
+// watch keeps the lane it was opened in. "" goes back to [LaneScenario].
+func (e *Env) SetLane(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.lane = name
+}
+
+func (e *Env) currentLane() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.lane == "" {
+		return LaneScenario
+	}
+	return e.lane
+}
+
+// nextClientLane names the lane of the next client StartClient starts:
+// "listwatch", then "listwatch-2", ...
+func (e *Env) nextClientLane() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.clients++
+	if e.clients == 1 {
+		return "listwatch"
+	}
+	return "listwatch-" + strconv.Itoa(e.clients)
 }
 
 func (e *Env) append(en Entry) {
@@ -176,7 +219,9 @@ func (e *Env) Compact(rv string) error {
 	if err != nil {
 		return fmt.Errorf("scenarios: compact to %q: %w", rv, err)
 	}
-	e.record(KindFault, rv, "compaction: every RV below %s is gone (etcd compaction)", rv)
+	en := e.entry(KindFault, rv, "compaction: every RV below %s is gone (etcd compaction)", rv)
+	en.Horizon = HorizonCompaction
+	e.append(en)
 	return e.srv.Compact(n)
 }
 
@@ -184,7 +229,9 @@ func (e *Env) Compact(rv string) error {
 // an apiserver restart (or a watch-cache re-list) does, and records it.
 func (e *Env) RestartWatchCache() string {
 	floor := strconv.FormatInt(e.srv.CompactWatchHistory(), 10)
-	e.record(KindFault, floor, "apiserver restart: every watch is closed; history before %s is gone from the watch cache", floor)
+	en := e.entry(KindFault, floor, "apiserver restart: every watch is closed; history before %s is gone from the watch cache", floor)
+	en.Horizon = HorizonWatchCache
+	e.append(en)
 	return floor
 }
 

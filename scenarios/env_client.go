@@ -30,7 +30,11 @@ type Client struct {
 // the timeline only when the scenario calls AwaitClient, so the timeline
 // does not depend on how goroutines are scheduled.
 func (e *Env) StartClient(ns string, opts listwatch.Options) (*Client, error) {
-	cfg := e.restConfig(func(en Entry) { e.logClient(clientEntry{Entry: en}) })
+	lane := e.nextClientLane()
+	cfg := e.restConfig(func(en Entry) {
+		en.Lane = lane
+		e.logClient(clientEntry{Entry: en})
+	})
 	cfg.Transport.(*recordingTransport).maskWatchTimeout = true
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -41,7 +45,7 @@ func (e *Env) StartClient(ns string, opts listwatch.Options) (*Client, error) {
 		opts.Backoff = scenarioBackoff
 	}
 	opts.Trace = func(ev listwatch.TraceEvent) {
-		en := Entry{At: Offset(ev.Time.Sub(e.t0)), Kind: KindClient, RV: ev.RV, Text: traceText(ev)}
+		en := Entry{At: Offset(ev.Time.Sub(e.t0)), Kind: KindClient, RV: ev.RV, Text: traceText(ev), Lane: lane}
 		e.logClient(clientEntry{Entry: en, delay: ev.Delay})
 	}
 	c := listwatch.New(listwatch.FromTyped(cs.CoreV1().ConfigMaps(ns)), opts)

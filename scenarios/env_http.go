@@ -282,7 +282,9 @@ func (e *Env) GetAsync(path string) <-chan getResult {
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
 	var held []Entry // written by the goroutine before it sends on ch
+	lane := e.currentLane()
 	rt := &recordingTransport{base: e.transport, e: e, record: func(en Entry) {
+		en.Lane = lane
 		if en.Kind == KindRequest {
 			e.append(en)
 			return
@@ -364,6 +366,7 @@ type Stream struct {
 
 	e      *Env
 	name   string
+	lane   string // the lane it was opened in
 	events chan WatchEvent
 	stop   func()
 	ended  bool
@@ -402,7 +405,7 @@ func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
 		cancel()
 		return nil, fmt.Errorf("%w: watch %s answered %s", ErrExpectation, path, resp.Status)
 	}
-	s := &Stream{Response: resp, e: e, name: e.nextStreamName(), events: make(chan WatchEvent)}
+	s := &Stream{Response: resp, e: e, name: e.nextStreamName(), lane: e.currentLane(), events: make(chan WatchEvent)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -471,7 +474,7 @@ func (e *Env) WatchTyped(ns string, opts metav1.ListOptions) (*Stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: watch configmaps: %w", err)
 	}
-	s := &Stream{e: e, name: e.nextStreamName(), events: make(chan WatchEvent)}
+	s := &Stream{e: e, name: e.nextStreamName(), lane: e.currentLane(), events: make(chan WatchEvent)}
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
 	go func() {
@@ -529,7 +532,9 @@ func (s *Stream) Next() (WatchEvent, error) {
 	select {
 	case ev := <-s.events:
 		s.ended = ev.End
-		s.e.record(KindEvent, ev.RV, "%s %s", s.name, ev)
+		en := s.e.entry(KindEvent, ev.RV, "%s %s", s.name, ev)
+		en.Lane = s.lane
+		s.e.append(en)
 		return ev, nil
 	case <-time.After(waitTimeout):
 		return WatchEvent{}, fmt.Errorf("%w: no event on %s within %s", ErrExpectation, s.name, waitTimeout)

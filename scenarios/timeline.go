@@ -66,7 +66,29 @@ type Entry struct {
 	RV string `json:"rv,omitempty"`
 	// Text says what happened, for people.
 	Text string `json:"text"`
+	// Lane is who sent the request, received the response or event, or
+	// made the decision: "scenario" (the scenario's own raw requests and
+	// watches, unless it named another lane with [Env.SetLane]) or a client
+	// the scenario started ("listwatch"). Empty for entries that belong to
+	// no client: writes, faults, clock steps, checks and notes.
+	Lane string `json:"lane,omitempty"`
+	// Horizon is set on an entry that moved a history horizon to RV:
+	// [HorizonCompaction] or [HorizonWatchCache].
+	Horizon Horizon `json:"horizon,omitempty"`
 }
+
+// Horizon names one of the two limits on how far back a client can read.
+type Horizon string
+
+// The horizons.
+const (
+	// HorizonCompaction: etcd compaction; no read below RV is possible.
+	HorizonCompaction Horizon = "compaction"
+	// HorizonWatchCache: the apiserver's watch cache keeps history from
+	// RV on; a watch from an older RV gets ERROR 410 Expired even though
+	// etcd may still have it.
+	HorizonWatchCache Horizon = "watch-cache"
+)
 
 // String renders e on one line, columns aligned.
 func (e Entry) String() string {

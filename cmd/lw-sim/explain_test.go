@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,6 +30,29 @@ func TestExplain(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain expired-continue output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestExplainHTML(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	out := filepath.Join(t.TempDir(), "page.html")
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"explain", "watch-breaks", "--html", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("run(explain watch-breaks --html) = %v, want nil; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Wrote "+out) {
+		t.Errorf("explain --html output lacks %q:\n%s", "Wrote "+out, stdout.String())
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", `data-lane="scenario"`, `data-lane="kube-apiserver"`, "too old resource version: 6 (8)"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("explain --html page lacks %q", want)
 		}
 	}
 }
