@@ -230,6 +230,8 @@ func eventLabel(text string) string {
 	switch f[1] {
 	case "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR":
 		return f[1]
+	case "stream":
+		return "broken"
 	}
 	return "end"
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -346,6 +347,11 @@ func (ev WatchEvent) String() string {
 	switch {
 	case ev.End && ev.Err == nil:
 		return "the server ended the response (clean end of stream, no final event)"
+	case ev.End && isCut(ev.Err):
+		// Which of the two a cut gives depends on whether the reset
+		// arrives before the half frame is read: one text for both keeps
+		// timelines deterministic.
+		return "stream broken: the connection was cut mid-frame (a decode error: unexpected EOF or connection reset), no final event"
 	case ev.End:
 		return fmt.Sprintf("stream broken: %v", ev.Err)
 	case ev.Type == watch.Error:
@@ -356,6 +362,11 @@ func (ev WatchEvent) String() string {
 		return "BOOKMARK"
 	}
 	return string(ev.Type) + " " + ev.Key
+}
+
+// isCut reports whether err is how a connection cut mid-frame shows.
+func isCut(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // Stream is an open watch: events arrive on it as the server sends them.
@@ -370,6 +381,8 @@ type Stream struct {
 	events chan WatchEvent
 	stop   func()
 	ended  bool
+	// pending is an event Silent found waiting, for Next to return.
+	pending *WatchEvent
 }
 
 // Watch opens a raw HTTP watch on path (its query must ask for a watch);
@@ -529,17 +542,47 @@ func (s *Stream) Next() (WatchEvent, error) {
 	if s.ended {
 		return WatchEvent{}, errStreamEnded
 	}
+	ev, err := s.receive()
+	if err != nil {
+		return ev, err
+	}
+	s.ended = ev.End
+	en := s.e.entry(KindEvent, ev.RV, "%s %s", s.name, ev)
+	en.Lane = s.lane
+	s.e.append(en)
+	return ev, nil
+}
+
+// receive takes the next event: the one Silent found, or the next to
+// arrive.
+func (s *Stream) receive() (WatchEvent, error) {
+	if ev := s.pending; ev != nil {
+		s.pending = nil
+		return *ev, nil
+	}
 	select {
 	case ev := <-s.events:
-		s.ended = ev.End
-		en := s.e.entry(KindEvent, ev.RV, "%s %s", s.name, ev)
-		en.Lane = s.lane
-		s.e.append(en)
 		return ev, nil
 	case <-time.After(waitTimeout):
 		return WatchEvent{}, fmt.Errorf("%w: no event on %s within %s", ErrExpectation, s.name, waitTimeout)
 	case <-s.e.ctx.Done():
 		return WatchEvent{}, s.e.ctx.Err()
+	}
+}
+
+// Silent reports whether the stream is open and has nothing to read now,
+// not even its end; it does not wait. Only a stream the scenario knows to
+// be stopped (a hung stream) gives a deterministic answer.
+func (s *Stream) Silent() bool {
+	if s.ended || s.pending != nil {
+		return false
+	}
+	select {
+	case ev := <-s.events:
+		s.pending = &ev
+		return false
+	default:
+		return true
 	}
 }
 
@@ -574,6 +617,14 @@ func (s *Stream) ExpectEnd() error {
 // one, and returns how many there were and the end pseudo-event.
 func (s *Stream) Drain() (int, WatchEvent, error) {
 	n := 0
+	if ev := s.pending; ev != nil {
+		s.pending = nil
+		if ev.End {
+			s.ended = true
+			return n, *ev, nil
+		}
+		n++
+	}
 	for !s.ended {
 		select {
 		case ev := <-s.events:

@@ -119,6 +119,7 @@ func builtins() []*Scenario {
 		watchIsServerPush(),
 		watchTimeout(),
 		watchBreaks(),
+		watchCutAndHang(),
 		slowConsumer(),
 		noLostEvents(),
 		hugeListPaging(),
