@@ -122,6 +122,7 @@ func builtins() []*Scenario {
 		watchCutAndHang(),
 		slowConsumer(),
 		noLostEvents(),
+		lostEvents(),
 		hugeListPaging(),
 		listChunking(),
 		expiredContinue(),

@@ -1,0 +1,158 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/lw-sim/lw-sim/listwatch"
+)
+
+// laneNaive is the lane of the deliberately wrong client of lost-events.
+const laneNaive = "naive"
+
+// naiveCache is what the naive client of lost-events believes: the names
+// it has, from the events it applied.
+type naiveCache map[string]bool
+
+// apply applies a watch event the way a client that trusts every event
+// does.
+func (c naiveCache) apply(ev WatchEvent) {
+	name := strings.TrimPrefix(ev.Key, Namespace+"/")
+	switch ev.Type {
+	case watch.Added, watch.Modified:
+		c[name] = true
+	case watch.Deleted:
+		delete(c, name)
+	}
+}
+
+func (c naiveCache) String() string { return "[" + strings.Join(slices.Sorted(maps.Keys(c)), " ") + "]" }
+
+func lostEvents() *Scenario {
+	return &Scenario{
+		Name:    "lost-events",
+		Answers: []QuestionID{QWatchLostEvents},
+		Summary: "Events are lost by clients, not by the server: a naive client that resumes from a stale RV, ignores the ERROR 410 event and re-watches without relisting keeps an object that was deleted, while the listwatch client, next to it, relists, diffs and ends equal to the server.",
+		Seed:    13,
+		Steps: func(e *Env) error {
+			if _, err := createShuffled(e, []string{"alpha", "bravo"}); err != nil {
+				return err
+			}
+			c, err := e.StartClient(Namespace, listwatch.Options{})
+			if err != nil {
+				return err
+			}
+			if err := awaitClientWatching(e); err != nil {
+				return err
+			}
+
+			e.Note("the naive client lists and watches from the list's RV, and applies every event it reads")
+			e.SetLane(laneNaive)
+			defer e.SetLane("")
+			list, err := e.Get(cmPath)
+			if err != nil {
+				return err
+			}
+			cache := naiveCache{}
+			for _, n := range list.Names {
+				cache[n] = true
+			}
+			w1, err := e.Watch(cmPath + "?watch=true&resourceVersion=" + list.RV)
+			if err != nil {
+				return err
+			}
+			if _, err := e.Update(Namespace, "alpha", "2"); err != nil {
+				return err
+			}
+			ev, err := w1.Expect(watch.Modified, key("alpha"))
+			if err != nil {
+				return err
+			}
+			cache.apply(ev)
+			if err := e.AwaitClient("alpha applied", func(en Entry) bool { return IsClientEntry(en, listwatch.TraceApplied) }); err != nil {
+				return err
+			}
+			if _, err := e.Create(OtherNamespace, "noise", "x"); err != nil {
+				return err
+			}
+			e.RestartWatchCache()
+			if err := w1.ExpectEnd(); err != nil {
+				return err
+			}
+			if err := e.AwaitClient("backoff after the closed watch", func(en Entry) bool { return IsClientEntry(en, listwatch.TraceBackoff) }); err != nil {
+				return err
+			}
+			if err := e.AwaitTimers(1); err != nil {
+				return err
+			}
+			e.Note("both clients are disconnected; meanwhile bravo is deleted and charlie created")
+			if _, err := e.Delete(Namespace, "bravo"); err != nil {
+				return err
+			}
+			if _, err := e.Create(Namespace, "charlie", "1"); err != nil {
+				return err
+			}
+
+			e.Note("mistake 1: the naive client resumes from a stale RV, its LIST's %s, not the last event it processed (%s)", list.RV, ev.RV)
+			w2, err := e.Watch(cmPath + "?watch=true&resourceVersion=" + list.RV)
+			if err != nil {
+				return err
+			}
+			errEv, err := w2.Next()
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(errEv.Type == watch.Error && errEv.Status != nil && errEv.Status.Code == 410,
+				"the server answers the stale RV with ERROR 410 Expired, in an HTTP 200 stream"); err != nil {
+				return err
+			}
+			if err := w2.ExpectEnd(); err != nil {
+				return err
+			}
+			e.Note("mistake 2: the naive client ignores the ERROR event (not an object: nothing to apply) and takes the end for a timeout; its cache is now %s", cache)
+			e.Note("mistake 3: it does not relist; it re-watches with no resourceVersion, whose ADDED replay looks like a resync")
+			w3, err := e.Watch(cmPath + "?watch=true")
+			if err != nil {
+				return err
+			}
+			for _, n := range []string{"alpha", "charlie"} {
+				ev, err := w3.Expect(watch.Added, key(n))
+				if err != nil {
+					return err
+				}
+				cache.apply(ev)
+			}
+			w3.Close()
+
+			e.SetLane("")
+			e.Note("the listwatch client got the same 410 when it resumed from its last RV; after its backoff it relists and diffs")
+			e.Step(scenarioBackoff.Duration)
+			if err := e.AwaitClientStepping("relist", func(en Entry) bool { return IsClientEntry(en, listwatch.TraceListed) }); err != nil {
+				return err
+			}
+			server, err := e.quiet.CoreV1().ConfigMaps(Namespace).List(e.Context(), metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			want := naiveCache{}
+			for _, it := range server.Items {
+				want[it.Name] = true
+			}
+			got := naiveCache{}
+			for _, o := range c.Indexer().List() {
+				got[o.(*corev1.ConfigMap).Name] = true
+			}
+			if err := e.Expect(got.String() == want.String(), "listwatch's store %s equals the server's %s: the relist's diff reported bravo deleted", got, want); err != nil {
+				return err
+			}
+			return e.Expect(cache["bravo"] && !want["bravo"],
+				"%s", fmt.Sprintf("the naive client's cache %s still has bravo, deleted on the server: a no-RV watch replays what exists, never what was deleted; the DELETED event is lost for good", cache))
+		},
+	}
+}
