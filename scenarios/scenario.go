@@ -120,6 +120,7 @@ func builtins() []*Scenario {
 		watchTimeout(),
 		watchBreaks(),
 		watchCutAndHang(),
+		watchCacheWindow(),
 		slowConsumer(),
 		noLostEvents(),
 		lostEvents(),
