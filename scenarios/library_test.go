@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,5 +96,16 @@ func TestFailedExpectation(t *testing.T) {
 	last := res.Timeline[len(res.Timeline)-1]
 	if res.Passed || last.Kind != KindCheck || last.Text != "FAIL: the impossible" {
 		t.Errorf("Run(always-fails) = passed %v, last entry %v; want failed with the FAIL check last", res.Passed, last)
+	}
+}
+
+// TestExplanationsCiteNothingMissing: explanations are read by people who
+// have the repository and lw-sim only; a section of a document that is not
+// in it ("spec §4.4") is a dead reference.
+func TestExplanationsCiteNothingMissing(t *testing.T) {
+	for _, sc := range Library() {
+		if strings.Contains(sc.Explanation, "§") || strings.Contains(sc.Explanation, "spec/") {
+			t.Errorf("explanation of %s cites a document the repository does not have:\n%s", sc.Name, sc.Explanation)
+		}
 	}
 }

@@ -29,7 +29,8 @@ type Scenario struct {
 	// Summary is the answer in one sentence.
 	Summary string
 	// Explanation teaches the edge case: what the real kube-apiserver
-	// does, citing the behaviour spec. The library loads it from
+	// does, citing kube-apiserver's source where it helps, never a
+	// document the repository does not have. The library loads it from
 	// library/<Name>.txt.
 	Explanation string
 	// Seed is the default seed of a run; [RunOptions.Seed] overrides it.
