@@ -70,7 +70,7 @@ func watchBreaks() *Scenario {
 				return err
 			}
 
-			e.Note("compaction: an open watch that keeps up is not affected; a watch from a compacted RV is")
+			e.Note("compaction: an open watch that keeps up is not affected; a watch from a compacted RV is refused")
 			w3, err := e.Watch(cmPath + "?watch=true&resourceVersion=" + floor)
 			if err != nil {
 				return err
