@@ -229,6 +229,8 @@ type ListResult struct {
 	Status *metav1.Status
 	// Header is the response's header.
 	Header http.Header
+	// Bytes is the size of the response body.
+	Bytes int
 }
 
 // Get sends GET path (a path with query, like
@@ -254,7 +256,7 @@ func (e *Env) get(ctx context.Context, httpc *http.Client, path string) (*ListRe
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: GET %s: %w", path, err)
 	}
-	r := &ListResult{Code: resp.StatusCode, Header: resp.Header}
+	r := &ListResult{Code: resp.StatusCode, Header: resp.Header, Bytes: len(body)}
 	var o wireObject
 	if err := json.Unmarshal(body, &o); err != nil {
 		return nil, fmt.Errorf("scenarios: GET %s: %w", path, err)
@@ -341,6 +343,9 @@ type WatchEvent struct {
 	// nil for a clean end of the response.
 	End bool
 	Err error
+	// Bytes is the size of the event's frame on the wire (raw watches
+	// only).
+	Bytes int
 }
 
 func (ev WatchEvent) String() string {
@@ -447,6 +452,7 @@ func readFrames(ctx context.Context, body io.Reader, out chan<- WatchEvent) {
 			Object wireObject      `json:"object"`
 		}
 		ev := WatchEvent{}
+		start := dec.InputOffset()
 		if err := dec.Decode(&frame); err != nil {
 			ev.End = true
 			if !errors.Is(err, io.EOF) {
@@ -454,6 +460,7 @@ func readFrames(ctx context.Context, body io.Reader, out chan<- WatchEvent) {
 			}
 		} else {
 			ev = wireEvent(frame.Type, frame.Object)
+			ev.Bytes = int(dec.InputOffset() - start)
 		}
 		select {
 		case out <- ev:
@@ -640,6 +647,28 @@ func (s *Stream) Drain() (int, WatchEvent, error) {
 		}
 	}
 	return n, WatchEvent{}, errStreamEnded
+}
+
+// ReadUntil reads events without recording them, up to and including the
+// first for which stop is true, and returns them; the scenario records
+// what matters of them (a summary of hundreds of events). It fails if the
+// stream ends first or after waitTimeout.
+func (s *Stream) ReadUntil(stop func(WatchEvent) bool) ([]WatchEvent, error) {
+	var evs []WatchEvent
+	for {
+		if s.ended {
+			return evs, fmt.Errorf("%w: %s ended before the event awaited", ErrExpectation, s.name)
+		}
+		ev, err := s.receive()
+		if err != nil {
+			return evs, err
+		}
+		s.ended = ev.End
+		evs = append(evs, ev)
+		if !ev.End && stop(ev) {
+			return evs, nil
+		}
+	}
 }
 
 // Name is the stream's name in the timeline ("w1").

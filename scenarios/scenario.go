@@ -126,6 +126,7 @@ func builtins() []*Scenario {
 		noLostEvents(),
 		lostEvents(),
 		hugeListPaging(),
+		watchListVsPaging(),
 		listChunking(),
 		expiredContinue(),
 		listRVSemantics(),

@@ -1,0 +1,121 @@
+package scenarios
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Sizes of watch-list-vs-paging: enough objects of enough bytes that the
+// one-response list is clearly bigger than a page, and a page than one
+// object, while the run stays well under a second.
+const (
+	wlObjects  = 120
+	wlPayload  = 2 << 10
+	wlPageSize = 40
+)
+
+// Lanes of watch-list-vs-paging: three clients reading the same collection.
+const (
+	lanePager     = "pager"
+	laneListRV0   = "list-rv0"
+	laneWatchList = "watch-list"
+)
+
+func watchListVsPaging() *Scenario {
+	return &Scenario{
+		Name:    "watch-list-vs-paging",
+		Answers: []QuestionID{QListHuge, QListPaging},
+		Summary: "Three ways to read a big collection: paging bounds each response to a page but costs a request per page; a LIST with resourceVersion=0 ignores limit and answers everything at once; a watch-list streams one object per frame in a single request and goes on as the watch.",
+		Seed:    15,
+		Steps: func(e *Env) error {
+			payload := strings.Repeat("x", wlPayload)
+			var last string
+			for i := range wlObjects {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("obj-%03d", i)}, Data: map[string]string{"v": payload}}
+				out, err := e.quiet.CoreV1().ConfigMaps(Namespace).Create(e.Context(), cm, metav1.CreateOptions{})
+				if err != nil {
+					return err
+				}
+				last = out.ResourceVersion
+			}
+			e.record(KindWrite, last, "%d creates of %d KiB each, up to rv %s", wlObjects, wlPayload>>10, last)
+
+			e.SetLane(lanePager)
+			defer e.SetLane("")
+			pages, pagedBytes, maxPage := 0, 0, 0
+			next := cmPath + "?limit=" + fmt.Sprint(wlPageSize)
+			for {
+				r, err := e.Get(next)
+				if err != nil {
+					return err
+				}
+				if r.Code != 200 {
+					return e.Expect(false, "page %d: %d", pages+1, r.Code)
+				}
+				pages++
+				pagedBytes += r.Bytes
+				maxPage = max(maxPage, r.Bytes)
+				if r.Continue == "" {
+					break
+				}
+				next = cmPath + "?limit=" + fmt.Sprint(wlPageSize) + "&continue=" + url.QueryEscape(r.Continue)
+			}
+			if err := e.Expect(pages == wlObjects/wlPageSize,
+				"paging: %d requests of at most %d items; largest response %s, %s in all", pages, wlPageSize, kib(maxPage), kib(pagedBytes)); err != nil {
+				return err
+			}
+
+			e.SetLane(laneListRV0)
+			r, err := e.Get(cmPath + "?resourceVersion=0&limit=" + fmt.Sprint(wlPageSize))
+			if err != nil {
+				return err
+			}
+			if err := e.Expect(r.Code == 200 && len(r.Names) == wlObjects && r.Continue == "",
+				"resourceVersion=0 is served from the watch cache and ignores limit: one response of %d items, %s", len(r.Names), kib(r.Bytes)); err != nil {
+				return err
+			}
+
+			e.SetLane(laneWatchList)
+			w, err := e.Watch(cmPath + "?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+			if err != nil {
+				return err
+			}
+			evs, err := w.ReadUntil(func(ev WatchEvent) bool { return ev.Type == watch.Bookmark && ev.InitialEventsEnd })
+			if err != nil {
+				return err
+			}
+			added, streamed, maxFrame := 0, 0, 0
+			for _, ev := range evs {
+				streamed += ev.Bytes
+				if ev.Type == watch.Added {
+					added++
+					maxFrame = max(maxFrame, ev.Bytes)
+				}
+			}
+			end := evs[len(evs)-1]
+			e.record(KindEvent, end.RV, "%s %d ADDED events (one object per frame, at most %s), then BOOKMARK (k8s.io/initial-events-end)", w.Name(), added, kib(maxFrame))
+			if err := e.Expect(added == wlObjects && end.RV == last,
+				"watch-list: 1 request; %d objects streamed one per frame, %s in all; the bookmark's rv %s is where the same stream goes on as a watch", added, kib(streamed), end.RV); err != nil {
+				return err
+			}
+			if _, err := e.Create(Namespace, "after", "1"); err != nil {
+				return err
+			}
+			if _, err := w.Expect(watch.Added, key("after")); err != nil {
+				return err
+			}
+			w.Close()
+			e.SetLane("")
+			return e.Expect(maxFrame*wlPageSize/2 < maxPage && maxPage*2 < r.Bytes,
+				"the largest thing either side must hold at once: one object (%s) for the watch-list, one page (%s) for the pager, the whole list (%s) for resourceVersion=0", kib(maxFrame), kib(maxPage), kib(r.Bytes))
+		},
+	}
+}
+
+// kib renders a byte count in KiB with one decimal.
+func kib(n int) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }
