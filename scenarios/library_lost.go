@@ -32,7 +32,9 @@ func (c naiveCache) apply(ev WatchEvent) {
 	}
 }
 
-func (c naiveCache) String() string { return "[" + strings.Join(slices.Sorted(maps.Keys(c)), " ") + "]" }
+func (c naiveCache) String() string {
+	return "[" + strings.Join(slices.Sorted(maps.Keys(c)), " ") + "]"
+}
 
 func lostEvents() *Scenario {
 	return &Scenario{
