@@ -221,19 +221,22 @@ func requestLabel(text string) string {
 }
 
 // eventLabel is the event type of an event entry ("w1 ADDED ns/a" →
-// "ADDED"), or "end" for the end of a stream.
+// "ADDED"), "end" or "broken" for the end of a stream, "events" for a
+// summary of many.
 func eventLabel(text string) string {
 	f := strings.Fields(text)
 	if len(f) < 2 {
 		return ""
 	}
-	switch f[1] {
-	case "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR":
+	switch {
+	case slices.Contains([]string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}, f[1]):
 		return f[1]
-	case "stream":
+	case strings.HasPrefix(text, f[0]+" stream broken"):
 		return "broken"
+	case strings.HasPrefix(text, f[0]+" the server ended"):
+		return "end"
 	}
-	return "end"
+	return "events"
 }
 
 func firstWord(s string) string {
