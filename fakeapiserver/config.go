@@ -4,9 +4,6 @@ import (
 	"log/slog"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,12 +23,32 @@ const (
 )
 
 // DefaultGroupVersions are the group-versions a server serves when
-// [Config.GroupVersions] is nil: all of core/v1, apps/v1 and
-// coordination.k8s.io/v1 (leases, for leader election).
+// [Config.GroupVersions] is nil: those kube-apiserver v1.37.2 serves by
+// default (its /apis), less apiextensions.k8s.io/v1 and
+// apiregistration.k8s.io/v1, whose types are not in client-go's scheme.
+// Each is served with kube-apiserver's discovery (captured/README.md).
 var DefaultGroupVersions = []schema.GroupVersion{
-	corev1.SchemeGroupVersion,
-	appsv1.SchemeGroupVersion,
-	coordinationv1.SchemeGroupVersion,
+	{Version: "v1"},
+	{Group: "admissionregistration.k8s.io", Version: "v1"},
+	{Group: "apps", Version: "v1"},
+	{Group: "authentication.k8s.io", Version: "v1"},
+	{Group: "authorization.k8s.io", Version: "v1"},
+	{Group: "autoscaling", Version: "v1"},
+	{Group: "autoscaling", Version: "v2"},
+	{Group: "batch", Version: "v1"},
+	{Group: "certificates.k8s.io", Version: "v1"},
+	{Group: "coordination.k8s.io", Version: "v1"},
+	{Group: "discovery.k8s.io", Version: "v1"},
+	{Group: "events.k8s.io", Version: "v1"},
+	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"},
+	{Group: "networking.k8s.io", Version: "v1"},
+	{Group: "node.k8s.io", Version: "v1"},
+	{Group: "policy", Version: "v1"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1"},
+	{Group: "resource.k8s.io", Version: "v1"},
+	{Group: "scheduling.k8s.io", Version: "v1"},
+	{Group: "storage.k8s.io", Version: "v1"},
+	{Group: "storagemigration.k8s.io", Version: "v1"},
 }
 
 // Config configures a [Server]. The zero value is a working configuration;

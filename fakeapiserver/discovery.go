@@ -3,8 +3,10 @@ package fakeapiserver
 import (
 	"cmp"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -319,28 +321,66 @@ func (s *Server) apiResourceList(gv schema.GroupVersion) *metav1.APIResourceList
 			SingularName:       res.singular,
 			Namespaced:         !res.ClusterScoped,
 			Kind:               res.Kind.Kind,
-			Verbs:              resourceVerbs(),
+			Verbs:              res.verbs,
 			ShortNames:         res.ShortNames,
-			Categories:         categories[res.gvr.GroupResource()],
-			StorageVersionHash: storageVersionHash(res.Kind),
+			Categories:         res.discoveryCategories(),
+			StorageVersionHash: res.discoveryStorageVersionHash(),
 		})
+		list.APIResources = append(list.APIResources, s.subresourceEntries(res)...)
+	}
+	slices.SortStableFunc(list.APIResources, func(a, b metav1.APIResource) int { return strings.Compare(a.Name, b.Name) })
+	return list
+}
+
+// discoveryCategories are the resource's categories: kube-apiserver's for a
+// built-in resource, else from the categories table.
+func (r *resourceInfo) discoveryCategories() []string {
+	if r.builtin {
+		return r.categories
+	}
+	return categories[r.gvr.GroupResource()]
+}
+
+// discoveryStorageVersionHash is kube-apiserver's hash for a built-in
+// resource (none for those it does not store: reviews, componentstatuses),
+// else one computed from the served kind.
+func (r *resourceInfo) discoveryStorageVersionHash() string {
+	if r.builtin {
+		return r.storageVersionHash
+	}
+	return storageVersionHash(r.Kind)
+}
+
+// subresourceEntries lists the served subresources of res: for a built-in
+// resource, kube-apiserver's own entries of those served here (status, and
+// scale, eviction and binding where subresource.go serves them); for any
+// other, a status entry if it has a status and subresource.go's entries.
+func (s *Server) subresourceEntries(res *resourceInfo) []metav1.APIResource {
+	if !res.builtin {
+		var out []metav1.APIResource
 		if res.hasStatus {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
+			out = append(out, metav1.APIResource{
 				Name:       res.gvr.Resource + "/status",
 				Namespaced: !res.ClusterScoped,
 				Kind:       res.Kind.Kind,
 				Verbs:      statusVerbs(),
 			})
 		}
-		list.APIResources = append(list.APIResources, s.subresourceDiscovery(res)...)
+		return append(out, s.subresourceDiscovery(res)...)
 	}
-	slices.SortStableFunc(list.APIResources, func(a, b metav1.APIResource) int { return strings.Compare(a.Name, b.Name) })
-	return list
+	var out []metav1.APIResource
+	for _, sub := range res.builtinSubresources {
+		_, name, _ := strings.Cut(sub.Name, "/")
+		if (name == "status" && res.hasStatus) || s.subresourceServed(res, name) {
+			out = append(out, sub)
+		}
+	}
+	return out
 }
 
-// resourceVerbs are the verbs every served resource supports, sorted as the
-// installer sorts them.
-func resourceVerbs() metav1.Verbs {
+// storedVerbs are the verbs of a stored resource that kube-apiserver does
+// not describe, sorted as the installer sorts them.
+func storedVerbs() metav1.Verbs {
 	return metav1.Verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 }
 
@@ -440,4 +480,10 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, info ru
 	h.Set("Content-Type", info.MediaType+";g="+aggregatedDiscoveryGVK.Group+";v="+aggregatedDiscoveryGVK.Version+";as="+aggregatedDiscoveryGVK.Kind)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
+}
+
+// contentHash is the uppercase hex SHA-512 that aggregated discovery
+// (apiserver discovery/aggregated/etag.go calculateETag) uses as ETag.
+func contentHash(b []byte) string {
+	return fmt.Sprintf("%X", sha512.Sum512(b))
 }

@@ -13,9 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
@@ -125,8 +122,8 @@ func TestDiscoveryServerGroupsAndResources(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ServerGroupsAndResources() = %v", err)
 			}
-			if len(groups) != 3 {
-				t.Errorf("ServerGroupsAndResources() groups = %d, want 3 (core, apps, coordination.k8s.io)", len(groups))
+			if len(groups) != 20 {
+				t.Errorf("ServerGroupsAndResources() groups = %d, want 20 (kube-apiserver's but apiextensions.k8s.io and apiregistration.k8s.io)", len(groups))
 			}
 			// client-go gives the subresources it unfolds from the
 			// aggregated form their parent's singularName
@@ -193,7 +190,7 @@ func checkServedResources(t *testing.T, srv *Server, byGV map[string][]metav1.AP
 	}{
 		{"v1", metav1.APIResource{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", Verbs: allVerbs, ShortNames: []string{"po"}, Categories: []string{"all"}}},
 		{"v1", metav1.APIResource{Name: "pods/status", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get", "patch", "update"}}},
-		{"v1", metav1.APIResource{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", Verbs: allVerbs, ShortNames: []string{"ns"}}},
+		{"v1", metav1.APIResource{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}, ShortNames: []string{"ns"}}},
 		{"v1", metav1.APIResource{Name: "namespaces/status", Kind: "Namespace", Verbs: metav1.Verbs{"get", "patch", "update"}}},
 		{"v1", metav1.APIResource{Name: "configmaps", SingularName: "configmap", Namespaced: true, Kind: "ConfigMap", Verbs: allVerbs, ShortNames: []string{"cm"}}},
 		{"apps/v1", metav1.APIResource{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment", Verbs: allVerbs, ShortNames: []string{"deploy"}, Categories: []string{"all"}}},
@@ -214,6 +211,45 @@ func checkServedResources(t *testing.T, srv *Server, byGV map[string][]metav1.AP
 	}
 	if i := slices.IndexFunc(byGV["v1"], func(r metav1.APIResource) bool { return r.Name == "configmaps/status" }); i >= 0 {
 		t.Errorf("discovery of v1 lists configmaps/status, but ConfigMap has no status")
+	}
+}
+
+// TestDiscoveryMatchesKubeAPIServer compares the legacy discovery of every
+// default group-version with kube-apiserver v1.37.2's (as captured): equal
+// but for the subresources and kinds this server does not serve.
+func TestDiscoveryMatchesKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	_, lists, err := newDiscoveryClient(t, srv, true).ServerGroupsAndResources()
+	if err != nil {
+		t.Fatalf("ServerGroupsAndResources() = %v", err)
+	}
+	got := resourcesByGV(lists)
+	notServed := map[string]bool{"v1 bindings": true}
+	for _, sub := range []string{"namespaces/finalize", "nodes/proxy", "pods/attach", "pods/binding", "pods/ephemeralcontainers",
+		"pods/eviction", "pods/exec", "pods/log", "pods/portforward", "pods/proxy", "pods/resize",
+		"replicationcontrollers/scale", "serviceaccounts/token", "services/proxy"} {
+		notServed["v1 "+sub] = true
+	}
+	for _, sub := range []string{"deployments/scale", "replicasets/scale", "statefulsets/scale"} {
+		notServed["apps/v1 "+sub] = true
+	}
+	notServed["certificates.k8s.io/v1 certificatesigningrequests/approval"] = true
+	captured, err := capturedDiscovery()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gv := range DefaultGroupVersions {
+		b := captured[gv]
+		var want []metav1.APIResource
+		for _, r := range b.resources {
+			want = append(want, r)
+			want = append(want, b.subresources[r.Name]...)
+		}
+		want = slices.DeleteFunc(want, func(r metav1.APIResource) bool { return notServed[gv.String()+" "+r.Name] })
+		if diff := cmp.Diff(want, got[gv.String()], cmpopts.SortSlices(func(a, b metav1.APIResource) bool { return a.Name < b.Name }), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("discovery of %s differs from kube-apiserver's (-real +fake):\n%s", gv, diff)
+		}
 	}
 }
 
@@ -249,9 +285,21 @@ func TestDiscoveryStorageVersionHash(t *testing.T) {
 // preferred version (autoscaling/v2 over v1) in both forms.
 func TestDiscoveryGroupOrder(t *testing.T) {
 	t.Parallel()
-	srv := Start(t, withGroupVersions(batchv1.SchemeGroupVersion, autoscalingv1.SchemeGroupVersion, autoscalingv2.SchemeGroupVersion))
-	want := []string{"v1", "apps/v1", "autoscaling/v2", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1"}
-	wantPreferred := map[string]string{"": "v1", "apps": "apps/v1", "autoscaling": "autoscaling/v2", "batch": "batch/v1", "coordination.k8s.io": "coordination.k8s.io/v1"}
+	srv := Start(t)
+	// kube-apiserver v1.37.2's /apis order, less the groups not served
+	// here (apiregistration.k8s.io, apiextensions.k8s.io).
+	want := []string{"v1", "apps/v1", "events.k8s.io/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1",
+		"autoscaling/v2", "autoscaling/v1", "batch/v1", "certificates.k8s.io/v1", "networking.k8s.io/v1", "policy/v1",
+		"rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "admissionregistration.k8s.io/v1", "scheduling.k8s.io/v1",
+		"coordination.k8s.io/v1", "node.k8s.io/v1", "discovery.k8s.io/v1", "resource.k8s.io/v1",
+		"flowcontrol.apiserver.k8s.io/v1", "storagemigration.k8s.io/v1"}
+	wantPreferred := map[string]string{}
+	for _, gv := range want {
+		g := schema.FromAPIVersionAndKind(gv, "").Group
+		if _, ok := wantPreferred[g]; !ok {
+			wantPreferred[g] = gv
+		}
+	}
 	for _, legacy := range []bool{false, true} {
 		groups, err := newDiscoveryClient(t, srv, legacy).ServerGroups()
 		if err != nil {
@@ -406,8 +454,8 @@ func TestDiscoveryNotServed(t *testing.T) {
 		wantCode     int
 		wantReason   metav1.StatusReason
 	}{
-		{http.MethodGet, "/apis/batch", http.StatusNotFound, metav1.StatusReasonNotFound},
-		{http.MethodGet, "/apis/batch/v1", http.StatusNotFound, metav1.StatusReasonNotFound},
+		{http.MethodGet, "/apis/example.com", http.StatusNotFound, metav1.StatusReasonNotFound},
+		{http.MethodGet, "/apis/batch/v1beta1", http.StatusNotFound, metav1.StatusReasonNotFound},
 		{http.MethodGet, "/apis/apps/v2", http.StatusNotFound, metav1.StatusReasonNotFound},
 		{http.MethodGet, "/api/v2", http.StatusNotFound, metav1.StatusReasonNotFound},
 		{http.MethodPost, "/api", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
@@ -520,11 +568,14 @@ func TestKubectlDiscovery(t *testing.T) {
 		t.Skipf("kubectl discovery test skipped: %s is not usable here: %v", kubectlPath, err)
 	}
 	t.Parallel()
-	srv := Start(t, withGroupVersions(batchv1.SchemeGroupVersion))
+	srv := Start(t)
 	k := newKubectl(t, srv)
+	// kubectl lists each group-resource once, in its preferred version.
 	var want []string
 	for gvr := range srv.resources.byGVR {
-		want = append(want, gvr.GroupResource().String())
+		if gr := gvr.GroupResource().String(); !slices.Contains(want, gr) {
+			want = append(want, gr)
+		}
 	}
 	got := strings.Fields(k.run(t, "api-resources", "-o", "name"))
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {

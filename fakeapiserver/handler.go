@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -119,6 +120,10 @@ func (s *Server) serveVerb(req *request) {
 	case "watch":
 		s.serveWatch(req)
 	case "create":
+		if req.res.review != nil {
+			s.serveReview(req)
+			return
+		}
 		s.serveCreate(req)
 	case "update":
 		s.serveUpdate(req)
@@ -138,6 +143,15 @@ func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
 	if res.ClusterScoped && info.namespace != "" {
 		return false
 	}
+	// kube-apiserver installs the cluster-wide path of a namespaced
+	// resource only to list it, and the item path only for item verbs, so
+	// a review has neither.
+	if !res.ClusterScoped && info.namespace == "" && !slices.Contains(res.verbs, "list") {
+		return false
+	}
+	if info.name != "" && !slices.ContainsFunc(res.verbs, isItemVerb) {
+		return false
+	}
 	switch info.subresource {
 	case "":
 		return true
@@ -148,12 +162,21 @@ func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
 	}
 }
 
-// verbAllowed applies the route table's limits: a namespaced collection is
-// only listed or watched across namespaces, and subresources have no
-// collection verbs.
+// isItemVerb reports whether verb acts on one named object.
+func isItemVerb(verb string) bool {
+	return verb == "get" || verb == "update" || verb == "patch" || verb == "delete"
+}
+
+// verbAllowed applies the route table's limits: the resource's verbs (no
+// deletecollection of namespaces, only create for reviews, ...), a
+// namespaced collection is only listed or watched across namespaces, and
+// subresources have no collection verbs.
 func verbAllowed(info requestInfo, res *resourceInfo, verb string) bool {
 	if info.subresource != "" {
 		return subresourceVerbAllowed(info.subresource, verb)
+	}
+	if !slices.Contains(res.verbs, verb) {
+		return false
 	}
 	if !res.ClusterScoped && info.namespace == "" {
 		return verb == "list" || verb == "watch"

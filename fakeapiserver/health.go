@@ -59,7 +59,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) bool {
 	case "healthz", "livez", "readyz":
 		return s.serveHealth(w, r, parts[0], strings.Join(parts[1:], "/"))
 	case "openapi":
-		return s.serveOpenAPI(w, r, parts[1:])
+		return s.serveOpenAPI(w, r)
 	}
 	return false
 }

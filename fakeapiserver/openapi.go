@@ -2,155 +2,266 @@ package fakeapiserver
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha512"
-	"embed"
 	"encoding/json"
 	"fmt"
-	"io"
-	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/munnerz/goautoneg"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/cached"
+	"k8s.io/kube-openapi/pkg/handler"
+	"k8s.io/kube-openapi/pkg/handler3"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/utils/clock"
 )
 
 const (
-	// openAPIV3Prefix is where kube-apiserver serves OpenAPI v3
-	// (kube-openapi pkg/handler3).
+	// openAPIV2Path and openAPIV3Prefix are where kube-apiserver serves
+	// OpenAPI (kube-openapi pkg/handler and pkg/handler3).
+	openAPIV2Path   = "/openapi/v2"
 	openAPIV3Prefix = "/openapi/v3"
-	// openAPIImmutableFor is how long a document fetched by its hash may be
-	// cached: handler3 says one year, "effectively never expires".
-	openAPIImmutableFor = 365 * 24 * time.Hour
-	// embeddedOpenAPISuffix ends every embedded document's file name; the
-	// rest is the document's root path with "/" written as "__", as in
-	// kubernetes api/openapi-spec/v3.
-	embeddedOpenAPISuffix = "_openapi.json.gz"
 )
 
-// embeddedOpenAPIFS holds kube-apiserver v1.37.2's own OpenAPI v3 documents
-// for the default group-versions, copied gzip-compressed from
-// k8s.io/kubernetes@v1.37.2/api/openapi-spec/v3 (see openapi/README.md).
+// openAPIService serves /openapi/v2 with kube-openapi's handler (ETag, 304,
+// JSON and protobuf, as kube-apiserver), and /openapi/v3 as kube-openapi's
+// handler3 does, but from document bytes: kube-apiserver's own documents
+// are served byte for byte, so their hashes agree with it and no server
+// re-encodes megabytes of JSON. Group-versions are published and withdrawn
+// at runtime (CRDs do), and both versions follow.
 //
-//go:embed openapi/*.json.gz
-var embeddedOpenAPIFS embed.FS
+// The internal API, safe for concurrent use:
+//
+//	addGroupVersion(gv, v3, v2)  publish gv: v3 is its /openapi/v3/<api|apis/g>/<v>
+//	                             document, v2 (may be nil) its /openapi/v2 paths and
+//	                             definitions; replaces what gv had. The first version
+//	                             of a group also publishes /openapi/v3/apis/<g>.
+//	removeGroupVersion(gv)       withdraw gv from both (and the group document with
+//	                             the group's last version).
+//
+// Several CRDs of one group-version share its documents: the caller merges
+// their specs (apiextensions-apiserver's builder.MergeSpecsV3 does) and
+// publishes the result.
+type openAPIService struct {
+	v2    *handler.OpenAPIService
+	mux   *http.ServeMux
+	clock clock.PassiveClock // for the Expires of hashed v3 URLs
 
-// embeddedOpenAPI decompresses the embedded documents once per process.
-// It is package-level on purpose: the result is immutable data derived from
-// the binary (not state a server could change), and decompressing ~4 MB of
-// JSON for every server would slow down tests that start many.
-var embeddedOpenAPI = sync.OnceValues(loadEmbeddedOpenAPI)
-
-// openAPIDoc is one served OpenAPI v3 document.
-type openAPIDoc struct {
-	body []byte // compact JSON
-	hash string // contentHash(body), the ?hash= of its URL and its ETag
+	// mu guards the fields below and serialises publishing.
+	mu sync.Mutex
+	// v3 are the published v3 documents by root path ("api/v1").
+	v3 map[string]*openAPIV3Doc
+	// v2Parts are the published group-versions' v2 contributions, loaded
+	// on demand (nil func: none).
+	v2Parts map[schema.GroupVersion]func() (*openAPIV2Part, error)
+	// generation makes each composed v2 document's ETag input unique.
+	generation int
 }
 
-// newOpenAPIDoc wraps a compact JSON document.
-func newOpenAPIDoc(body []byte) openAPIDoc {
-	return openAPIDoc{body: body, hash: contentHash(body)}
+// openAPIV3Doc is one v3 document, encoded on first use.
+type openAPIV3Doc struct {
+	json  func() ([]byte, error)
+	proto func() ([]byte, error)
 }
 
-// contentHash is the uppercase hex SHA-512 that kube-openapi's handler3
-// (computeETag) and aggregated discovery (calculateETag) use as ETag.
-func contentHash(b []byte) string {
-	return fmt.Sprintf("%X", sha512.Sum512(b))
-}
-
-// openAPIDiscovery is kube-openapi handler3.OpenAPIV3Discovery, the
-// /openapi/v3 root document.
-type openAPIDiscovery struct {
-	Paths map[string]openAPIDiscoveryPath `json:"paths"`
-}
-
-// openAPIDiscoveryPath is handler3.OpenAPIV3DiscoveryGroupVersion.
-type openAPIDiscoveryPath struct {
-	ServerRelativeURL string `json:"serverRelativeURL"`
-}
-
-// loadEmbeddedOpenAPI reads every embedded document, keyed by root path
-// ("api/v1", "apis/apps"), compacting it as kube-apiserver serves it.
-func loadEmbeddedOpenAPI() (map[string]openAPIDoc, error) {
-	names, err := fs.Glob(embeddedOpenAPIFS, "openapi/*"+embeddedOpenAPISuffix)
-	if err != nil {
-		return nil, err
-	}
-	docs := make(map[string]openAPIDoc, len(names))
-	for _, name := range names {
-		body, err := readGzipJSON(name)
+// newOpenAPIV3Doc wraps a document's JSON source; its protobuf form is
+// derived from the JSON as handler3 derives it.
+func newOpenAPIV3Doc(source func() ([]byte, error)) *openAPIV3Doc {
+	d := &openAPIV3Doc{json: sync.OnceValues(source)}
+	d.proto = sync.OnceValues(func() ([]byte, error) {
+		j, err := d.json()
 		if err != nil {
-			return nil, fmt.Errorf("fakeapiserver: embedded OpenAPI %s: %w", name, err)
+			return nil, err
 		}
-		key := strings.ReplaceAll(strings.TrimSuffix(path.Base(name), embeddedOpenAPISuffix), "__", "/")
-		docs[key] = newOpenAPIDoc(body)
-	}
-	return docs, nil
+		return handler3.ToV3ProtoBinary(j)
+	})
+	return d
 }
 
-// readGzipJSON decompresses one embedded file and compacts its JSON.
-func readGzipJSON(name string) ([]byte, error) {
-	f, err := embeddedOpenAPIFS.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+// specDoc is a v3 document of a spec3.OpenAPI, marshalled as handler3 does.
+func specDoc(spec *spec3.OpenAPI) *openAPIV3Doc {
+	return newOpenAPIV3Doc(func() ([]byte, error) { return json.Marshal(spec) })
 }
 
-// serveOpenAPI answers /openapi/<rest>: v2 is a 404 (kubectl only falls
-// back to it when v3 fails), v3 is the root or one document. ok is false for
-// paths that name no document.
-func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, rest []string) bool {
-	switch {
-	case len(rest) == 1 && rest[0] == "v2":
-		s.writeError(w, r, notFound())
-		return true
-	case len(rest) == 1 && rest[0] == "v3":
-		s.serveOpenAPIRoot(w, r)
-		return true
-	case len(rest) > 1 && rest[0] == "v3":
-		return s.serveOpenAPIDoc(w, r, strings.Join(rest[1:], "/"))
+// newOpenAPIService publishes the server-wide documents and, for each
+// served group-version, kube-apiserver's own documents where captured
+// (captured/README.md), else generated ones (openapi_generate.go). Nothing
+// is decoded or encoded until a client asks.
+func newOpenAPIService(clk clock.PassiveClock, gvs []schema.GroupVersion, generate func(schema.GroupVersion) *spec3.OpenAPI) (*openAPIService, error) {
+	o := &openAPIService{
+		clock:   clk,
+		mux:     http.NewServeMux(),
+		v3:      map[string]*openAPIV3Doc{},
+		v2Parts: map[schema.GroupVersion]func() (*openAPIV2Part, error){},
+	}
+	o.v2 = handler.NewOpenAPIServiceLazy(o.composeV2Locked())
+	o.v2.RegisterOpenAPIVersionedService(openAPIV2Path, o.mux)
+	captured, err := capturedOpenAPIV3()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range []string{"api", "apis", "version"} {
+		o.v3[p] = captured[p]
+	}
+	for _, gv := range gvs {
+		if doc, ok := captured[openAPIGroupVersionPath(gv)]; ok {
+			o.publish(gv, doc, capturedV2Part(gv))
+			continue
+		}
+		o.publish(gv, specDoc(generate(gv)), nil)
+	}
+	return o, nil
+}
+
+// capturedV2Part loads gv's part of the captured v2 document.
+func capturedV2Part(gv schema.GroupVersion) func() (*openAPIV2Part, error) {
+	return func() (*openAPIV2Part, error) {
+		c, err := capturedOpenAPIV2()
+		if err != nil {
+			return nil, err
+		}
+		return c.parts[gv], nil
+	}
+}
+
+// addGroupVersion publishes gv's documents; see [openAPIService].
+func (o *openAPIService) addGroupVersion(gv schema.GroupVersion, v3 *spec3.OpenAPI, v2 *openAPIV2Part) {
+	var part func() (*openAPIV2Part, error)
+	if v2 != nil {
+		part = func() (*openAPIV2Part, error) { return v2, nil }
+	}
+	o.publish(gv, specDoc(v3), part)
+}
+
+// removeGroupVersion withdraws gv's documents; see [openAPIService].
+func (o *openAPIService) removeGroupVersion(gv schema.GroupVersion) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.v2Parts[gv]; !ok {
+		return
+	}
+	delete(o.v2Parts, gv)
+	delete(o.v3, openAPIGroupVersionPath(gv))
+	if gv.Group != "" && !o.servesGroupLocked(gv.Group) {
+		delete(o.v3, "apis/"+gv.Group)
+	}
+	o.v2.UpdateSpecLazy(o.composeV2Locked())
+}
+
+// publish publishes gv with lazily encoded documents.
+func (o *openAPIService) publish(gv schema.GroupVersion, v3 *openAPIV3Doc, v2 func() (*openAPIV2Part, error)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if gv.Group != "" && !o.servesGroupLocked(gv.Group) {
+		o.v3["apis/"+gv.Group] = groupDocument(gv.Group)
+	}
+	o.v2Parts[gv] = v2
+	o.v3[openAPIGroupVersionPath(gv)] = v3
+	o.v2.UpdateSpecLazy(o.composeV2Locked())
+}
+
+// servesGroupLocked reports whether any version of group is published.
+func (o *openAPIService) servesGroupLocked(group string) bool {
+	for gv := range o.v2Parts {
+		if gv.Group == group {
+			return true
+		}
 	}
 	return false
 }
 
-// serveOpenAPIRoot answers /openapi/v3 with the path of every document and
-// its hashed URL, with an ETag and conditional GET as handler3's
-// HandleDiscovery.
-func (s *Server) serveOpenAPIRoot(w http.ResponseWriter, r *http.Request) {
-	docs, err := s.openAPIDocs()
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+// groupDocument is the /openapi/v3/apis/<group> document: kube-apiserver's
+// where captured, else a generated one of the same shape.
+func groupDocument(group string) *openAPIV3Doc {
+	if captured, err := capturedOpenAPIV3(); err == nil {
+		if doc, ok := captured["apis/"+group]; ok {
+			return doc
+		}
 	}
-	root := openAPIDiscovery{Paths: make(map[string]openAPIDiscoveryPath, len(docs))}
+	return newOpenAPIV3Doc(func() ([]byte, error) { return json.Marshal(openAPIGroupSpec(group)) })
+}
+
+// composeV2Locked returns the /openapi/v2 document of what is published
+// now, computed when first asked for: the captured server-wide part, plus
+// each published group-version's paths and definitions and the group paths
+// of their groups.
+func (o *openAPIService) composeV2Locked() cached.Value[*spec.Swagger] {
+	parts := maps.Clone(o.v2Parts)
+	o.generation++
+	etag := "v2-" + strconv.Itoa(o.generation)
+	return cached.Once(cached.Func(func() (*spec.Swagger, string, error) {
+		c, err := capturedOpenAPIV2()
+		if err != nil {
+			return nil, "", err
+		}
+		doc := *c.base
+		doc.Paths = &spec.Paths{Paths: maps.Clone(c.base.Paths.Paths)}
+		doc.Definitions = maps.Clone(c.base.Definitions)
+		for gv, load := range parts {
+			maps.Copy(doc.Paths.Paths, c.groupPaths[gv.Group])
+			if load == nil {
+				continue
+			}
+			part, err := load()
+			if err != nil {
+				return nil, "", err
+			}
+			if part != nil {
+				maps.Copy(doc.Paths.Paths, part.Paths)
+				maps.Copy(doc.Definitions, part.Definitions)
+			}
+		}
+		return &doc, etag, nil
+	}))
+}
+
+// serveOpenAPI answers /openapi/v2 (kube-openapi's handler) and
+// /openapi/v3[/<path>]. ok is false for other paths under /openapi/.
+func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
+	switch p := r.URL.Path; {
+	case p == openAPIV2Path:
+		s.openapi.mux.ServeHTTP(w, r)
+	case p == openAPIV3Prefix:
+		s.openapi.serveV3Root(w, r)
+	case strings.HasPrefix(p, openAPIV3Prefix+"/"):
+		s.openapi.serveV3Doc(w, r, strings.TrimPrefix(p, openAPIV3Prefix+"/"))
+	default:
+		return false
+	}
+	return true
+}
+
+// v3Discovery is handler3.OpenAPIV3Discovery of the published documents
+// (the JSON of each is computed for its hash).
+func (o *openAPIService) v3Discovery() ([]byte, error) {
+	o.mu.Lock()
+	docs := maps.Clone(o.v3)
+	o.mu.Unlock()
+	root := handler3.OpenAPIV3Discovery{Paths: make(map[string]handler3.OpenAPIV3DiscoveryGroupVersion, len(docs))}
 	for p, doc := range docs {
-		root.Paths[p] = openAPIDiscoveryPath{ServerRelativeURL: openAPIDocURL(p, doc.hash)}
+		j, err := doc.json()
+		if err != nil {
+			return nil, err
+		}
+		root.Paths[p] = handler3.OpenAPIV3DiscoveryGroupVersion{ServerRelativeURL: openAPIDocURL(p, contentHash(j))}
 	}
-	body, err := json.Marshal(root)
+	return json.Marshal(root)
+}
+
+// serveV3Root answers /openapi/v3 as handler3's HandleDiscovery: the path
+// and hashed URL of every document, with an ETag and conditional GET.
+func (o *openAPIService) serveV3Root(w http.ResponseWriter, r *http.Request) {
+	body, err := o.v3Discovery()
 	if err != nil {
-		s.writeError(w, r, err)
+		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Etag", strconv.Quote(contentHash(body)))
@@ -158,71 +269,68 @@ func (s *Server) serveOpenAPIRoot(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, openAPIV3Prefix, time.Time{}, bytes.NewReader(body))
 }
 
-// serveOpenAPIDoc answers /openapi/v3/<p> as handler3's HandleGroupVersion
-// does: JSON only (the protobuf form is not served), a 301 to the current
-// URL when ?hash= is stale, immutable caching when it is current, and the
-// ETag and conditional GET of http.ServeContent. ok is false when p names
-// no document.
-func (s *Server) serveOpenAPIDoc(w http.ResponseWriter, r *http.Request, p string) bool {
-	doc, ok, err := s.openAPIDoc(p)
-	if err != nil {
-		s.writeError(w, r, err)
-		return true
-	}
-	if !ok {
-		return false
-	}
-	w.Header().Add("Vary", "Accept")
-	if !acceptsOpenAPIJSON(r.Header.Get("Accept")) {
-		s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "", schema.GroupResource{}, "",
-			"only application/json is served for OpenAPI v3 documents", 0, false))
-		return true
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Etag", strconv.Quote(doc.hash))
-	if hash := r.URL.Query().Get("hash"); hash != "" {
-		if hash != doc.hash {
-			http.Redirect(w, r, openAPIDocURL(p, doc.hash), http.StatusMovedPermanently)
-			return true
-		}
-		w.Header().Set("Cache-Control", "public, immutable")
-		w.Header().Set("Expires", s.cfg.Clock.Now().Add(openAPIImmutableFor).UTC().Format(http.TimeFormat))
-	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(doc.body))
-	return true
+// openAPIV3Formats are the media types handler3 serves documents in, in
+// its order of preference.
+var openAPIV3Formats = []struct{ subType, contentType string }{
+	{"json", "application/json"},
+	{"com.github.proto-openapi.spec.v3.v1.0+protobuf", "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"},
+	{"com.github.proto-openapi.spec.v3@v1.0+protobuf", "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"},
 }
 
-// acceptsOpenAPIJSON reports whether an Accept header allows
-// application/json (an empty header allows anything).
-func acceptsOpenAPIJSON(header string) bool {
-	if header == "" {
-		return true
+// serveV3Doc answers /openapi/v3/<p> as handler3's HandleGroupVersion:
+// the first Accept clause it can serve (406 if none), a 301 to the current
+// URL when ?hash= is stale, immutable caching when it is current, and
+// http.ServeContent's conditional GET. An unknown document is
+// kube-apiserver's empty 404.
+func (o *openAPIService) serveV3Doc(w http.ResponseWriter, r *http.Request, p string) {
+	o.mu.Lock()
+	doc, ok := o.v3[p]
+	o.mu.Unlock()
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+		return
 	}
-	for _, c := range goautoneg.ParseAccept(header) {
-		if (c.Type == "application" || c.Type == "*") && (c.SubType == "json" || c.SubType == "*") {
-			return true
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		accept = "*/*"
+	}
+	w.Header().Add("Vary", "Accept")
+	for _, clause := range goautoneg.ParseAccept(accept) {
+		for _, f := range openAPIV3Formats {
+			if (clause.Type != "application" && clause.Type != "*") || (clause.SubType != f.subType && clause.SubType != "*") {
+				continue
+			}
+			j, err := doc.json()
+			body := j
+			if err == nil && f.subType != "json" {
+				body, err = doc.proto()
+			}
+			if err != nil {
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+			hash := contentHash(j)
+			w.Header().Set("Content-Type", f.contentType)
+			w.Header().Set("Etag", strconv.Quote(hash))
+			if q := r.URL.Query().Get("hash"); q != "" {
+				if q != hash {
+					http.Redirect(w, r, openAPIDocURL(p, hash), http.StatusMovedPermanently)
+					return
+				}
+				w.Header().Set("Cache-Control", "public, immutable")
+				w.Header().Set("Expires", o.clock.Now().AddDate(1, 0, 0).Format(time.RFC1123))
+			}
+			http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+			return
 		}
 	}
-	return false
+	w.WriteHeader(http.StatusNotAcceptable)
 }
 
 // openAPIDocURL is handler3's constructServerRelativeURL.
 func openAPIDocURL(p, hash string) string {
 	u := url.URL{Path: path.Join(openAPIV3Prefix, p), RawQuery: url.Values{"hash": {hash}}.Encode()}
 	return u.String()
-}
-
-// openAPIPaths lists the root paths of the served documents: the
-// server-wide ones, then each served group and group-version.
-func (s *Server) openAPIPaths() []string {
-	paths := []string{"api", "apis", "version"}
-	for _, gv := range s.servedGroupVersions() {
-		if gv.Group != "" && !slices.Contains(paths, "apis/"+gv.Group) {
-			paths = append(paths, "apis/"+gv.Group)
-		}
-		paths = append(paths, openAPIGroupVersionPath(gv))
-	}
-	return paths
 }
 
 // openAPIGroupVersionPath is client-go openapi3's gvToAPIPath.
@@ -233,55 +341,15 @@ func openAPIGroupVersionPath(gv schema.GroupVersion) string {
 	return "apis/" + gv.Group + "/" + gv.Version
 }
 
-// openAPIDocs returns every served document by root path.
-func (s *Server) openAPIDocs() (map[string]openAPIDoc, error) {
-	docs := map[string]openAPIDoc{}
-	for _, p := range s.openAPIPaths() {
-		doc, err := s.buildOpenAPIDoc(p)
-		if err != nil {
-			return nil, err
-		}
-		docs[p] = doc
-	}
-	return docs, nil
-}
-
-// openAPIDoc returns the document at root path p; ok is false when p is not
-// served.
-func (s *Server) openAPIDoc(p string) (doc openAPIDoc, ok bool, err error) {
-	if !slices.Contains(s.openAPIPaths(), p) {
-		return openAPIDoc{}, false, nil
-	}
-	doc, err = s.buildOpenAPIDoc(p)
-	return doc, err == nil, err
-}
-
-// buildOpenAPIDoc returns the document at a served root path p:
-// kube-apiserver's own when it is embedded, else one generated from the
-// resource table.
-func (s *Server) buildOpenAPIDoc(p string) (openAPIDoc, error) {
-	embedded, err := embeddedOpenAPI()
+// toSpec3 converts a generated document to kube-openapi's type.
+func toSpec3(doc *openAPISpec) (*spec3.OpenAPI, error) {
+	raw, err := json.Marshal(doc)
 	if err != nil {
-		return openAPIDoc{}, err
+		return nil, err
 	}
-	if doc, ok := embedded[p]; ok {
-		return doc, nil
+	out := &spec3.OpenAPI{}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return nil, fmt.Errorf("fakeapiserver: generated OpenAPI: %w", err)
 	}
-	var spec *openAPISpec
-	switch parts := strings.Split(p, "/"); {
-	case parts[0] == "api" && len(parts) == 2:
-		spec = s.openAPIGroupVersionSpec(schema.GroupVersion{Version: parts[1]})
-	case parts[0] == "apis" && len(parts) == 2:
-		spec = openAPIGroupSpec(parts[1])
-	case parts[0] == "apis" && len(parts) == 3:
-		spec = s.openAPIGroupVersionSpec(schema.GroupVersion{Group: parts[1], Version: parts[2]})
-	default:
-		// Only the embedded server-wide documents have other shapes.
-		return openAPIDoc{}, fmt.Errorf("fakeapiserver: no OpenAPI v3 document for %q", p)
-	}
-	body, err := json.Marshal(spec)
-	if err != nil {
-		return openAPIDoc{}, fmt.Errorf("fakeapiserver: OpenAPI v3 document %q: %w", p, err)
-	}
-	return newOpenAPIDoc(body), nil
+	return out, nil
 }

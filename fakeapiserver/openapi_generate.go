@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/spec3"
 )
 
 // metaSchemaPrefix names the apimachinery meta types as kube-apiserver's
@@ -131,6 +132,18 @@ func newOpenAPISpec() *openAPISpec {
 	}
 	spec.Components.Schemas[metaSchemaPrefix+"Status"].GVK = []openAPIGVK{{Kind: "Status", Version: "v1"}}
 	return spec
+}
+
+// generatedOpenAPI is the generated v3 document of a served group-version
+// kube-apiserver has none for (it is not served there by default, or its
+// kinds are the user's own).
+func (s *Server) generatedOpenAPI(gv schema.GroupVersion) *spec3.OpenAPI {
+	doc, err := toSpec3(s.openAPIGroupVersionSpec(gv))
+	if err != nil {
+		// The generated types always round-trip; a failure is a bug here.
+		panic(err)
+	}
+	return doc
 }
 
 // openAPIGroupSpec is the generated document of /apis/<group>/, which

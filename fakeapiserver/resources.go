@@ -3,15 +3,18 @@ package fakeapiserver
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/version"
 )
 
 // Resource describes one served resource. Most fields are derived from the
@@ -76,10 +79,27 @@ type FieldLabels struct {
 // used by the handlers.
 type resourceInfo struct {
 	Resource
-	gvr        schema.GroupVersionResource
-	listKind   schema.GroupVersionKind
-	singular   string
-	hasStatus  bool
+	gvr       schema.GroupVersionResource
+	listKind  schema.GroupVersionKind
+	singular  string
+	hasStatus bool
+	// verbs are the verbs served on the resource (not its subresources),
+	// sorted, as discovery lists them: kube-apiserver's where it serves the
+	// kind, else every verb of a stored resource.
+	verbs metav1.Verbs
+	// categories and storageVersionHash are advertised in discovery.
+	categories         []string
+	storageVersionHash string
+	// builtin marks a resource described by kube-apiserver's discovery,
+	// whose categories, hash and subresources are taken from there.
+	builtin bool
+	// builtinSubresources are kube-apiserver's discovery entries of the
+	// resource's subresources ("pods/status", "deployments/scale", ...);
+	// discovery lists those this server serves (servesSubresource).
+	builtinSubresources []metav1.APIResource
+	// review answers the create of a resource that is not stored
+	// (authorization and authentication reviews); nil for stored ones.
+	review     reviewFunc
 	newObject  func() runtime.Object
 	newList    func() runtime.Object
 	storageKey string             // store partition: the group-qualified resource, e.g. "pods", "deployments.apps"
@@ -148,23 +168,25 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 	for _, o := range overrides {
 		byKind[o.Kind] = o
 	}
+	builtin, err := capturedDiscovery()
+	if err != nil {
+		return nil, err
+	}
 	for _, gv := range gvs {
-		types := scheme.KnownTypes(gv)
-		if len(types) == 0 {
+		if slices.Contains(t.groups, gv) {
+			continue // listed twice
+		}
+		if len(scheme.KnownTypes(gv)) == 0 {
 			return nil, fmt.Errorf("fakeapiserver: group-version %q is not registered in the scheme", gv)
 		}
-		for kind := range types {
-			if _, ok := types[kind+"List"]; !ok || strings.HasSuffix(kind, "List") || isOptionsKind(kind) {
-				continue
-			}
-			gvk := gv.WithKind(kind)
-			r, ok := byKind[gvk]
-			if !ok {
-				r = defaultResource(gvk)
-			}
-			if err := t.add(scheme, r); err != nil {
-				return nil, err
-			}
+		var err error
+		if b, ok := builtin[gv]; ok {
+			err = t.addBuiltin(scheme, gv, b, byKind)
+		} else {
+			err = t.addDerived(scheme, gv, byKind)
+		}
+		if err != nil {
+			return nil, err
 		}
 		t.groups = append(t.groups, gv)
 	}
@@ -176,7 +198,94 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 		}
 	}
 	sort.SliceStable(t.groups, func(i, j int) bool { return t.groups[i].Group == "" && t.groups[j].Group != "" })
+	t.separateVersionStorage()
 	return t, nil
+}
+
+// addBuiltin adds the resources kube-apiserver serves in gv, as its
+// discovery describes them: plural, singular, scope, verbs, short names,
+// categories, storage version hash and subresources. A stored resource
+// (one that is listed) needs its kind and list kind in the scheme; a
+// create-only one is served when this server answers it (reviews.go), and
+// left out otherwise (bindings: pods/binding does the same).
+func (t *resourceTable) addBuiltin(scheme *runtime.Scheme, gv schema.GroupVersion, b *builtinGroupVersion, byKind map[schema.GroupVersionKind]Resource) error {
+	for _, api := range b.resources {
+		gvk := gv.WithKind(api.Kind)
+		r, ok := byKind[gvk]
+		if !ok {
+			r = defaultResource(gvk)
+			r.Plural, r.ClusterScoped, r.ShortNames = api.Name, !api.Namespaced, api.ShortNames
+		}
+		if !slices.Contains(api.Verbs, "list") {
+			review, ok := reviewHandlers[gvk.GroupKind()]
+			if !ok {
+				continue
+			}
+			if err := t.addReview(scheme, r, api, review); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := t.add(scheme, r); err != nil {
+			return err
+		}
+		info := t.byGVK[gvk]
+		info.builtin = true
+		info.verbs = api.Verbs
+		info.categories = api.Categories
+		info.storageVersionHash = api.StorageVersionHash
+		info.builtinSubresources = b.subresources[api.Name]
+		info.hasStatus = slices.ContainsFunc(info.builtinSubresources, func(s metav1.APIResource) bool { return s.Name == api.Name+"/status" })
+		if api.SingularName != "" {
+			info.singular = api.SingularName
+		}
+	}
+	return nil
+}
+
+// addDerived derives the resources of a group-version kube-apiserver does
+// not serve by default from the scheme: each kind K with a list kind KList
+// is a resource with every verb.
+func (t *resourceTable) addDerived(scheme *runtime.Scheme, gv schema.GroupVersion, byKind map[schema.GroupVersionKind]Resource) error {
+	types := scheme.KnownTypes(gv)
+	for kind := range types {
+		if _, ok := types[kind+"List"]; !ok || strings.HasSuffix(kind, "List") || isOptionsKind(kind) {
+			continue
+		}
+		gvk := gv.WithKind(kind)
+		r, ok := byKind[gvk]
+		if !ok {
+			r = defaultResource(gvk)
+		}
+		if err := t.add(scheme, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// separateVersionStorage gives every served version of a group-resource
+// but the preferred one a store partition of its own. kube-apiserver keeps
+// one copy in its storage version and converts on read, but this server
+// has no conversions between versions (client-go has none), so an
+// autoscaling/v1 HorizontalPodAutoscaler is not visible as autoscaling/v2
+// (see conformance/DIVERGENCES.md).
+func (t *resourceTable) separateVersionStorage() {
+	byGR := map[schema.GroupResource][]*resourceInfo{}
+	for gvr, r := range t.byGVR {
+		byGR[gvr.GroupResource()] = append(byGR[gvr.GroupResource()], r)
+	}
+	for _, rs := range byGR {
+		if len(rs) < 2 {
+			continue
+		}
+		slices.SortFunc(rs, func(a, b *resourceInfo) int {
+			return version.CompareKubeAwareVersionStrings(b.gvr.Version, a.gvr.Version)
+		})
+		for _, r := range rs[1:] {
+			r.storageKey += "/" + r.gvr.Version
+		}
+	}
 }
 
 // isOptionsKind filters the meta kinds registered in every group-version
@@ -226,6 +335,7 @@ func (t *resourceTable) add(scheme *runtime.Scheme, r Resource) error {
 		listKind:   listKind,
 		singular:   singular.Resource,
 		hasStatus:  hasStatusField(proto),
+		verbs:      storedVerbs(),
 		newObject:  func() runtime.Object { o, _ := scheme.New(r.Kind); return o },
 		newList:    func() runtime.Object { o, _ := scheme.New(listKind); return o },
 		storageKey: plural.GroupResource().String(),

@@ -36,9 +36,11 @@ type Server struct {
 	compactor *compactor
 	faults    faultHooks         // fault injection, see faults.go
 	hosts     *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
+	openapi   *openAPIService    // /openapi/v2 and /openapi/v3 (openapi.go)
 
 	tlsConfig *tls.Config // nil for plain HTTP
 	tlsCA     []byte      // PEM CA of the serving certificate, nil for plain HTTP
+	userUID   string      // UID of the single user (reviews.go)
 
 	// stopCtx is cancelled by Close; every watch stream selects on it.
 	stopCtx context.Context
@@ -72,6 +74,11 @@ func New(cfg Config) (*Server, error) {
 		watch:     newWatchHub(cfg.Watch, cfg.Clock),
 		stopCtx:   ctx,
 		stop:      cancel,
+		userUID:   newUID(),
+	}
+	if s.openapi, err = newOpenAPIService(cfg.Clock, s.servedGroupVersions(), s.generatedOpenAPI); err != nil {
+		cancel()
+		return nil, err
 	}
 	if cfg.AllowedHosts != nil {
 		s.hosts = hostcheck.New(cfg.AllowedHosts...)
