@@ -155,5 +155,14 @@ func Cases() []Case {
 		{Name: "ApplyFieldValidation", Run: RunApplyFieldValidation},
 		{Name: "ApplyDryRun", Run: RunApplyDryRun},
 		{Name: "ManagedFieldsScale", Run: RunManagedFieldsScale},
+		{Name: "DiscoveryBuiltinGroups", Run: RunDiscoveryBuiltinGroups},
+		{Name: "ReviewSelfSubjectAccess", Run: RunReviewSelfSubjectAccess},
+		{Name: "ReviewSubjectAccess", Run: RunReviewSubjectAccess},
+		{Name: "ReviewSelfSubjectRules", Run: RunReviewSelfSubjectRules},
+		{Name: "ReviewSelfSubject", Run: RunReviewSelfSubject},
+		{Name: "OpenAPIV2Served", Run: RunOpenAPIV2Served},
+		{Name: "OpenAPIV3Documents", Run: RunOpenAPIV3Documents},
+		{Name: "TableJob", Run: RunTableJob},
+		{Name: "TableDefaultColumns", Run: RunTableDefaultColumns},
 	}
 }

@@ -92,6 +92,9 @@ var tablePrinters = map[schema.GroupKind]tablePrinter{
 	{Group: "apps", Kind: "StatefulSet"}:          printerOf(statefulSetColumns(), printStatefulSet),
 	{Group: "apps", Kind: "DaemonSet"}:            printerOf(daemonSetColumns(), printDaemonSet),
 	{Group: "coordination.k8s.io", Kind: "Lease"}: printerOf(leaseColumns(), printLease),
+	{Group: "batch", Kind: "Job"}:                 printerOf(jobColumns(), printJob),
+	{Group: "batch", Kind: "CronJob"}:             printerOf(cronJobColumns(), printCronJob),
+	{Group: "networking.k8s.io", Kind: "Ingress"}: printerOf(ingressColumns(), printIngress),
 }
 
 // defaultTablePrinter is apiserver's defaultTableConvertor, used for every
