@@ -210,18 +210,10 @@ func isAggregatedDiscoveryClause(params map[string]string) bool {
 		params["as"] == aggregatedDiscoveryGVK.Kind
 }
 
-// servedGroupVersions lists every served group-version: the configured ones
-// in table order, then any that only single-kind registrations add.
+// servedGroupVersions lists every served group-version (see
+// resourceTable.servedGroupVersions).
 func (s *Server) servedGroupVersions() []schema.GroupVersion {
-	gvs := slices.Clone(s.resources.groups)
-	var extra []schema.GroupVersion
-	for gvr := range s.resources.byGVR {
-		if gv := gvr.GroupVersion(); !slices.Contains(gvs, gv) && !slices.Contains(extra, gv) {
-			extra = append(extra, gv)
-		}
-	}
-	slices.SortFunc(extra, func(a, b schema.GroupVersion) int { return strings.Compare(a.String(), b.String()) })
-	return append(gvs, extra...)
+	return s.resources.servedGroupVersions()
 }
 
 // servesGroupVersion reports whether gv is served.

@@ -146,14 +146,60 @@ var generationKinds = map[schema.GroupKind]bool{
 	{Group: "apps", Kind: "StatefulSet"}: true, {Group: "apps", Kind: "DaemonSet"}: true,
 }
 
-// resourceTable is the set of served resources, looked up by URL.
+// resourceTable is the set of served resources, looked up by URL. It is
+// built by newResourceTable; afterwards resources come and go at runtime
+// through put and remove (CRDs), so every read after construction goes
+// through the locked accessors (lookup, resourcesOf, servedGroupVersions).
 type resourceTable struct {
+	// mu guards the fields below once the table is shared.
+	mu     sync.RWMutex
 	byGVR  map[schema.GroupVersionResource]*resourceInfo
 	byGVK  map[schema.GroupVersionKind]*resourceInfo
-	groups []schema.GroupVersion // served group-versions, core first, then by group
+	groups []schema.GroupVersion // configured group-versions, core first, then by group
 	// builtinTC is client-go's type converter over the scheme, the default
 	// Resource.TypeConverter, made on first use.
 	builtinTC func() managedfields.TypeConverter
+}
+
+// put serves info at runtime, replacing what was served at its
+// group-version-resource. A resource of a group-version not configured
+// makes that group-version served (discovery and routing) while it lasts.
+func (t *resourceTable) put(info *resourceInfo) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old, ok := t.byGVR[info.gvr]; ok {
+		delete(t.byGVK, old.Kind)
+	}
+	t.byGVR[info.gvr] = info
+	t.byGVK[info.Kind] = info
+}
+
+// remove stops serving gvr at runtime; its stored objects are the caller's
+// to delete.
+func (t *resourceTable) remove(gvr schema.GroupVersionResource) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old, ok := t.byGVR[gvr]; ok {
+		delete(t.byGVK, old.Kind)
+		delete(t.byGVR, gvr)
+	}
+}
+
+// servedGroupVersions lists every served group-version: the configured ones
+// in table order, then any that only single-kind or runtime registrations
+// add, by name.
+func (t *resourceTable) servedGroupVersions() []schema.GroupVersion {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	gvs := slices.Clone(t.groups)
+	var extra []schema.GroupVersion
+	for gvr := range t.byGVR {
+		if gv := gvr.GroupVersion(); !slices.Contains(gvs, gv) && !slices.Contains(extra, gv) {
+			extra = append(extra, gv)
+		}
+	}
+	slices.SortFunc(extra, func(a, b schema.GroupVersion) int { return strings.Compare(a.String(), b.String()) })
+	return append(gvs, extra...)
 }
 
 // newResourceTable derives the served resources of every group-version in gvs
@@ -359,12 +405,16 @@ func hasStatusField(obj runtime.Object) bool {
 
 // lookup finds the resource served at group/version/plural.
 func (t *resourceTable) lookup(gvr schema.GroupVersionResource) (*resourceInfo, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	r, ok := t.byGVR[gvr]
 	return r, ok
 }
 
 // resourcesOf returns the resources of one group-version, sorted by plural.
 func (t *resourceTable) resourcesOf(gv schema.GroupVersion) []*resourceInfo {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	var out []*resourceInfo
 	for gvr, r := range t.byGVR {
 		if gvr.GroupVersion() == gv {

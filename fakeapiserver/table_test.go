@@ -7,8 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apiv1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -160,6 +162,39 @@ func TestTableColumnDefinitions(t *testing.T) {
 		{Group: "coordination.k8s.io", Kind: "Lease"}: {
 			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
 			{Name: "Holder", Type: "string", Description: coordinationv1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+		},
+		// kubernetes pkg/printers/internalversion/printers.go
+		// jobColumnDefinitions, cronJobColumnDefinitions and
+		// ingressColumnDefinitions.
+		{Group: "batch", Kind: "Job"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Status", Type: "string", Description: "Status of the job."},
+			{Name: "Completions", Type: "string", Description: batchv1.JobStatus{}.SwaggerDoc()["succeeded"]},
+			{Name: "Duration", Type: "string", Description: "Time required to complete the job."},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+			{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template."},
+			{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template."},
+			{Name: "Selector", Type: "string", Priority: 1, Description: batchv1.JobSpec{}.SwaggerDoc()["selector"]},
+		},
+		{Group: "batch", Kind: "CronJob"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Schedule", Type: "string", Description: batchv1.CronJobSpec{}.SwaggerDoc()["schedule"]},
+			{Name: "Timezone", Type: "string", Description: batchv1.CronJobSpec{}.SwaggerDoc()["timeZone"]},
+			{Name: "Suspend", Type: "boolean", Description: batchv1.CronJobSpec{}.SwaggerDoc()["suspend"]},
+			{Name: "Active", Type: "integer", Description: batchv1.CronJobStatus{}.SwaggerDoc()["active"]},
+			{Name: "Last Schedule", Type: "string", Description: batchv1.CronJobStatus{}.SwaggerDoc()["lastScheduleTime"]},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+			{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template."},
+			{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template."},
+			{Name: "Selector", Type: "string", Priority: 1, Description: batchv1.JobSpec{}.SwaggerDoc()["selector"]},
+		},
+		{Group: "networking.k8s.io", Kind: "Ingress"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Class", Type: "string", Description: "The name of the IngressClass resource that should be used for additional configuration"},
+			{Name: "Hosts", Type: "string", Description: "Hosts that incoming requests are matched against before the ingress rule"},
+			{Name: "Address", Type: "string", Description: "Address is a list containing ingress points for the load-balancer"},
+			{Name: "Ports", Type: "string", Description: "Ports of TLS configurations that open"},
 			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 		},
 	}
@@ -622,6 +657,35 @@ func TestTableOtherKindsCells(t *testing.T) {
 		gk:   schema.GroupKind{Group: "coordination.k8s.io", Kind: "Lease"},
 		obj:  &coordinationv1.Lease{ObjectMeta: om("l")},
 		want: []any{"l", "", "5h"},
+	}, {
+		name: "job running in parallel",
+		gk:   schema.GroupKind{Group: "batch", Kind: "Job"},
+		obj: &batchv1.Job{ObjectMeta: om("j"), Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](3), Selector: selector,
+			Template: apiv1.PodTemplateSpec{Spec: apiv1.PodSpec{Containers: namedContainers("c")}}},
+			Status: batchv1.JobStatus{Succeeded: 1, StartTime: &metav1.Time{Time: tableNow.Add(-90 * time.Second)}}},
+		want: []any{"j", "Running", "1/1 of 3", "90s", "5h", "c", "c:latest", "app=web"},
+	}, {
+		name: "job complete",
+		gk:   schema.GroupKind{Group: "batch", Kind: "Job"},
+		obj: &batchv1.Job{ObjectMeta: om("j"), Spec: batchv1.JobSpec{Completions: ptr.To[int32](2)},
+			Status: batchv1.JobStatus{Succeeded: 2, StartTime: &metav1.Time{Time: tableNow.Add(-time.Hour)},
+				CompletionTime: &metav1.Time{Time: tableNow.Add(-time.Hour + 2*time.Minute)},
+				Conditions:     []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: apiv1.ConditionTrue}}}},
+		want: []any{"j", "Complete", "2/2", "2m", "5h", "", "", "<none>"},
+	}, {
+		name: "cronjob",
+		gk:   schema.GroupKind{Group: "batch", Kind: "CronJob"},
+		obj: &batchv1.CronJob{ObjectMeta: om("cj"), Spec: batchv1.CronJobSpec{Schedule: "*/5 * * * *", Suspend: ptr.To(false),
+			JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: apiv1.PodTemplateSpec{Spec: apiv1.PodSpec{Containers: namedContainers("c")}}}}}},
+		want: []any{"cj", "*/5 * * * *", "<none>", "False", int64(0), "<none>", "5h", "c", "c:latest", "<none>"},
+	}, {
+		name: "ingress",
+		gk:   schema.GroupKind{Group: "networking.k8s.io", Kind: "Ingress"},
+		obj: &networkingv1.Ingress{ObjectMeta: om("ing"), Spec: networkingv1.IngressSpec{IngressClassName: ptr.To("nginx"),
+			TLS:   []networkingv1.IngressTLS{{}},
+			Rules: []networkingv1.IngressRule{{Host: "a"}, {Host: "b"}, {Host: "c"}, {Host: "d"}}},
+			Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "10.0.0.2"}, {Hostname: "lb"}}}}},
+		want: []any{"ing", "nginx", "a,b,c + 1 more...", "10.0.0.2,lb", "80, 443", "5h"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
