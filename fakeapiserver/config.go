@@ -58,9 +58,14 @@ type Config struct {
 	// with all of client-go's built-in types is used (never a shared global,
 	// so servers stay independent).
 	Scheme *runtime.Scheme
-	// GroupVersions are served in full: every kind K of each that has a list
-	// kind KList becomes a resource. Adding a group is adding it here (and to
-	// Scheme if it is not a built-in one). If nil, DefaultGroupVersions.
+	// GroupVersions are served in full. One kube-apiserver v1.37.2 serves by
+	// default is served as it serves it: its resources with their scope,
+	// verbs, short names, categories and OpenAPI documents (the
+	// create-only reviews answer; see DIVERGENCES.md for what is left out).
+	// For any other, every kind K with a list kind KList in Scheme becomes a
+	// resource with every verb and a generated OpenAPI v3 document. Adding a
+	// group is adding it here (and to Scheme if it is not a built-in one).
+	// If nil, DefaultGroupVersions.
 	GroupVersions []schema.GroupVersion
 	// Resources override the derived registration of a kind (plural, scope,
 	// field selectors, ...) or add single kinds. Optional.
