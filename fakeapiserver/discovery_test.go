@@ -591,3 +591,43 @@ func TestKubectlDiscovery(t *testing.T) {
 		t.Errorf("kubectl version server gitVersion = %q, want %q", v.ServerVersion.GitVersion, kubeGitVersion)
 	}
 }
+
+// TestDiscoveryOtherVersionsOfBuiltinKinds serves versions kube-apiserver
+// does not serve by default: their kinds are described as kube-apiserver
+// describes them in its default version (scope, short names, categories,
+// status, storage version hash), not guessed.
+func TestDiscoveryOtherVersionsOfBuiltinKinds(t *testing.T) {
+	t.Parallel()
+	srv := Start(t, withGroupVersions(
+		schema.GroupVersion{Group: "batch", Version: "v1beta1"},
+		schema.GroupVersion{Group: "resource.k8s.io", Version: "v1beta1"}))
+	_, lists, err := newDiscoveryClient(t, srv, true).ServerGroupsAndResources()
+	if err != nil {
+		t.Fatalf("ServerGroupsAndResources() = %v", err)
+	}
+	byGV := resourcesByGV(lists)
+	tests := []struct {
+		gv   string
+		want metav1.APIResource
+	}{
+		{"batch/v1beta1", metav1.APIResource{Name: "cronjobs", SingularName: "cronjob", Namespaced: true, Kind: "CronJob", Verbs: allVerbs,
+			ShortNames: []string{"cj"}, Categories: []string{"all"}, StorageVersionHash: "sd5LIXh4Fjs="}},
+		{"batch/v1beta1", metav1.APIResource{Name: "cronjobs/status", Namespaced: true, Kind: "CronJob", Verbs: metav1.Verbs{"get", "patch", "update"}}},
+		{"resource.k8s.io/v1beta1", metav1.APIResource{Name: "deviceclasses", SingularName: "deviceclass", Kind: "DeviceClass", Verbs: allVerbs, StorageVersionHash: "Yk2PTc1Ybxk="}},
+	}
+	for _, tt := range tests {
+		i := slices.IndexFunc(byGV[tt.gv], func(r metav1.APIResource) bool { return r.Name == tt.want.Name })
+		if i < 0 {
+			t.Errorf("discovery of %s lacks %q", tt.gv, tt.want.Name)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, byGV[tt.gv][i], cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("discovery of %s %q mismatch (-want +got):\n%s", tt.gv, tt.want.Name, diff)
+		}
+	}
+	// A cluster-scoped kind has no namespaced path.
+	resp := getRaw(t, srv, http.MethodGet, "/apis/resource.k8s.io/v1beta1/namespaces/default/deviceclasses", nil)
+	if resp.code != http.StatusNotFound {
+		t.Errorf("GET namespaced deviceclasses = %d, want 404", resp.code)
+	}
+}

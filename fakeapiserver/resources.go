@@ -218,6 +218,7 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 	if err != nil {
 		return nil, err
 	}
+	known := builtinKinds(builtin)
 	for _, gv := range gvs {
 		if slices.Contains(t.groups, gv) {
 			continue // listed twice
@@ -229,7 +230,7 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 		if b, ok := builtin[gv]; ok {
 			err = t.addBuiltin(scheme, gv, b, byKind)
 		} else {
-			err = t.addDerived(scheme, gv, byKind)
+			err = t.addDerived(scheme, gv, byKind, known)
 		}
 		if err != nil {
 			return nil, err
@@ -275,36 +276,73 @@ func (t *resourceTable) addBuiltin(scheme *runtime.Scheme, gv schema.GroupVersio
 		if err := t.add(scheme, r); err != nil {
 			return err
 		}
-		info := t.byGVK[gvk]
-		info.builtin = true
-		info.verbs = api.Verbs
-		info.categories = api.Categories
-		info.storageVersionHash = api.StorageVersionHash
-		info.builtinSubresources = b.subresources[api.Name]
-		info.hasStatus = slices.ContainsFunc(info.builtinSubresources, func(s metav1.APIResource) bool { return s.Name == api.Name+"/status" })
-		if api.SingularName != "" {
-			info.singular = api.SingularName
-		}
+		t.byGVK[gvk].applyBuiltin(api, b.subresources[api.Name])
 	}
 	return nil
 }
 
+// applyBuiltin takes verbs, categories, storage version hash, singular name
+// and subresources from kube-apiserver's discovery entry api and its
+// subresources subs.
+func (info *resourceInfo) applyBuiltin(api metav1.APIResource, subs []metav1.APIResource) {
+	info.builtin = true
+	info.verbs = api.Verbs
+	info.categories = api.Categories
+	info.storageVersionHash = api.StorageVersionHash
+	info.builtinSubresources = subs
+	info.hasStatus = slices.ContainsFunc(subs, func(s metav1.APIResource) bool { return s.Name == api.Name+"/status" })
+	if api.SingularName != "" {
+		info.singular = api.SingularName
+	}
+}
+
+// builtinKind is kube-apiserver's discovery of a kind in the version it
+// serves by default.
+type builtinKind struct {
+	api  metav1.APIResource
+	subs []metav1.APIResource
+}
+
+// builtinKinds indexes the captured discovery by group and kind (stored
+// resources only).
+func builtinKinds(builtin map[schema.GroupVersion]*builtinGroupVersion) map[schema.GroupKind]builtinKind {
+	out := map[schema.GroupKind]builtinKind{}
+	for gv, b := range builtin {
+		for _, api := range b.resources {
+			if slices.Contains(api.Verbs, "list") {
+				out[schema.GroupKind{Group: gv.Group, Kind: api.Kind}] = builtinKind{api: api, subs: b.subresources[api.Name]}
+			}
+		}
+	}
+	return out
+}
+
 // addDerived derives the resources of a group-version kube-apiserver does
 // not serve by default from the scheme: each kind K with a list kind KList
-// is a resource with every verb.
-func (t *resourceTable) addDerived(scheme *runtime.Scheme, gv schema.GroupVersion, byKind map[schema.GroupVersionKind]Resource) error {
+// is a resource. A kind kube-apiserver serves in another version (a beta
+// of resource.k8s.io, say) is described as there (plural, scope, verbs,
+// short names, subresources, storage version hash: its storage version is
+// the same); any other gets every verb and the scope tables here.
+func (t *resourceTable) addDerived(scheme *runtime.Scheme, gv schema.GroupVersion, byKind map[schema.GroupVersionKind]Resource, known map[schema.GroupKind]builtinKind) error {
 	types := scheme.KnownTypes(gv)
 	for kind := range types {
 		if _, ok := types[kind+"List"]; !ok || strings.HasSuffix(kind, "List") || isOptionsKind(kind) {
 			continue
 		}
 		gvk := gv.WithKind(kind)
+		b, isKnown := known[gvk.GroupKind()]
 		r, ok := byKind[gvk]
 		if !ok {
 			r = defaultResource(gvk)
+			if isKnown {
+				r.Plural, r.ClusterScoped, r.ShortNames = b.api.Name, !b.api.Namespaced, b.api.ShortNames
+			}
 		}
 		if err := t.add(scheme, r); err != nil {
 			return err
+		}
+		if isKnown && t.byGVK[gvk].gvr.Resource == b.api.Name {
+			t.byGVK[gvk].applyBuiltin(b.api, b.subs)
 		}
 	}
 	return nil
