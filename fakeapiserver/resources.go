@@ -400,7 +400,21 @@ func defaultResource(gvk schema.GroupVersionKind) Resource {
 	}
 }
 
+// add registers r while the table is built (no locking).
 func (t *resourceTable) add(scheme *runtime.Scheme, r Resource) error {
+	info, err := t.newResourceInfo(scheme, r)
+	if err != nil {
+		return err
+	}
+	t.byGVR[info.gvr] = info
+	t.byGVK[r.Kind] = info
+	return nil
+}
+
+// newResourceInfo resolves a stored resource of a kind in scheme (which
+// needs its list kind too), with every verb and the table's field
+// managers; see [Resource] for defaults.
+func (t *resourceTable) newResourceInfo(scheme *runtime.Scheme, r Resource) (*resourceInfo, error) {
 	plural, singular := meta.UnsafeGuessKindToResource(r.Kind)
 	if r.Plural != "" {
 		plural = r.Kind.GroupVersion().WithResource(r.Plural)
@@ -408,10 +422,10 @@ func (t *resourceTable) add(scheme *runtime.Scheme, r Resource) error {
 	listKind := r.Kind.GroupVersion().WithKind(r.Kind.Kind + "List")
 	proto, err := scheme.New(r.Kind)
 	if err != nil {
-		return fmt.Errorf("fakeapiserver: resource %s: %w", r.Kind, err)
+		return nil, fmt.Errorf("fakeapiserver: resource %s: %w", r.Kind, err)
 	}
 	if _, err := scheme.New(listKind); err != nil {
-		return fmt.Errorf("fakeapiserver: resource %s needs a list kind: %w", r.Kind, err)
+		return nil, fmt.Errorf("fakeapiserver: resource %s needs a list kind: %w", r.Kind, err)
 	}
 	info := &resourceInfo{
 		Resource:   r,
@@ -425,9 +439,7 @@ func (t *resourceTable) add(scheme *runtime.Scheme, r Resource) error {
 		storageKey: plural.GroupResource().String(),
 	}
 	info.fields = &lazyFieldManagers{scheme: scheme, builtin: t.builtinTC}
-	t.byGVR[plural] = info
-	t.byGVK[r.Kind] = info
-	return nil
+	return info, nil
 }
 
 // hasStatusField reports whether the kind's Go type has a Status field, which
