@@ -3,7 +3,6 @@ package fakeapiserver
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -186,7 +185,7 @@ func groupDocument(group string) *openAPIV3Doc {
 			return doc
 		}
 	}
-	return newOpenAPIV3Doc(func() ([]byte, error) { return json.Marshal(openAPIGroupSpec(group)) })
+	return specDoc(openAPIGroupSpec(group))
 }
 
 // composeV2Locked returns the /openapi/v2 document of what is published
@@ -339,17 +338,4 @@ func openAPIGroupVersionPath(gv schema.GroupVersion) string {
 		return "api/" + gv.Version
 	}
 	return "apis/" + gv.Group + "/" + gv.Version
-}
-
-// toSpec3 converts a generated document to kube-openapi's type.
-func toSpec3(doc *openAPISpec) (*spec3.OpenAPI, error) {
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	out := &spec3.OpenAPI{}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return nil, fmt.Errorf("fakeapiserver: generated OpenAPI: %w", err)
-	}
-	return out, nil
 }
