@@ -51,6 +51,14 @@ var DefaultGroupVersions = []schema.GroupVersion{
 	{Group: "storagemigration.k8s.io", Version: "v1"},
 }
 
+// AllGroupVersions returns every group-version of client-go's scheme:
+// DefaultGroupVersions and the alpha, beta and older versions
+// kube-apiserver serves only when enabled. Pass it as
+// [Config.GroupVersions] to serve them all.
+func AllGroupVersions() []schema.GroupVersion {
+	return clientgoscheme.Scheme.PrioritizedVersionsAllGroups()
+}
+
 // Config configures a [Server]. The zero value is a working configuration;
 // every field documents its default.
 type Config struct {
