@@ -164,5 +164,6 @@ func Cases() []Case {
 		{Name: "OpenAPIV3Documents", Run: RunOpenAPIV3Documents},
 		{Name: "TableJob", Run: RunTableJob},
 		{Name: "TableDefaultColumns", Run: RunTableDefaultColumns},
+		{Name: "TablePolicyAndRBAC", Run: RunTablePolicyAndRBAC},
 	}
 }

@@ -367,3 +367,57 @@ func (c *client) conditionalGet(ctx context.Context, t *testing.T, path, etag st
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// tableOf lists path as a Table and returns its column names and the
+// cells of its single row, with the Age column (by name) blanked.
+func tableOf(ctx context.Context, t *testing.T, c *client, path string) (columns []string, cells []any) {
+	t.Helper()
+	r := c.do(ctx, t, request{Path: path, Accept: tableAccept})
+	r.mustCode(t, http.StatusOK, "list "+path+" as Table")
+	var table metav1.Table
+	r.decode(t, &table)
+	if len(table.Rows) != 1 || len(table.Rows[0].Cells) != len(table.ColumnDefinitions) {
+		t.Fatalf("Table of %s: %d columns, rows %v; want one row with a cell per column", path, len(table.ColumnDefinitions), table.Rows)
+	}
+	cells = slices.Clone(table.Rows[0].Cells)
+	for i, col := range table.ColumnDefinitions {
+		columns = append(columns, col.Name)
+		if col.Name == "Age" {
+			cells[i] = nil
+		}
+	}
+	return columns, cells
+}
+
+// RunTablePolicyAndRBAC: PodDisruptionBudget and RoleBinding Tables have
+// kube-apiserver's columns and cells.
+func RunTablePolicyAndRBAC(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	pdb := object{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": object{"name": "pdb"},
+		"spec": object{"minAvailable": "50%", "selector": object{"matchLabels": object{"app": "web"}}}}
+	pdbs := "/apis/policy/v1/namespaces/" + e.ns + "/poddisruptionbudgets"
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: pdbs, Body: pdb}).mustCode(t, http.StatusCreated, "create pdb")
+	cols, cells := tableOf(ctx, t, e.c, pdbs)
+	if diff := cmp.Diff([]string{"Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"}, cols); diff != "" {
+		t.Errorf("PodDisruptionBudget Table columns mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{"pdb", "50%", "N/A", float64(0), nil}, cells); diff != "" {
+		t.Errorf("PodDisruptionBudget Table cells mismatch (-want +got):\n%s", diff)
+	}
+	rb := object{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": object{"name": "rb"},
+		"roleRef": object{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+		"subjects": []any{
+			object{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
+			object{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "devs"},
+			object{"kind": "ServiceAccount", "name": "sa", "namespace": e.ns},
+		}}
+	rbs := "/apis/rbac.authorization.k8s.io/v1/namespaces/" + e.ns + "/rolebindings"
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: rbs, Body: rb}).mustCode(t, http.StatusCreated, "create rolebinding")
+	cols, cells = tableOf(ctx, t, e.c, rbs)
+	if diff := cmp.Diff([]string{"Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"}, cols); diff != "" {
+		t.Errorf("RoleBinding Table columns mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{"rb", "ClusterRole/view", nil, "alice", "devs", e.ns + "/sa"}, cells); diff != "" {
+		t.Errorf("RoleBinding Table cells mismatch (-want +got):\n%s", diff)
+	}
+}

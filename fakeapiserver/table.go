@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,23 +79,29 @@ type tablePrinter struct {
 // tablePrinters are the printers kube-apiserver installs for the kinds
 // served by default, and a few more that `kubectl get all` lists.
 var tablePrinters = map[schema.GroupKind]tablePrinter{
-	{Kind: "Pod"}:                                 printerOf(podColumns(), printPod),
-	{Kind: "ConfigMap"}:                           printerOf(configMapColumns(), printConfigMap),
-	{Kind: "Secret"}:                              printerOf(secretColumns(), printSecret),
-	{Kind: "Namespace"}:                           printerOf(namespaceColumns(), printNamespace),
-	{Kind: "Node"}:                                printerOf(nodeColumns(), printNode),
-	{Kind: "Service"}:                             printerOf(serviceColumns(), printService),
-	{Kind: "Event"}:                               printerOf(eventColumns(), printEvent),
-	{Kind: "ServiceAccount"}:                      printerOf([]metav1.TableColumnDefinition{nameColumn, ageColumn}, printServiceAccount),
-	{Kind: "ReplicationController"}:               printerOf(replicationControllerColumns(), printReplicationController),
-	{Group: "apps", Kind: "Deployment"}:           printerOf(deploymentColumns(), printDeployment),
-	{Group: "apps", Kind: "ReplicaSet"}:           printerOf(replicaSetColumns(), printReplicaSet),
-	{Group: "apps", Kind: "StatefulSet"}:          printerOf(statefulSetColumns(), printStatefulSet),
-	{Group: "apps", Kind: "DaemonSet"}:            printerOf(daemonSetColumns(), printDaemonSet),
-	{Group: "coordination.k8s.io", Kind: "Lease"}: printerOf(leaseColumns(), printLease),
-	{Group: "batch", Kind: "Job"}:                 printerOf(jobColumns(), printJob),
-	{Group: "batch", Kind: "CronJob"}:             printerOf(cronJobColumns(), printCronJob),
-	{Group: "networking.k8s.io", Kind: "Ingress"}: printerOf(ingressColumns(), printIngress),
+	{Kind: "Pod"}:                                                    printerOf(podColumns(), printPod),
+	{Kind: "ConfigMap"}:                                              printerOf(configMapColumns(), printConfigMap),
+	{Kind: "Secret"}:                                                 printerOf(secretColumns(), printSecret),
+	{Kind: "Namespace"}:                                              printerOf(namespaceColumns(), printNamespace),
+	{Kind: "Node"}:                                                   printerOf(nodeColumns(), printNode),
+	{Kind: "Service"}:                                                printerOf(serviceColumns(), printService),
+	{Kind: "Event"}:                                                  printerOf(eventColumns(), printEvent),
+	{Kind: "ServiceAccount"}:                                         printerOf([]metav1.TableColumnDefinition{nameColumn, ageColumn}, printServiceAccount),
+	{Kind: "ReplicationController"}:                                  printerOf(replicationControllerColumns(), printReplicationController),
+	{Group: "apps", Kind: "Deployment"}:                              printerOf(deploymentColumns(), printDeployment),
+	{Group: "apps", Kind: "ReplicaSet"}:                              printerOf(replicaSetColumns(), printReplicaSet),
+	{Group: "apps", Kind: "StatefulSet"}:                             printerOf(statefulSetColumns(), printStatefulSet),
+	{Group: "apps", Kind: "DaemonSet"}:                               printerOf(daemonSetColumns(), printDaemonSet),
+	{Group: "coordination.k8s.io", Kind: "Lease"}:                    printerOf(leaseColumns(), printLease),
+	{Group: "batch", Kind: "Job"}:                                    printerOf(jobColumns(), printJob),
+	{Group: "batch", Kind: "CronJob"}:                                printerOf(cronJobColumns(), printCronJob),
+	{Group: "networking.k8s.io", Kind: "Ingress"}:                    printerOf(ingressColumns(), printIngress),
+	{Group: "networking.k8s.io", Kind: "IngressClass"}:               printerOf(ingressClassColumns(), printIngressClass),
+	{Group: "policy", Kind: "PodDisruptionBudget"}:                   printerOf(podDisruptionBudgetColumns(), printPodDisruptionBudget),
+	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                     printerOf(runtimeClassColumns(), printRuntimeClass),
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              printerOf(priorityClassColumns(), printPriorityClass),
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        printerOf(roleBindingColumns("roleBinding", rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"]), printRoleBinding),
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: printerOf(roleBindingColumns("clusterRoleBinding", rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"]), printClusterRoleBinding),
 }
 
 // defaultTablePrinter is apiserver's defaultTableConvertor, used for every

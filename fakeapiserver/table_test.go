@@ -11,11 +11,17 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apiv1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 )
@@ -189,6 +195,47 @@ func TestTableColumnDefinitions(t *testing.T) {
 			{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template."},
 			{Name: "Selector", Type: "string", Priority: 1, Description: batchv1.JobSpec{}.SwaggerDoc()["selector"]},
 		},
+		{Group: "node.k8s.io", Kind: "RuntimeClass"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Handler", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["handler"]},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+		},
+		{Group: "networking.k8s.io", Kind: "IngressClass"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Controller", Type: "string", Description: "Controller that is responsible for handling this class"},
+			{Name: "Parameters", Type: "string", Description: "A reference to a resource with additional parameters"},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+		},
+		{Group: "policy", Kind: "PodDisruptionBudget"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Min Available", Type: "string", Description: "The minimum number of pods that must be available."},
+			{Name: "Max Unavailable", Type: "string", Description: "The maximum number of pods that may be unavailable."},
+			{Name: "Allowed Disruptions", Type: "integer", Description: "Calculated number of pods that may be disrupted at this time."},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+		},
+		{Group: "scheduling.k8s.io", Kind: "PriorityClass"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Value", Type: "integer", Description: schedulingv1.PriorityClass{}.SwaggerDoc()["value"]},
+			{Name: "Global-Default", Type: "boolean", Description: schedulingv1.PriorityClass{}.SwaggerDoc()["globalDefault"]},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+			{Name: "PreemptionPolicy", Type: "string", Description: schedulingv1.PriorityClass{}.SwaggerDoc()["preemptionPolicy"]},
+		},
+		{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Role", Type: "string", Description: rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"]},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+			{Name: "Users", Type: "string", Priority: 1, Description: "Users in the roleBinding"},
+			{Name: "Groups", Type: "string", Priority: 1, Description: "Groups in the roleBinding"},
+			{Name: "ServiceAccounts", Type: "string", Priority: 1, Description: "ServiceAccounts in the roleBinding"},
+		},
+		{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: {
+			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+			{Name: "Role", Type: "string", Description: rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"]},
+			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+			{Name: "Users", Type: "string", Priority: 1, Description: "Users in the clusterRoleBinding"},
+			{Name: "Groups", Type: "string", Priority: 1, Description: "Groups in the clusterRoleBinding"},
+			{Name: "ServiceAccounts", Type: "string", Priority: 1, Description: "ServiceAccounts in the clusterRoleBinding"},
+		},
 		{Group: "networking.k8s.io", Kind: "Ingress"}: {
 			{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
 			{Name: "Class", Type: "string", Description: "The name of the IngressClass resource that should be used for additional configuration"},
@@ -208,7 +255,9 @@ func TestTableColumnDefinitions(t *testing.T) {
 				t.Errorf("columns of %v mismatch (-want +got):\n%s", gk, diff)
 			}
 			for _, c := range p.columns {
-				if c.Description == "" {
+				// RuntimeClass's Handler is kube-apiserver's one column
+				// without a description.
+				if c.Description == "" && !(gk.Kind == "RuntimeClass" && c.Name == "Handler") {
 					t.Errorf("column %q of %v has no description (a SwaggerDoc key is wrong)", c.Name, gk)
 				}
 			}
@@ -686,6 +735,43 @@ func TestTableOtherKindsCells(t *testing.T) {
 			Rules: []networkingv1.IngressRule{{Host: "a"}, {Host: "b"}, {Host: "c"}, {Host: "d"}}},
 			Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "10.0.0.2"}, {Hostname: "lb"}}}}},
 		want: []any{"ing", "nginx", "a,b,c + 1 more...", "10.0.0.2,lb", "80, 443", "5h"},
+	}, {
+		name: "default ingress class with parameters",
+		gk:   schema.GroupKind{Group: "networking.k8s.io", Kind: "IngressClass"},
+		obj: &networkingv1.IngressClass{
+			ObjectMeta: metav1.ObjectMeta{Name: "nginx", CreationTimestamp: metav1.NewTime(tableNow.Add(-5 * time.Hour)),
+				Annotations: map[string]string{networkingv1.AnnotationIsDefaultIngressClass: "true"}},
+			Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx", Parameters: &networkingv1.IngressClassParametersReference{
+				APIGroup: ptr.To("k8s.example.com"), Kind: "IngressParameters", Name: "p"}}},
+		want: []any{"nginx (default)", "k8s.io/ingress-nginx", "IngressParameters.k8s.example.com/p", "5h"},
+	}, {
+		name: "pdb",
+		gk:   schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"},
+		obj: &policyv1.PodDisruptionBudget{ObjectMeta: om("pdb"), Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("50%"))},
+			Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 2}},
+		want: []any{"pdb", "50%", "N/A", int64(2), "5h"},
+	}, {
+		name: "priority class",
+		gk:   schema.GroupKind{Group: "scheduling.k8s.io", Kind: "PriorityClass"},
+		obj:  &schedulingv1.PriorityClass{ObjectMeta: om("high"), Value: 1000, GlobalDefault: true},
+		want: []any{"high", int64(1000), true, "5h", ""},
+	}, {
+		name: "role binding",
+		gk:   schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"},
+		obj: &rbacv1.RoleBinding{ObjectMeta: om("rb"), RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "view"},
+			Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}, {Kind: "User", Name: "bob"}, {Kind: "Group", Name: "devs"},
+				{Kind: "ServiceAccount", Namespace: "ns", Name: "sa"}}},
+		want: []any{"rb", "ClusterRole/view", "5h", "alice, bob", "devs", "ns/sa"},
+	}, {
+		name: "runtime class",
+		gk:   schema.GroupKind{Group: "node.k8s.io", Kind: "RuntimeClass"},
+		obj:  &nodev1.RuntimeClass{ObjectMeta: om("gvisor"), Handler: "runsc"},
+		want: []any{"gvisor", "runsc", "5h"},
+	}, {
+		name: "cluster role binding without subjects",
+		gk:   schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"},
+		obj:  &rbacv1.ClusterRoleBinding{ObjectMeta: om("crb"), RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "admin"}},
+		want: []any{"crb", "ClusterRole/admin", "5h", "", "", ""},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

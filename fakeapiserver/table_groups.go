@@ -9,14 +9,21 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
-// Printers of batch/v1 Jobs and CronJobs and networking.k8s.io/v1 Ingresses,
-// as kubernetes pkg/printers/internalversion/printers.go renders them
-// (printJob, printCronJob, printIngress), wide columns included as the
-// server always includes them.
+// Printers of the groups beyond core and apps (batch Jobs and CronJobs,
+// networking Ingresses and IngressClasses, policy PodDisruptionBudgets,
+// scheduling PriorityClasses, rbac RoleBindings and ClusterRoleBindings,
+// node RuntimeClasses) as
+// kubernetes pkg/printers/internalversion/printers.go renders them
+// (printJob, printCronJob, ...), wide columns included as the server always
+// includes them.
 
 func jobColumns() []metav1.TableColumnDefinition {
 	return []metav1.TableColumnDefinition{
@@ -167,6 +174,122 @@ func ingressHosts(rules []networkingv1.IngressRule) string {
 		out += fmt.Sprintf(" + %d more...", len(rules)-maxHosts)
 	}
 	return out
+}
+
+func ingressClassColumns() []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		nameColumn,
+		column("Controller", "string", "Controller that is responsible for handling this class"),
+		column("Parameters", "string", "A reference to a resource with additional parameters"),
+		ageColumn,
+	}
+}
+
+func printIngressClass(ic *networkingv1.IngressClass, now time.Time) metav1.TableRow {
+	name := ic.Name
+	if ic.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true" {
+		name += " (default)"
+	}
+	parameters := "<none>"
+	if p := ic.Spec.Parameters; p != nil {
+		parameters = p.Kind
+		if p.APIGroup != nil {
+			parameters += "." + *p.APIGroup
+		}
+		parameters += "/" + p.Name
+	}
+	return cells(name, ic.Spec.Controller, parameters, age(ic.CreationTimestamp.Time, now))
+}
+
+func podDisruptionBudgetColumns() []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		nameColumn,
+		column("Min Available", "string", "The minimum number of pods that must be available."),
+		column("Max Unavailable", "string", "The maximum number of pods that may be unavailable."),
+		column("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
+		ageColumn,
+	}
+}
+
+func printPodDisruptionBudget(pdb *policyv1.PodDisruptionBudget, now time.Time) metav1.TableRow {
+	minAvailable, maxUnavailable := "N/A", "N/A"
+	if pdb.Spec.MinAvailable != nil {
+		minAvailable = pdb.Spec.MinAvailable.String()
+	}
+	if pdb.Spec.MaxUnavailable != nil {
+		maxUnavailable = pdb.Spec.MaxUnavailable.String()
+	}
+	return cells(pdb.Name, minAvailable, maxUnavailable, int64(pdb.Status.DisruptionsAllowed), age(pdb.CreationTimestamp.Time, now))
+}
+
+func priorityClassColumns() []metav1.TableColumnDefinition {
+	doc := schedulingv1.PriorityClass{}.SwaggerDoc()
+	return []metav1.TableColumnDefinition{
+		nameColumn,
+		column("Value", "integer", doc["value"]),
+		column("Global-Default", "boolean", doc["globalDefault"]),
+		ageColumn,
+		// kube-apiserver gives it priority 0 though only wide output prints it.
+		column("PreemptionPolicy", "string", doc["preemptionPolicy"]),
+	}
+}
+
+func printPriorityClass(pc *schedulingv1.PriorityClass, now time.Time) metav1.TableRow {
+	var preemption string
+	if pc.PreemptionPolicy != nil {
+		preemption = string(*pc.PreemptionPolicy)
+	}
+	return cells(pc.Name, int64(pc.Value), pc.GlobalDefault, age(pc.CreationTimestamp.Time, now), preemption)
+}
+
+// roleBindingColumns are the columns of RoleBindings and ClusterRoleBindings
+// (kind "roleBinding" or "clusterRoleBinding"); the Role column has the
+// roleRef doc of rbac/v1beta1, as kube-apiserver's printer takes it from
+// there.
+func roleBindingColumns(kind, roleRefDoc string) []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		nameColumn,
+		column("Role", "string", roleRefDoc),
+		ageColumn,
+		wideColumn("Users", "string", "Users in the "+kind),
+		wideColumn("Groups", "string", "Groups in the "+kind),
+		wideColumn("ServiceAccounts", "string", "ServiceAccounts in the "+kind),
+	}
+}
+
+func printRoleBinding(rb *rbacv1.RoleBinding, now time.Time) metav1.TableRow {
+	return bindingRow(rb.Name, rb.RoleRef, rb.Subjects, age(rb.CreationTimestamp.Time, now))
+}
+
+func printClusterRoleBinding(crb *rbacv1.ClusterRoleBinding, now time.Time) metav1.TableRow {
+	return bindingRow(crb.Name, crb.RoleRef, crb.Subjects, age(crb.CreationTimestamp.Time, now))
+}
+
+// bindingRow is a (Cluster)RoleBinding row: its role as Kind/name and its
+// subjects by kind (pkg/apis/rbac SubjectsStrings).
+func bindingRow(name string, ref rbacv1.RoleRef, subjects []rbacv1.Subject, createdAge string) metav1.TableRow {
+	var users, groups, sas []string
+	for _, s := range subjects {
+		switch s.Kind {
+		case rbacv1.ServiceAccountKind:
+			sas = append(sas, s.Namespace+"/"+s.Name)
+		case rbacv1.UserKind:
+			users = append(users, s.Name)
+		case rbacv1.GroupKind:
+			groups = append(groups, s.Name)
+		}
+	}
+	return cells(name, ref.Kind+"/"+ref.Name, createdAge, strings.Join(users, ", "), strings.Join(groups, ", "), strings.Join(sas, ", "))
+}
+
+func runtimeClassColumns() []metav1.TableColumnDefinition {
+	// kube-apiserver describes Handler with ObjectMeta's doc of "handler",
+	// a key that does not exist: the description is empty.
+	return []metav1.TableColumnDefinition{nameColumn, column("Handler", "string", ""), ageColumn}
+}
+
+func printRuntimeClass(rc *nodev1.RuntimeClass, now time.Time) metav1.TableRow {
+	return cells(rc.Name, rc.Handler, age(rc.CreationTimestamp.Time, now))
 }
 
 // ptrOr dereferences p, or returns def for nil.
