@@ -226,13 +226,10 @@ func TestDiscoveryMatchesKubeAPIServer(t *testing.T) {
 	}
 	got := resourcesByGV(lists)
 	notServed := map[string]bool{"v1 bindings": true}
-	for _, sub := range []string{"namespaces/finalize", "nodes/proxy", "pods/attach", "pods/binding", "pods/ephemeralcontainers",
-		"pods/eviction", "pods/exec", "pods/log", "pods/portforward", "pods/proxy", "pods/resize",
-		"replicationcontrollers/scale", "serviceaccounts/token", "services/proxy"} {
+	for _, sub := range []string{"namespaces/finalize", "nodes/proxy", "pods/attach", "pods/ephemeralcontainers",
+		"pods/exec", "pods/log", "pods/portforward", "pods/proxy", "pods/resize",
+		"serviceaccounts/token", "services/proxy"} {
 		notServed["v1 "+sub] = true
-	}
-	for _, sub := range []string{"deployments/scale", "replicasets/scale", "statefulsets/scale"} {
-		notServed["apps/v1 "+sub] = true
 	}
 	notServed["certificates.k8s.io/v1 certificatesigningrequests/approval"] = true
 	captured, err := capturedDiscovery()
