@@ -131,7 +131,8 @@ func RunReviewSelfSubjectAccess(ctx context.Context, t *testing.T, target Target
 
 // RunReviewSubjectAccess: SubjectAccessReview needs a user or group (422),
 // and LocalSubjectAccessReview's attributes must name its namespace (422);
-// valid ones are allowed (201). LocalSubjectAccessReview has no cluster-wide
+// valid ones about a system:masters subject are allowed (201; the fake
+// allows any subject, see DIVERGENCES.md). LocalSubjectAccessReview has no cluster-wide
 // path (404).
 func RunReviewSubjectAccess(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
@@ -143,7 +144,7 @@ func RunReviewSubjectAccess(ctx context.Context, t *testing.T, target Target) {
 		`.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": `+msg,
 		&metav1.StatusDetails{Group: "authorization.k8s.io", Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Message: `Invalid value: "": ` + msg, Field: "spec.user"}}}))
 	r = c.do(ctx, t, request{Method: http.MethodPost, Path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-		Body: reviewBody("authorization.k8s.io", "SubjectAccessReview", object{"user": "alice", "resourceAttributes": attrs})})
+		Body: reviewBody("authorization.k8s.io", "SubjectAccessReview", object{"user": "alice", "groups": []any{"system:masters"}, "resourceAttributes": attrs})})
 	r.mustCode(t, http.StatusCreated, "create SubjectAccessReview")
 	var got object
 	r.decode(t, &got)
@@ -159,7 +160,7 @@ func RunReviewSubjectAccess(ctx context.Context, t *testing.T, target Target) {
 		&metav1.StatusDetails{Group: "authorization.k8s.io", Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Message: `Invalid value: "other": must match metadata.namespace`, Field: "spec.resourceAttributes.namespace"}}}))
 	own := object{"verb": "get", "resource": "pods", "namespace": "default"}
 	r = c.do(ctx, t, request{Method: http.MethodPost, Path: local,
-		Body: reviewBody("authorization.k8s.io", "LocalSubjectAccessReview", object{"user": "alice", "resourceAttributes": own})})
+		Body: reviewBody("authorization.k8s.io", "LocalSubjectAccessReview", object{"user": "alice", "groups": []any{"system:masters"}, "resourceAttributes": own})})
 	r.mustCode(t, http.StatusCreated, "create LocalSubjectAccessReview")
 	r.decode(t, &got)
 	if ns := metaOf(got)["namespace"]; ns != "default" {
@@ -171,8 +172,8 @@ func RunReviewSubjectAccess(ctx context.Context, t *testing.T, target Target) {
 		"the server could not find the requested resource", &metav1.StatusDetails{}))
 }
 
-// RunReviewSelfSubjectRules: the rules of a user allowed everything, and
-// 400 without a namespace.
+// RunReviewSelfSubjectRules: the rules of the admin user (system:masters
+// under RBAC), and 400 without a namespace.
 func RunReviewSelfSubjectRules(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	const path = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
@@ -180,15 +181,39 @@ func RunReviewSelfSubjectRules(ctx context.Context, t *testing.T, target Target)
 	r.mustCode(t, http.StatusCreated, "create SelfSubjectRulesReview")
 	var got object
 	r.decode(t, &got)
+	// The rules RBAC lists for system:masters: the bootstrap roles of every
+	// authenticated user, then cluster-admin's.
+	strs := func(s ...string) []any {
+		out := make([]any, len(s))
+		for i := range s {
+			out[i] = s[i]
+		}
+		return out
+	}
 	want := object{
 		"kind": "SelfSubjectRulesReview", "apiVersion": "authorization.k8s.io/v1", "metadata": object{}, "spec": object{},
 		"status": object{
-			"resourceRules":    []any{object{"verbs": []any{"*"}, "apiGroups": []any{"*"}, "resources": []any{"*"}}},
-			"nonResourceRules": []any{object{"verbs": []any{"*"}, "nonResourceURLs": []any{"*"}}},
-			"incomplete":       false,
+			"resourceRules": []any{
+				object{"verbs": strs("create"), "apiGroups": strs("authorization.k8s.io"), "resources": strs("selfsubjectaccessreviews", "selfsubjectrulesreviews")},
+				object{"verbs": strs("create"), "apiGroups": strs("authentication.k8s.io"), "resources": strs("selfsubjectreviews")},
+				object{"verbs": strs("*"), "apiGroups": strs("*"), "resources": strs("*")},
+			},
+			"nonResourceRules": []any{
+				object{"verbs": strs("get"), "nonResourceURLs": strs("/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/")},
+				object{"verbs": strs("get"), "nonResourceURLs": strs("/healthz", "/livez", "/readyz", "/version", "/version/")},
+				object{"verbs": strs("*"), "nonResourceURLs": strs("*")},
+			},
+			"incomplete": false,
 		},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	// RBAC lists the rules of each binding in the order its informer
+	// cache yields the bindings, which varies: compare them as sets.
+	byJSON := cmpopts.SortSlices(func(a, b any) bool {
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		return string(ja) < string(jb)
+	})
+	if diff := cmp.Diff(want, got, byJSON); diff != "" {
 		t.Errorf("SelfSubjectRulesReview answer mismatch (-want +got):\n%s", diff)
 	}
 	r = c.do(ctx, t, request{Method: http.MethodPost, Path: path, Body: reviewBody("authorization.k8s.io", "SelfSubjectRulesReview", object{})})

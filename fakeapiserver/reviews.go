@@ -138,20 +138,31 @@ func reviewLocalSubjectAccess(_ *Server, obj runtime.Object) (runtime.Object, er
 	return r, nil
 }
 
-// reviewSelfSubjectRules answers with the rules of a user allowed
-// everything, as kube-apiserver does for system:masters.
+// reviewSelfSubjectRules answers with the rules kube-apiserver's RBAC
+// authorizer lists for system:masters, in its order: the roles every
+// authenticated user is bound to by the bootstrap policy
+// (system:basic-user, system:discovery, system:public-info-viewer), then
+// cluster-admin's everything.
 func reviewSelfSubjectRules(_ *Server, obj runtime.Object) (runtime.Object, error) {
 	r := obj.(*authorizationv1.SelfSubjectRulesReview)
 	if r.Spec.Namespace == "" {
 		return nil, apierrors.NewBadRequest("no namespace on request")
 	}
-	r.Status = authorizationv1.SubjectRulesReviewStatus{
-		ResourceRules:    []authorizationv1.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
-		NonResourceRules: []authorizationv1.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+	status := authorizationv1.SubjectRulesReviewStatus{
+		ResourceRules: []authorizationv1.ResourceRule{
+			{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"selfsubjectaccessreviews", "selfsubjectrulesreviews"}},
+			{Verbs: []string{"create"}, APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"selfsubjectreviews"}},
+			{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
+		},
+		NonResourceRules: []authorizationv1.NonResourceRule{
+			{Verbs: []string{"get"}, NonResourceURLs: []string{"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"}},
+			{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}},
+			{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}},
+		},
 	}
 	// kube-apiserver echoes no spec: the registry returns a new object
 	// with only the status (pkg/registry/authorization/selfsubjectrulesreview).
-	return &authorizationv1.SelfSubjectRulesReview{TypeMeta: r.TypeMeta, Status: r.Status}, nil
+	return &authorizationv1.SelfSubjectRulesReview{TypeMeta: r.TypeMeta, Status: status}, nil
 }
 
 // reviewSelfSubject reports the single user, with the creation time
