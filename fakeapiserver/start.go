@@ -53,7 +53,8 @@ func WithClock(c clock.WithTickerAndDelayedExecution) Option {
 // Start fails the test with tb.Fatalf if the configuration is invalid or it
 // cannot listen. tb.Cleanup closes the server and waits for the serving
 // goroutine, so a test that uses Start leaks no goroutine of the server's;
-// Cleanup reports an error from Close or Serve with tb.Errorf. Servers
+// Cleanup reports an error from Close or Serve with tb.Errorf, and so a
+// watch-path bug counted in [WatchStats.StaleDropped]. Servers
 // started in one process share nothing and may be used from parallel tests.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
@@ -81,6 +82,9 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		}
 		if err := <-done; err != nil {
 			tb.Errorf("fakeapiserver: Serve: %v", err)
+		}
+		if n := s.WatchStats().StaleDropped; n > 0 {
+			tb.Errorf("fakeapiserver: %d watch event(s) at or below their stream's last RV were dropped (WatchStats.StaleDropped): a watch-path bug", n)
 		}
 	})
 	return s

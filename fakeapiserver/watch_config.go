@@ -108,6 +108,10 @@ type WatchStats struct {
 	// ([WatchConfig.SlowWatcherMaxLag], [WatchConfig.SlowWatcherWriteTimeout])
 	// or overtaken by a compaction.
 	SlowTerminated int64
+	// StaleDropped counts store events a watch read at or below the RV it
+	// had already sent and so dropped. A correct server never reads one;
+	// [Start]'s cleanup fails the test if any was dropped.
+	StaleDropped int64
 }
 
 // WatchStats returns the WATCH path's counters. Safe for concurrent use.

@@ -69,6 +69,9 @@ func startBubble(t *testing.T, opts ...Option) *bubble {
 			t.Errorf("Serve: %v", err)
 		}
 		tr.CloseIdleConnections()
+		if n := s.WatchStats().StaleDropped; n > 0 {
+			t.Errorf("WatchStats.StaleDropped = %d, want 0", n)
+		}
 	})
 	return &bubble{srv: s, ln: ln, http: &http.Client{Transport: tr}, rest: rc, cs: cs}
 }

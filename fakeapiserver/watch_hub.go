@@ -17,7 +17,7 @@ type watchHub struct {
 	encoded *encodeCache
 	window  *watchWindow
 
-	started, active, sent, expired, slow atomic.Int64
+	started, active, sent, expired, slow, staleDropped atomic.Int64
 
 	// mu guards the field below.
 	mu sync.Mutex
@@ -62,6 +62,7 @@ func (h *watchHub) stats() WatchStats {
 		Encodings:      h.encoded.encodings.Load(),
 		Expired:        h.expired.Load(),
 		SlowTerminated: h.slow.Load(),
+		StaleDropped:   h.staleDropped.Load(),
 	}
 }
 

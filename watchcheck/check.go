@@ -73,16 +73,101 @@ func (vs Violations) Guarantees() []Guarantee {
 func Check(h History, streams ...Stream) error {
 	var all Violations
 	for _, s := range streams {
-		c := &checker{h: h, s: s, v: view{ns: s.Namespace, sel: s.Selector}}
-		c.run()
-		// In stream order, so the first violation is the first defect.
-		slices.SortStableFunc(c.out, func(a, b Violation) int { return a.Index - b.Index })
-		all = append(all, c.out...)
+		all = append(all, checkStream(h, s)...)
 	}
 	if len(all) == 0 {
 		return nil
 	}
 	return all
+}
+
+// checkStream checks one stream. Initial events without their end
+// bookmark (a watch from RV ""/"0" without sendInitialEvents=true gets none)
+// are dated by search: the stream passes if its events are all consistent
+// initial ADDED events (it may have been cut before the end), or if, for
+// some k and some history RV S, its first k events are the selection's
+// state at S and the rest follow S. Otherwise it is reported as if all its leading ADDED events
+// were initial.
+func checkStream(h History, s Stream) Violations {
+	if s.InitialEvents && !slices.ContainsFunc(s.Events, isInitialEnd) {
+		// All initial (cut before the end, or no change yet), or dated.
+		if len(checkDated(h, s)) == 0 || firstFit(h, s) != nil {
+			return nil
+		}
+		n := slices.IndexFunc(s.Events, func(e Event) bool { return e.Type != watch.Added })
+		if n < 0 {
+			n = len(s.Events)
+		}
+		return checkDated(h, withEnd(s, n, -1))
+	}
+	return checkDated(h, s)
+}
+
+// firstFit returns a dated copy of s that passes, or nil.
+func firstFit(h History, s Stream) *Stream {
+	n := 0
+	for n < len(s.Events) && s.Events[n].Type == watch.Added {
+		n++
+	}
+	for k := n; k >= 0; k-- {
+		floor := int64(0)
+		for _, e := range s.Events[:k] {
+			floor = max(floor, e.RV)
+		}
+		for _, c := range h {
+			if c.RV < floor || k < len(s.Events) && c.RV >= s.Events[k].RV && s.Events[k].Type != watch.Bookmark {
+				continue
+			}
+			d := withEnd(s, k, c.RV)
+			if len(checkDated(h, d)) == 0 {
+				return &d
+			}
+		}
+		if k == 0 && len(checkDated(h, withEnd(s, 0, s.StartRV))) == 0 {
+			return &s
+		}
+	}
+	return nil
+}
+
+// withEnd inserts an initial-events-end bookmark at rv after the first k
+// events (rv -1: at the highest RV among them).
+func withEnd(s Stream, k int, rv int64) Stream {
+	if rv < 0 {
+		rv = s.StartRV
+		for _, e := range s.Events[:k] {
+			rv = max(rv, e.RV)
+		}
+	}
+	s.Events = slices.Insert(slices.Clone(s.Events), k, Event{Type: watch.Bookmark, RV: rv, InitialEventsEnd: true})
+	return s
+}
+
+func isInitialEnd(e Event) bool { return e.Type == watch.Bookmark && e.InitialEventsEnd }
+
+// checkDated checks a stream whose initial events, if any, are dated.
+func checkDated(h History, s Stream) Violations {
+	c := &checker{h: h, s: s, v: view{ns: s.Namespace, sel: s.Selector}}
+	c.run()
+	// In stream order, so the first violation is the first defect.
+	slices.SortStableFunc(c.out, func(a, b Violation) int { return a.Index - b.Index })
+	return c.out
+}
+
+// Expected returns the change events s should deliver after its start
+// point (for initial events, after their end bookmark) according to h, in
+// order; ok is false when s gives no start point (RV 0 without initial
+// events, or initial events with no end bookmark).
+func Expected(h History, s Stream) (events []Event, ok bool) {
+	c := &checker{h: h, s: s, v: view{ns: s.Namespace, sel: s.Selector}}
+	c.initial()
+	if !c.known || s.InitialEvents && !slices.ContainsFunc(s.Events, isInitialEnd) {
+		return nil, false
+	}
+	for _, w := range h.after(c.v, c.anchor) {
+		events = append(events, Event{Type: w.Type, Key: w.Key, UID: w.UID, RV: w.RV})
+	}
+	return events, true
 }
 
 // checker checks one stream. Each check reports its own violation and
@@ -125,7 +210,7 @@ func (c *checker) initial() int {
 	if !c.s.InitialEvents {
 		return 0
 	}
-	end := slices.IndexFunc(c.s.Events, func(e Event) bool { return e.Type == watch.Bookmark && e.InitialEventsEnd })
+	end := slices.IndexFunc(c.s.Events, isInitialEnd)
 	initial := c.s.Events
 	if end >= 0 {
 		initial = c.s.Events[:end]

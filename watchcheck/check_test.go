@@ -65,6 +65,10 @@ func TestCheckHandMade(t *testing.T) {
 		{"initial events at 5", Stream{InitialEvents: true, Events: []Event{
 			ev(watch.Added, "a", 4), ev(watch.Added, "b", 5), {Type: watch.Bookmark, RV: 5, InitialEventsEnd: true}, a6, b7}}, nil},
 		{"initial events cut", Stream{InitialEvents: true, Events: []Event{ev(watch.Added, "a", 4)}}, nil},
+		{"initial events without end bookmark", Stream{InitialEvents: true, Events: []Event{
+			ev(watch.Added, "a", 4), ev(watch.Added, "b", 5), a6, b7}}, nil},
+		{"initial events without end bookmark, state at 7", Stream{InitialEvents: true, Events: []Event{
+			ev(watch.Added, "a", 6), c8}}, nil},
 		{"other namespace sees nothing", Stream{StartRV: 1, Namespace: "other", Events: []Event{bookmark(8)}}, nil},
 
 		{"Ordered: rv goes back", Stream{StartRV: 1, Events: []Event{a2, b3, a4, b3}}, []Guarantee{Unique}},
@@ -89,6 +93,8 @@ func TestCheckHandMade(t *testing.T) {
 			ev(watch.Added, "a", 4), ev(watch.Added, "b", 5), {Type: watch.Bookmark, RV: 5, InitialEventsEnd: true}}}, []Guarantee{Bookmarkable}},
 		{"PerObject: MODIFIED for an object entering the selection", Stream{StartRV: 1, Selector: sel, Events: []Event{
 			a2, b3, ev(watch.Deleted, "a", 4), b5, a6}}, []Guarantee{PerObject}},
+		{"undated initial events then a gap", Stream{InitialEvents: true, Events: []Event{
+			ev(watch.Added, "a", 4), ev(watch.Added, "b", 5), b7}}, []Guarantee{Resumable}},
 		{"PerObject: initial MODIFIED", Stream{InitialEvents: true, Events: []Event{
 			ev(watch.Modified, "a", 4), ev(watch.Added, "b", 5), {Type: watch.Bookmark, RV: 5, InitialEventsEnd: true}}}, []Guarantee{PerObject, Bookmarkable}},
 	}

@@ -104,8 +104,9 @@ func streamOf(req *http.Request) (Stream, bool) {
 		s.StartRV = rv
 	}
 	// RV "" or "0" without sendInitialEvents=false gets initial events
-	// (the legacy RV=0 watch, and the WatchList defaulting).
-	s.InitialEvents = q.Get("sendInitialEvents") == "true" || (s.StartRV == 0 && q.Get("resourceVersion") == "0")
+	// (synthetic ADDED for the state it starts at; the end bookmark only
+	// with sendInitialEvents=true and allowWatchBookmarks).
+	s.InitialEvents = q.Get("sendInitialEvents") == "true" || (s.StartRV == 0 && q.Get("sendInitialEvents") != "false")
 	if v := q.Get("labelSelector"); v != "" {
 		sel, err := labels.Parse(v)
 		if err != nil {
