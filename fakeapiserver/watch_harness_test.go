@@ -34,12 +34,23 @@ type bubble struct {
 	http *http.Client
 	rest *rest.Config
 	cs   kubernetes.Interface
+	done <-chan error
+	tr   *http.Transport
 }
 
 // startBubble starts a server with opts in the calling synctest bubble; the
 // test's Cleanup (which synctest runs in the bubble) closes it, so the
 // bubble ends with no goroutine left.
 func startBubble(t *testing.T, opts ...Option) *bubble {
+	t.Helper()
+	b := newBubble(t, opts...)
+	t.Cleanup(func() { b.close(t) })
+	return b
+}
+
+// newBubble starts a server with opts in the calling synctest bubble; the
+// caller closes it with b.close.
+func newBubble(t testing.TB, opts ...Option) *bubble {
 	t.Helper()
 	var cfg Config
 	for _, o := range opts {
@@ -58,22 +69,25 @@ func startBubble(t *testing.T, opts ...Option) *bubble {
 	if err != nil {
 		t.Fatalf("NewForConfig: %v", err)
 	}
-	t.Cleanup(func() {
-		// Shutdown chain: Close ends every watch and shuts the http.Server
-		// down (closing ln and the idle server conns) → the Serve goroutine
-		// returns → client read loops see EOF and exit.
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		tr.CloseIdleConnections()
-		if n := s.WatchStats().StaleDropped; n > 0 {
-			t.Errorf("WatchStats.StaleDropped = %d, want 0", n)
-		}
-	})
-	return &bubble{srv: s, ln: ln, http: &http.Client{Transport: tr}, rest: rc, cs: cs}
+	return &bubble{srv: s, ln: ln, http: &http.Client{Transport: tr}, rest: rc, cs: cs, done: done, tr: tr}
+}
+
+// close closes the server and waits for it.
+//
+// Shutdown chain: Close ends every watch and shuts the http.Server down
+// (closing ln and the idle server conns) → the Serve goroutine returns →
+// client read loops see EOF and exit.
+func (b *bubble) close(t testing.TB) {
+	if err := b.srv.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := <-b.done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	b.tr.CloseIdleConnections()
+	if n := b.srv.WatchStats().StaleDropped; n > 0 {
+		t.Errorf("WatchStats.StaleDropped = %d, want 0", n)
+	}
 }
 
 // rawEvent is one decoded JSON watch event and when (virtual time since the
@@ -132,7 +146,7 @@ type rawWatch struct {
 
 // openWatch starts GET path (with watch=true in its query) and collects its
 // events until the stream ends. The watch ends at Cleanup at the latest.
-func (b *bubble) openWatch(t *testing.T, path string) *rawWatch {
+func (b *bubble) openWatch(t testing.TB, path string) *rawWatch {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, b.srv.URL()+path, nil)
 	if err != nil {
@@ -142,7 +156,7 @@ func (b *bubble) openWatch(t *testing.T, path string) *rawWatch {
 }
 
 // openWatchRequest is openWatch for a prepared request.
-func (b *bubble) openWatchRequest(t *testing.T, req *http.Request) *rawWatch {
+func (b *bubble) openWatchRequest(t testing.TB, req *http.Request) *rawWatch {
 	t.Helper()
 	ctx, cancel := context.WithCancel(req.Context())
 	resp, err := b.http.Do(req.WithContext(ctx))

@@ -1,0 +1,323 @@
+package fakeapiserver
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/watchcheck"
+)
+
+// The server's watch machine under rapid: every check runs a fresh server
+// in one testing/synctest bubble (virtual time: bookmarks, timeouts and
+// fault windows fire as the machine advances the clock, and a seed replays
+// the same run), with random writes to two resources in two namespaces
+// (label transitions included), watches from every kind of start point
+// with and without bookmarks and selectors, compaction, restarts and the
+// stream faults. A recording transport keeps every stream the server
+// serves; after every action, at a quiescent point (synctest.Wait), each
+// stream is checked with watchcheck against the history of the writes,
+// and every open stream no fault touched must have delivered all of it.
+
+// chaosResources are the resources the machine writes and watches.
+var chaosResources = []string{"configmaps", "secrets"}
+
+// chaosNamespaces are the namespaces it writes in; "default" is seeded.
+var chaosNamespaces = []string{"default", "ns2"}
+
+// chaosWatch is one watch the machine opened.
+type chaosWatch struct {
+	w *rawWatch
+	// faulted is set when a stream fault or a delay could touch it, so
+	// it may legitimately lag behind the history.
+	faulted bool
+}
+
+// watchChaos is the machine's state. hist is the model: every write per
+// resource, as its responses reported it.
+type watchChaos struct {
+	t       testing.TB
+	b       *bubble
+	rec     *watchcheck.Transport
+	hist    map[string]watchcheck.History
+	live    map[string]map[string]string // resource → key → uid
+	watches []*chaosWatch
+	gen     int
+}
+
+func newWatchChaos(t testing.TB, rt *rapid.T) *watchChaos {
+	minEvents := rapid.SampledFrom([]int{3, 100}).Draw(rt, "historyMinEvents")
+	b := newBubble(t, WithConfig(func(c *Config) {
+		c.Watch.HistoryMinEvents = minEvents
+		c.Watch.HistoryMinAge = -1
+	}))
+	m := &watchChaos{t: t, b: b, rec: &watchcheck.Transport{}, hist: map[string]watchcheck.History{}, live: map[string]map[string]string{}}
+	b.http.Transport = m.rec.Wrap(b.http.Transport)
+	if _, err := b.cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns2"}}, metav1.CreateOptions{}); err != nil {
+		rt.Fatalf("Create(namespace ns2): %v", err)
+	}
+	for _, r := range chaosResources {
+		m.live[r] = map[string]string{}
+	}
+	return m
+}
+
+// close stops every watch and the server.
+func (m *watchChaos) close() {
+	for _, w := range m.watches {
+		w.w.stop()
+	}
+	m.b.close(m.t)
+	synctest.Wait()
+}
+
+// Write creates, relabels or deletes one object of a random resource.
+func (m *watchChaos) Write(rt *rapid.T) {
+	res := rapid.SampledFrom(chaosResources).Draw(rt, "resource")
+	ns := rapid.SampledFrom(chaosNamespaces).Draw(rt, "namespace")
+	name := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(rt, "name")
+	key := ns + "/" + name
+	lbls := map[string]string{"app": rapid.SampledFrom([]string{"x", "y"}).Draw(rt, "app")}
+	uid, exists := m.live[res][key]
+	ctx := context.Background()
+	change := watchcheck.Change{Key: key, Labels: lbls}
+	var meta metav1.Object
+	var err error
+	switch {
+	case exists && rapid.IntRange(0, 2).Draw(rt, "delete") == 0:
+		if res == "configmaps" {
+			err = m.b.cs.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{})
+		} else {
+			err = m.b.cs.CoreV1().Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{})
+		}
+		if err != nil {
+			rt.Fatalf("Delete(%s %s): %v", res, key, err)
+		}
+		// The machine is the only writer: the delete took the current RV.
+		var prev watchcheck.Change
+		for _, c := range m.hist[res] {
+			if c.Key == key {
+				prev = c
+			}
+		}
+		change = watchcheck.Change{RV: m.b.srv.store.CurrentRV(), Key: key, UID: uid, Deleted: true, Labels: prev.Labels}
+		delete(m.live[res], key)
+		m.hist[res] = append(m.hist[res], change)
+		return
+	case res == "configmaps":
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}, Data: map[string]string{"n": strconv.Itoa(m.gen)}}
+		if exists {
+			meta, err = m.b.cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{})
+		} else {
+			meta, err = m.b.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+		}
+	default:
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}, StringData: map[string]string{"n": strconv.Itoa(m.gen)}}
+		if exists {
+			meta, err = m.b.cs.CoreV1().Secrets(ns).Update(ctx, sec, metav1.UpdateOptions{})
+		} else {
+			meta, err = m.b.cs.CoreV1().Secrets(ns).Create(ctx, sec, metav1.CreateOptions{})
+		}
+	}
+	m.gen++
+	if err != nil {
+		rt.Fatalf("write %s %s: %v", res, key, err)
+	}
+	rv, _ := strconv.ParseInt(meta.GetResourceVersion(), 10, 64)
+	change.RV, change.UID = rv, string(meta.GetUID())
+	change.Labels = maps.Clone(meta.GetLabels())
+	m.live[res][key] = change.UID
+	m.hist[res] = append(m.hist[res], change)
+}
+
+// Watch opens a watch of a random resource and scope from a random start
+// point: "" or "0", the current RV, an RV of the history (maybe compacted
+// away: then the 410), or a watch-list (sendInitialEvents).
+func (m *watchChaos) Watch(rt *rapid.T) {
+	res := rapid.SampledFrom(chaosResources).Draw(rt, "resource")
+	path := "/api/v1/" + res
+	if ns := rapid.SampledFrom([]string{"", "default", "ns2"}).Draw(rt, "scope"); ns != "" {
+		path = "/api/v1/namespaces/" + ns + "/" + res
+	}
+	q := url.Values{"watch": {"true"}}
+	// An explicit timeout: the default is randomised, which a replay
+	// could not repeat.
+	q.Set("timeoutSeconds", strconv.Itoa(rapid.SampledFrom([]int{30, 90, 600}).Draw(rt, "timeout")))
+	if rapid.Bool().Draw(rt, "selector") {
+		q.Set("labelSelector", "app=x")
+	}
+	bookmarks := rapid.Bool().Draw(rt, "bookmarks")
+	switch start := rapid.SampledFrom([]string{"unset", "0", "current", "history", "watchList"}).Draw(rt, "start"); start {
+	case "0":
+		q.Set("resourceVersion", "0")
+	case "current":
+		q.Set("resourceVersion", formatRV(m.b.srv.store.CurrentRV()))
+	case "history":
+		h := m.hist[res]
+		if len(h) == 0 {
+			rt.Skip("no history")
+		}
+		q.Set("resourceVersion", formatRV(h[rapid.IntRange(0, len(h)-1).Draw(rt, "from")].RV))
+	case "watchList":
+		bookmarks = true
+		q.Set("sendInitialEvents", "true")
+		q.Set("resourceVersionMatch", "NotOlderThan")
+		if h := m.hist[res]; len(h) > 0 && rapid.Bool().Draw(rt, "watchListRV") {
+			q.Set("resourceVersion", formatRV(h[rapid.IntRange(0, len(h)-1).Draw(rt, "from")].RV))
+		}
+	}
+	if bookmarks {
+		q.Set("allowWatchBookmarks", "true")
+	}
+	w := m.b.openWatch(nopCleanup{m.t}, path+"?"+q.Encode())
+	if w.resp.StatusCode != 200 {
+		rt.Fatalf("WATCH %s?%s: HTTP %d", path, q.Encode(), w.resp.StatusCode)
+	}
+	m.watches = append(m.watches, &chaosWatch{w: w})
+}
+
+// Advance moves virtual time on: bookmarks fall due, timeouts and fault
+// windows end.
+func (m *watchChaos) Advance(rt *rapid.T) {
+	d := rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 59 * time.Second, 61 * time.Second, 5 * time.Minute}).Draw(rt, "advance")
+	time.Sleep(d)
+}
+
+// Compact compacts the store at a random RV of a resource's history.
+func (m *watchChaos) Compact(rt *rapid.T) {
+	h := m.hist[rapid.SampledFrom(chaosResources).Draw(rt, "resource")]
+	if len(h) == 0 {
+		rt.Skip("no history")
+	}
+	if err := m.b.srv.Compact(h[rapid.IntRange(0, len(h)-1).Draw(rt, "compactTo")].RV); err != nil {
+		rt.Fatalf("Compact: %v", err)
+	}
+}
+
+// Restart is the fault API's kube-apiserver restart.
+func (m *watchChaos) Restart(rt *rapid.T) {
+	if _, err := m.b.srv.Faults().RestartAPIServer(); err != nil {
+		rt.Fatalf("RestartAPIServer: %v", err)
+	}
+}
+
+// Fault injects a stream fault on the open streams; some last a window of
+// virtual time.
+func (m *watchChaos) Fault(rt *rapid.T) {
+	f := Fault{Kind: rapid.SampledFrom([]FaultKind{CutWatch, EndWatch, HangWatch, DelayEvents, WithholdBookmarks}).Draw(rt, "fault")}
+	if rapid.Bool().Draw(rt, "afterEvents") {
+		f.Trigger.Events = rapid.IntRange(1, 3).Draw(rt, "events")
+	}
+	switch f.Kind {
+	case HangWatch, WithholdBookmarks:
+		f.Window = FaultDuration(rapid.SampledFrom([]time.Duration{10 * time.Second, 2 * time.Minute}).Draw(rt, "window"))
+	case DelayEvents:
+		f.Delay = FaultDuration(5 * time.Second)
+		f.Window = FaultDuration(time.Minute)
+	}
+	if _, err := m.b.srv.Faults().Add(f); err != nil {
+		rt.Fatalf("Add(%+v): %v", f, err)
+	}
+	for _, w := range m.watches {
+		w.faulted = true
+	}
+}
+
+// Check runs at every quiescent point: every stream served keeps the
+// guarantees, and every open, untouched stream has delivered all of its
+// history.
+func (m *watchChaos) Check(rt *rapid.T) {
+	synctest.Wait()
+	streams := m.rec.Streams()
+	if len(streams) != len(m.watches) || m.rec.Skipped() != 0 {
+		rt.Fatalf("recorded %d streams (%d skipped) for %d watches", len(streams), m.rec.Skipped(), len(m.watches))
+	}
+	for i, s := range streams {
+		h := m.hist[s.Resource]
+		if err := watchcheck.Check(h, s); err != nil {
+			rt.Fatalf("history of %s:\n%s\n%v", s.Resource, formatHistory(h), err)
+		}
+		if m.watches[i].faulted || isDone(m.watches[i].w) {
+			continue
+		}
+		want, ok := watchcheck.Expected(h, s)
+		if !ok {
+			continue
+		}
+		got := changesOf(s.Events)
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(watchcheck.Event{}, "Labels")); diff != "" {
+			rt.Fatalf("open stream %s is not caught up at a quiescent point (-want +got):\n%s", s.Name, diff)
+		}
+	}
+	if n := m.b.srv.WatchStats().StaleDropped; n != 0 {
+		rt.Fatalf("WatchStats.StaleDropped = %d", n)
+	}
+}
+
+// changesOf are the change events after the start point (after an
+// initial-events-end bookmark, if any).
+func changesOf(events []watchcheck.Event) []watchcheck.Event {
+	if i := slices.IndexFunc(events, func(e watchcheck.Event) bool { return e.InitialEventsEnd }); i >= 0 {
+		events = events[i+1:]
+	}
+	var out []watchcheck.Event
+	for _, e := range events {
+		if e.Type == watch.Added || e.Type == watch.Modified || e.Type == watch.Deleted {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func isDone(w *rawWatch) bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func formatHistory(h watchcheck.History) string {
+	s := ""
+	for _, c := range h {
+		s += fmt.Sprintf("  rv %d %s uid %s deleted=%v labels=%v\n", c.RV, c.Key, c.UID, c.Deleted, c.Labels)
+	}
+	return s
+}
+
+// nopCleanup is a testing.TB whose Cleanup does nothing: the machine stops
+// its watches itself at the end of each check, not at the end of the test.
+type nopCleanup struct{ testing.TB }
+
+func (nopCleanup) Cleanup(func()) {}
+
+// inBubble hides testing.T's Deadline from rapid, which reads it to bound
+// its run and panics inside a synctest bubble (virtual time has no
+// deadline to compare with).
+type inBubble struct{ testing.TB }
+
+// TestRapidWatchChaos runs the machine; every check is one run on a fresh
+// server, all in one synctest bubble.
+func TestRapidWatchChaos(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rapid.Check(inBubble{t}, func(rt *rapid.T) {
+			m := newWatchChaos(t, rt)
+			defer m.close()
+			rt.Repeat(rapid.StateMachineActions(m))
+		})
+	})
+}
