@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	clocktesting "k8s.io/utils/clock/testing"
 	"pgregory.net/rapid"
 
 	"github.com/lw-sim/lw-sim/watchcheck"
@@ -51,6 +53,7 @@ type chaosWatch struct {
 type watchChaos struct {
 	t       testing.TB
 	b       *bubble
+	clk     *clocktesting.FakeClock
 	rec     *watchcheck.Transport
 	hist    map[string]watchcheck.History
 	live    map[string]map[string]string // resource → key → uid
@@ -58,14 +61,21 @@ type watchChaos struct {
 	gen     int
 }
 
-func newWatchChaos(t testing.TB, rt *rapid.T) *watchChaos {
+func newWatchChaos(t testing.TB, rt *rapid.T, wrap func(http.RoundTripper) http.RoundTripper) *watchChaos {
 	minEvents := rapid.SampledFrom([]int{3, 100}).Draw(rt, "historyMinEvents")
-	b := newBubble(t, WithConfig(func(c *Config) {
+	// The server runs on a fake clock that only Advance moves, so the
+	// bubble's own clock stays still and rapid's shrink deadline (read
+	// from it) is not eaten by the machine's virtual minutes. Interval
+	// compaction is off (the Compact action compacts), as the fake
+	// clock's ticker cannot be stopped cleanly.
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	b := newBubble(t, WithClock(clk), WithConfig(func(c *Config) {
 		c.Watch.HistoryMinEvents = minEvents
 		c.Watch.HistoryMinAge = -1
+		c.Compaction.Interval = -1
 	}))
-	m := &watchChaos{t: t, b: b, rec: &watchcheck.Transport{}, hist: map[string]watchcheck.History{}, live: map[string]map[string]string{}}
-	b.http.Transport = m.rec.Wrap(b.http.Transport)
+	m := &watchChaos{t: t, b: b, clk: clk, rec: &watchcheck.Transport{}, hist: map[string]watchcheck.History{}, live: map[string]map[string]string{}}
+	b.http.Transport = m.rec.Wrap(wrap(b.http.Transport))
 	if _, err := b.cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns2"}}, metav1.CreateOptions{}); err != nil {
 		rt.Fatalf("Create(namespace ns2): %v", err)
 	}
@@ -73,6 +83,32 @@ func newWatchChaos(t testing.TB, rt *rapid.T) *watchChaos {
 		m.live[r] = map[string]string{}
 	}
 	return m
+}
+
+// chaosStats counts what the checks saw, so a run shows it exercised
+// bookmarks, initial events and 410s rather than passing vacuously.
+type chaosStats struct {
+	streams                       int
+	events, bookmarks, initialEnd int
+	expired                       int
+}
+
+func (cs *chaosStats) add(streams []watchcheck.Stream) {
+	for _, s := range streams {
+		cs.streams++
+		for _, e := range s.Events {
+			switch {
+			case e.InitialEventsEnd:
+				cs.initialEnd++
+			case e.Type == watch.Bookmark:
+				cs.bookmarks++
+			case e.Type == watch.Error && e.Code == 410:
+				cs.expired++
+			default:
+				cs.events++
+			}
+		}
+	}
 }
 
 // close stops every watch and the server.
@@ -84,8 +120,16 @@ func (m *watchChaos) close() {
 	synctest.Wait()
 }
 
-// Write creates, relabels or deletes one object of a random resource.
+// Write makes a burst of writes (rapid picks actions uniformly, and the
+// watches need changes to deliver).
 func (m *watchChaos) Write(rt *rapid.T) {
+	for range rapid.IntRange(1, 4).Draw(rt, "burst") {
+		m.write(rt)
+	}
+}
+
+// write creates, relabels or deletes one object of a random resource.
+func (m *watchChaos) write(rt *rapid.T) {
 	res := rapid.SampledFrom(chaosResources).Draw(rt, "resource")
 	ns := rapid.SampledFrom(chaosNamespaces).Draw(rt, "namespace")
 	name := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(rt, "name")
@@ -155,7 +199,7 @@ func (m *watchChaos) Watch(rt *rapid.T) {
 	q := url.Values{"watch": {"true"}}
 	// An explicit timeout: the default is randomised, which a replay
 	// could not repeat.
-	q.Set("timeoutSeconds", strconv.Itoa(rapid.SampledFrom([]int{30, 90, 600}).Draw(rt, "timeout")))
+	q.Set("timeoutSeconds", strconv.Itoa(rapid.SampledFrom([]int{90, 600, 1800}).Draw(rt, "timeout")))
 	if rapid.Bool().Draw(rt, "selector") {
 		q.Set("labelSelector", "app=x")
 	}
@@ -192,8 +236,9 @@ func (m *watchChaos) Watch(rt *rapid.T) {
 // Advance moves virtual time on: bookmarks fall due, timeouts and fault
 // windows end.
 func (m *watchChaos) Advance(rt *rapid.T) {
-	d := rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 59 * time.Second, 61 * time.Second, 5 * time.Minute}).Draw(rt, "advance")
-	time.Sleep(d)
+	d := rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 61 * time.Second, 61 * time.Second, 5 * time.Minute}).Draw(rt, "advance")
+	m.clk.Step(d)
+	synctest.Wait()
 }
 
 // Compact compacts the store at a random RV of a resource's history.
@@ -305,6 +350,8 @@ type nopCleanup struct{ testing.TB }
 
 func (nopCleanup) Cleanup(func()) {}
 
+func noWrap(rt http.RoundTripper) http.RoundTripper { return rt }
+
 // inBubble hides testing.T's Deadline from rapid, which reads it to bound
 // its run and panics inside a synctest bubble (virtual time has no
 // deadline to compare with).
@@ -314,10 +361,16 @@ type inBubble struct{ testing.TB }
 // server, all in one synctest bubble.
 func TestRapidWatchChaos(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		var stats chaosStats
 		rapid.Check(inBubble{t}, func(rt *rapid.T) {
-			m := newWatchChaos(t, rt)
+			m := newWatchChaos(t, rt, noWrap)
 			defer m.close()
 			rt.Repeat(rapid.StateMachineActions(m))
+			stats.add(m.rec.Streams())
 		})
+		t.Logf("checked %d streams: %d change events, %d bookmarks, %d initial-events-end bookmarks, %d expired", stats.streams, stats.events, stats.bookmarks, stats.initialEnd, stats.expired)
+		if stats.bookmarks == 0 || stats.initialEnd == 0 || stats.expired == 0 {
+			t.Errorf("the machine never exercised bookmarks, watch-lists or 410s: %+v", stats)
+		}
 	})
 }
