@@ -267,7 +267,7 @@ type failureTB struct {
 	msg    string
 }
 
-func (f *failureTB) Helper()                          {}
+func (f *failureTB) Helper()                           {}
 func (f *failureTB) Errorf(format string, args ...any) { f.fail(fmt.Sprintf(format, args...)) }
 func (f *failureTB) Error(args ...any)                 { f.fail(fmt.Sprint(args...)) }
 func (f *failureTB) Fatalf(format string, args ...any) { f.fail(fmt.Sprintf(format, args...)) }
