@@ -1,0 +1,607 @@
+package listwatch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/consistencydetector"
+	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
+	"github.com/lw-sim/lw-sim/watchcheck"
+)
+
+// The client state machine: one drawn schedule of writes, faults from the
+// whole fault API and virtual time, played against one fake server that
+// four clients watch at once, so they see the same history: this package's
+// client (LIST+WATCH and watch-list) and client-go's SharedIndexInformer,
+// whose Reflector syncs by watch-list (the default) or by LIST+WATCH, with
+// the watch-list consistency detector on, as
+// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR does. (A bare Reflector is not
+// run: it has no way to replace its watch error handler, and the default
+// one, utilruntime.HandleError, sleeps for decades in a bubble; see
+// startSubject in faults_harness_test.go.) Each check runs in its own testing/synctest bubble (virtual time,
+// and synctest fails the check if any goroutine is left), so a seed replays
+// the same run; rapid itself runs outside, on real time.
+//
+// At the quiescent point after the schedule (faults cleared, virtual time
+// run on until each store equals the server), per client:
+//
+//	store       the store equals the server's state (go-cmp diff)
+//	order       per object, handler deliveries have increasing RVs, none
+//	            twice (the informers may repeat a version on a relist)
+//	handler     applying the handler's deliveries gives the server's state:
+//	            no version lost, deletes included
+//	relists     (this package's client) a LIST or watch-list after the
+//	            first is forced: by a 410 or refusal, by a failed LIST, by
+//	            a watch-list that failed or ended before its end bookmark
+//	resume      (this package's client) a re-watch with no LIST between
+//	            starts from the highest RV the previous stream delivered
+//	            (event or bookmark)
+//
+// The informers relist on any watch error (the Reflector ends
+// ListAndWatch on a cut, a very short watch or a 5xx at connect), so the
+// last two are not asked of them.
+//	streams     every stream the server served keeps watchcheck's guarantees
+
+// chaosAgent prefixes every subject's User-Agent; faults match it.
+const chaosAgent = "lw-sim-chaos-subject"
+
+// chaosKinds are the clients of each check.
+var chaosKinds = []string{"listwatch", "listwatch-watchlist", "informer", "informer-list"}
+
+// chaosSubject is one client under test and what it did on the wire.
+type chaosSubject struct {
+	kind   string
+	store  cache.Store
+	rec    *recorder
+	synced func() bool
+	wire   *wireLog
+	trans  *watchcheck.Transport
+}
+
+// wireLog records a client's requests in order.
+type wireLog struct {
+	next http.RoundTripper
+
+	// mu guards the field below.
+	mu   sync.Mutex
+	reqs []wireRequest
+}
+
+// wireRequest is one request: its kind (list, watch, watch-list,
+// list-exact, page), start RV, status and whether its body broke.
+type wireRequest struct {
+	Kind    string
+	StartRV int64
+	Status  int
+	Broken  bool
+}
+
+func (l *wireLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	q := r.URL.Query()
+	wr := wireRequest{Kind: "list"}
+	switch {
+	case q.Get("watch") == "true" && q.Get("sendInitialEvents") == "true":
+		wr.Kind = "watch-list"
+	case q.Get("watch") == "true":
+		wr.Kind = "watch"
+	case q.Get("resourceVersionMatch") == "Exact":
+		wr.Kind = "list-exact"
+	case q.Get("continue") != "":
+		wr.Kind = "page"
+	}
+	wr.StartRV, _ = strconv.ParseInt(q.Get("resourceVersion"), 10, 64)
+	resp, err := l.next.RoundTrip(r)
+	if err == nil {
+		wr.Status = resp.StatusCode
+	}
+	l.mu.Lock()
+	i := len(l.reqs)
+	l.reqs = append(l.reqs, wr)
+	l.mu.Unlock()
+	if err == nil && wr.Kind != "watch" && wr.Kind != "watch-list" {
+		resp.Body = &brokenBody{ReadCloser: resp.Body, mark: func() { l.markBroken(i) }}
+	}
+	return resp, err
+}
+
+func (l *wireLog) markBroken(i int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs[i].Broken = true
+}
+
+func (l *wireLog) snapshot() []wireRequest {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.reqs)
+}
+
+// brokenBody calls mark when reading the body fails (a cut LIST).
+type brokenBody struct {
+	io.ReadCloser
+	mark func()
+}
+
+func (b *brokenBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.mark()
+	}
+	return n, err
+}
+
+// chaosRun is one check: a server in the current bubble and its clients.
+type chaosRun struct {
+	t    *testing.T
+	srv  *fakeapiserver.Server
+	rc   *rest.Config
+	cs   kubernetes.Interface
+	hist watchcheck.History
+	live map[string]string // key → uid
+	seq  int
+	subs []*chaosSubject
+}
+
+// startChaosRun starts the server; t.Cleanup (in the bubble) stops it.
+func startChaosRun(t *testing.T, minEvents int) *chaosRun {
+	srv, err := fakeapiserver.New(fakeapiserver.Config{Watch: fakeapiserver.WatchConfig{HistoryMinEvents: minEvents, HistoryMinAge: -1}})
+	if err != nil {
+		t.Fatalf("fakeapiserver.New: %v", err)
+	}
+	ln := fakeapiservertest.NewPipeListener()
+	done := srv.ServeBackground(ln)
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	rc := srv.RESTConfig()
+	rc.Dial = ln.DialContext
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: chaosOtherNS}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return &chaosRun{t: t, srv: srv, rc: rc, cs: cs, live: map[string]string{}}
+}
+
+// startSubject starts one client; t.Cleanup stops and joins it before the
+// server closes (cleanups run last-in first-out).
+func (r *chaosRun) startSubject(kind string, mut clientMutant) *chaosSubject {
+	s := &chaosSubject{kind: kind, rec: newRecorder(), trans: &watchcheck.Transport{}}
+	cfg := rest.CopyConfig(r.rc)
+	cfg.UserAgent = chaosAgent + "/" + kind
+	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		s.wire = &wireLog{next: s.trans.Wrap(rt)}
+		return s.wire
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var lw ListerWatcher = FromTyped(cs.CoreV1().ConfigMaps(faultNS))
+	var handler cache.ResourceEventHandler = s.rec
+	if mut.wrapLW != nil {
+		lw = mut.wrapLW(lw)
+	}
+	if mut.wrapHandler != nil {
+		handler = mut.wrapHandler(handler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	// See startSubject in faults_harness_test.go: the default handler,
+	// HandleError, sleeps for decades in a bubble.
+	noteErr := func(context.Context, *cache.Reflector, error) {}
+	switch kind {
+	case "listwatch", "listwatch-watchlist":
+		c := New(lw, Options{Handler: handler, WatchList: kind == "listwatch-watchlist", PageSize: 2})
+		s.store, s.synced = c.Indexer(), c.HasSynced
+		wg.Go(func() { c.Run(ctx) })
+	default:
+		var src cache.ListerWatcher = ToCache(lw)
+		if kind == "informer-list" {
+			src = noWatchList{ToCache(lw)}
+		}
+		inf := cache.NewSharedIndexInformer(src, &corev1.ConfigMap{}, 0, cache.Indexers{})
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			r.t.Fatal(err)
+		}
+		_ = inf.SetWatchErrorHandlerWithContext(noteErr)
+		s.store, s.synced = inf.GetStore(), inf.HasSynced
+		wg.Go(func() { inf.RunWithContext(ctx) })
+	}
+	r.t.Cleanup(func() { cancel(); wg.Wait() })
+	r.subs = append(r.subs, s)
+	return s
+}
+
+// write makes one write to faultNS, recorded in the history.
+func (r *chaosRun) write(rt *rapid.T) {
+	name := rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(rt, "name")
+	key := faultNS + "/" + name
+	uid, exists := r.live[key]
+	ctx := context.Background()
+	cms := r.cs.CoreV1().ConfigMaps(faultNS)
+	if exists && rapid.IntRange(0, 2).Draw(rt, "delete") == 0 {
+		if err := cms.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			rt.Fatalf("Delete(%s): %v", key, err)
+		}
+		l, err := cms.List(ctx, metav1.ListOptions{Limit: 1})
+		if err != nil {
+			rt.Fatalf("List: %v", err)
+		}
+		rv, _ := strconv.ParseInt(l.ResourceVersion, 10, 64)
+		r.hist = append(r.hist, watchcheck.Change{RV: rv, Key: key, UID: uid, Deleted: true})
+		delete(r.live, key)
+		return
+	}
+	r.seq++
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": strconv.Itoa(r.seq)}}
+	var got *corev1.ConfigMap
+	var err error
+	if exists {
+		got, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+	} else {
+		got, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+	}
+	if err != nil {
+		rt.Fatalf("write %s: %v", key, err)
+	}
+	rv, _ := strconv.ParseInt(got.ResourceVersion, 10, 64)
+	r.live[key] = string(got.UID)
+	r.hist = append(r.hist, watchcheck.Change{RV: rv, Key: key, UID: string(got.UID)})
+}
+
+// writeElsewhere writes to a namespace the clients do not watch: the RV
+// moves with no event for them, so their bookmarks run ahead of their
+// last event.
+func (r *chaosRun) writeElsewhere(rt *rapid.T) {
+	r.seq++
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere-" + strconv.Itoa(r.seq)}}
+	if _, err := r.cs.CoreV1().ConfigMaps(chaosOtherNS).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		rt.Fatalf("Create(%s/%s): %v", chaosOtherNS, cm.Name, err)
+	}
+}
+
+// chaosOtherNS is the namespace no client watches.
+const chaosOtherNS = "elsewhere"
+
+// fault draws one fault from the whole fault API, aimed at the subjects.
+func (r *chaosRun) fault(rt *rapid.T) {
+	match := fakeapiserver.FaultMatch{UserAgent: chaosAgent}
+	window := fakeapiserver.FaultDuration(rapid.SampledFrom([]time.Duration{10 * time.Second, 90 * time.Second}).Draw(rt, "window"))
+	var f fakeapiserver.Fault
+	switch kind := rapid.SampledFrom([]string{"cut", "end", "hang", "fail-watch", "fail-list", "latency", "cut-list",
+		"delay", "withhold", "withhold-initial", "compact", "restart", "compact-between-pages"}).Draw(rt, "fault"); kind {
+	case "cut":
+		f = fakeapiserver.Fault{Kind: fakeapiserver.CutWatch, Match: match}
+	case "end":
+		f = fakeapiserver.Fault{Kind: fakeapiserver.EndWatch, Match: match}
+	case "hang":
+		f = fakeapiserver.Fault{Kind: fakeapiserver.HangWatch, Match: match, Window: window}
+	case "fail-watch", "fail-list":
+		m := match
+		m.Verbs = []string{kind[len("fail-"):]}
+		f = fakeapiserver.Fault{Kind: fakeapiserver.FailRequest, Match: m, Code: rapid.SampledFrom([]int{429, 500, 503, 504}).Draw(rt, "code"),
+			Times: rapid.IntRange(1, 3).Draw(rt, "times")}
+	case "latency":
+		f = fakeapiserver.Fault{Kind: fakeapiserver.Latency, Match: match, Delay: fakeapiserver.FaultDuration(2 * time.Second), Times: 3}
+	case "cut-list":
+		m := match
+		m.Verbs = []string{"list"}
+		f = fakeapiserver.Fault{Kind: fakeapiserver.CutList, Match: m}
+	case "delay":
+		f = fakeapiserver.Fault{Kind: fakeapiserver.DelayEvents, Match: match, Delay: fakeapiserver.FaultDuration(3 * time.Second), Window: window, Streams: fakeapiserver.AllStreams}
+	case "withhold", "withhold-initial":
+		f = fakeapiserver.Fault{Kind: fakeapiserver.WithholdBookmarks, Match: match, Window: window, Streams: fakeapiserver.AllStreams, InitialEventsEnd: kind == "withhold-initial"}
+	case "compact":
+		f = fakeapiserver.Fault{Kind: fakeapiserver.CompactStore}
+	case "restart":
+		f = fakeapiserver.Fault{Kind: fakeapiserver.Restart}
+	case "compact-between-pages":
+		m := match
+		m.Verbs, m.Page = []string{"list"}, 2
+		f = fakeapiserver.Fault{Kind: fakeapiserver.CompactStore, Match: m, Trigger: fakeapiserver.FaultTrigger{Request: 1}}
+	}
+	if _, err := r.srv.Faults().Add(f); err != nil {
+		rt.Fatalf("Add(%+v): %v", f, err)
+	}
+}
+
+// state is the server's collection as stateOf renders it.
+func (r *chaosRun) state(rt *rapid.T) map[string]string {
+	l, err := r.cs.CoreV1().ConfigMaps(faultNS).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		rt.Fatalf("List: %v", err)
+	}
+	objs := make([]any, len(l.Items))
+	for i := range l.Items {
+		objs[i] = &l.Items[i]
+	}
+	return stateOf(objs)
+}
+
+// quiesce clears the faults and runs virtual time until every store
+// equals the server's state, failing with the diffs after convergeWithin.
+func (r *chaosRun) quiesce(rt *rapid.T) {
+	r.srv.Faults().Clear()
+	start := time.Now()
+	for {
+		time.Sleep(time.Second)
+		synctest.Wait()
+		want := r.state(rt)
+		diffs := ""
+		for _, s := range r.subs {
+			if d := cmp.Diff(want, stateOf(s.store.List())); d != "" || !s.synced() {
+				diffs += fmt.Sprintf("%s (synced %v): store != server (-server +store):\n%s", s.kind, s.synced(), d)
+			}
+		}
+		if diffs == "" {
+			return
+		}
+		if time.Since(start) > convergeWithin {
+			fail("store", "not converged after %v of virtual time:\n%s", convergeWithin, diffs)
+		}
+	}
+}
+
+// check checks the invariants of every subject at the quiescent point.
+func (r *chaosRun) check(rt *rapid.T) {
+	want := r.state(rt)
+	for _, s := range r.subs {
+		tb := &collectTB{}
+		s.rec.checkOrder(tb, s.kind == "listwatch" || s.kind == "listwatch-watchlist")
+		if tb.msg != "" {
+			fail("order", "%s: %s", s.kind, tb.msg)
+		}
+		if d := cmp.Diff(rvsOf(want), s.rec.view()); d != "" {
+			fail("handler", "%s: handler deliveries do not add up to the server's state (-server +handler):\n%s", s.kind, d)
+		}
+		reqs := s.wire.snapshot()
+		streams := s.trans.Streams()
+		if err := watchcheck.Check(r.hist, streams...); err != nil {
+			fail("streams", "%s: %v", s.kind, err)
+		}
+		if s.kind == "listwatch" || s.kind == "listwatch-watchlist" {
+			// The Reflector ends ListAndWatch, and so relists, on any
+			// watch error (a cut, a very short watch, a 5xx at connect):
+			// these two hold for this package's client only.
+			r.checkRelists(rt, s, reqs, streams)
+			r.checkResume(rt, s, reqs, streams)
+		}
+	}
+}
+
+// checkRelists: every full fetch after the first was forced.
+func (r *chaosRun) checkRelists(rt *rapid.T, s *chaosSubject, reqs []wireRequest, streams []watchcheck.Stream) {
+	fetches, forced := 0, 1 // the first sync
+	si := 0
+	for _, q := range reqs {
+		switch q.Kind {
+		case "list", "watch-list":
+			fetches++
+		}
+		failed := q.Status != http.StatusOK || q.Broken
+		if (q.Kind == "list" || q.Kind == "page") && failed {
+			forced++ // a failed or cut LIST is retried from the start
+		}
+		if q.Kind != "watch" && q.Kind != "watch-list" {
+			continue
+		}
+		if failed {
+			if q.Kind == "watch-list" {
+				forced++
+			}
+			continue
+		}
+		st := streams[si]
+		si++
+		if slices.ContainsFunc(st.Events, func(e watchcheck.Event) bool { return e.Type == watch.Error }) {
+			forced++ // a 410 (or a refusal) ends the stream with an ERROR
+			continue
+		}
+		if q.Kind == "watch-list" && !slices.ContainsFunc(st.Events, func(e watchcheck.Event) bool { return e.InitialEventsEnd }) {
+			forced++ // a watch-list cut before its end starts over
+		}
+	}
+	if fetches > forced {
+		fail("relists", "%s: %d LIST/watch-list fetches, only %d forced (first sync, 410s, failed fetches)\nrequests %+v",
+			s.kind, fetches, forced, reqs)
+	}
+}
+
+// checkResume: a re-watch with no fetch between starts where the previous
+// stream got to.
+func (r *chaosRun) checkResume(rt *rapid.T, s *chaosSubject, reqs []wireRequest, streams []watchcheck.Stream) {
+	si := 0
+	var prev *wireRequest
+	var reached int64
+	for i := range reqs {
+		q := &reqs[i]
+		switch q.Kind {
+		case "list", "watch-list", "page", "list-exact":
+			prev = nil
+			if q.Kind == "watch-list" && q.Status == http.StatusOK {
+				si++
+			}
+			continue
+		}
+		if prev != nil && q.StartRV != reached {
+			fail("resume", "%s: re-watch from rv %d, but the previous watch (from %d) reached %d\nrequests %+v", s.kind, q.StartRV, prev.StartRV, reached, reqs)
+		}
+		prev, reached = q, max(reached, q.StartRV)
+		if prev.Status == http.StatusOK {
+			for _, e := range streams[si].Events {
+				if e.Type != watch.Error {
+					reached = max(reached, e.RV)
+				}
+			}
+			si++
+		}
+	}
+}
+
+// collectTB is the tb checkOrder reports to.
+type collectTB struct{ msg string }
+
+func (c *collectTB) Helper()                   {}
+func (c *collectTB) Logf(string, ...any)       {}
+func (c *collectTB) Fatalf(f string, a ...any) { c.Errorf(f, a...) }
+func (c *collectTB) Errorf(format string, args ...any) {
+	if c.msg == "" {
+		c.msg = fmt.Sprintf(format, args...)
+	}
+}
+
+// rvsOf reduces a stateOf map to the RVs.
+func rvsOf(state map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range state {
+		rv, _, _ := strings.Cut(v, " ")
+		out[k] = rv
+	}
+	return out
+}
+
+// view applies the deliveries: the state the handler was told about.
+func (r *recorder) view() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]string{}
+	for key, ds := range r.byKey {
+		last := ds[len(ds)-1]
+		if last.Kind == "add" || last.Kind == "update" {
+			out[key] = strconv.FormatUint(last.RV, 10)
+		}
+	}
+	return out
+}
+
+// clientMutant is a test-only broken client: a correct client behind a
+// broken ListerWatcher or handler layer. The zero value is no mutant.
+type clientMutant struct {
+	wrapLW      func(ListerWatcher) ListerWatcher
+	wrapHandler func(cache.ResourceEventHandler) cache.ResourceEventHandler
+	// kinds limits the mutant to these subjects (nil: all).
+	kinds []string
+}
+
+// runChaos is one check: it draws and plays a schedule, then checks.
+func runChaos(t *testing.T, rt *rapid.T, mut clientMutant) {
+	r := startChaosRun(t, rapid.SampledFrom([]int{4, 100}).Draw(rt, "historyMinEvents"))
+	kinds := chaosKinds
+	if mut.kinds != nil {
+		kinds = mut.kinds
+	}
+	for range 2 {
+		r.write(rt)
+	}
+	for _, k := range kinds {
+		r.startSubject(k, mut)
+	}
+	for range rapid.IntRange(1, 12).Draw(rt, "ops") {
+		switch rapid.SampledFrom([]string{"write", "write", "write-elsewhere", "fault", "fault", "advance"}).Draw(rt, "op") {
+		case "write":
+			for range rapid.IntRange(1, 3).Draw(rt, "burst") {
+				r.write(rt)
+			}
+		case "write-elsewhere":
+			r.writeElsewhere(rt)
+		case "fault":
+			r.fault(rt)
+		case "advance":
+			time.Sleep(rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, 2 * time.Minute}).Draw(rt, "advance"))
+		}
+		synctest.Wait()
+	}
+	r.quiesce(rt)
+	r.check(rt)
+}
+
+// chaosFailure is a broken invariant, carried out of the bubble.
+type chaosFailure struct {
+	invariant string
+	msg       string
+}
+
+// fail ends the check with a broken invariant.
+func fail(invariant, format string, args ...any) {
+	panic(chaosFailure{invariant: invariant, msg: fmt.Sprintf(format, args...)})
+}
+
+// inBubble runs body in a fresh synctest bubble; a failure (a panic)
+// inside it is carried out and re-raised on rapid's goroutine, after the
+// bubble's cleanups stopped every client and the server.
+//
+// rapid tells failures apart by the traceback of their panic, and a
+// shrink step only counts if it fails the same way. So each invariant is
+// re-raised from its own line, and rapid's own signals (a skip, a draw
+// past the end of a replayed buffer, a Fatalf) from another each:
+// otherwise every failure, and even a replay that merely ran out of data,
+// would look the same to the shrinker.
+func inBubble(t *testing.T, rt *rapid.T, body func(t *testing.T, rt *rapid.T)) {
+	var p any
+	synctest.Test(t, func(t *testing.T) {
+		defer func() { p = recover() }()
+		body(t, rt)
+	})
+	f, ok := p.(chaosFailure)
+	switch {
+	case p == nil:
+	case !ok && fmt.Sprintf("%T", p) == "rapid.invalidData":
+		panic(p)
+	case !ok:
+		panic(p)
+	case f.invariant == "store":
+		rt.Fatalf("store: %s", f.msg)
+	case f.invariant == "order":
+		rt.Fatalf("order: %s", f.msg)
+	case f.invariant == "handler":
+		rt.Fatalf("handler: %s", f.msg)
+	case f.invariant == "relists":
+		rt.Fatalf("relists: %s", f.msg)
+	case f.invariant == "resume":
+		rt.Fatalf("resume: %s", f.msg)
+	case f.invariant == "streams":
+		rt.Fatalf("streams: %s", f.msg)
+	default:
+		rt.Fatalf("%s: %s", f.invariant, f.msg)
+	}
+}
+
+// TestRapidClientChaos: the five clients under drawn schedules keep every
+// invariant. The watch-list consistency detector is switched on for this
+// test only (it is process-wide; the test is not parallel, so no parallel
+// test runs meanwhile).
+func TestRapidClientChaos(t *testing.T) {
+	consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(true)
+	defer consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(false)
+	rapid.Check(t, func(rt *rapid.T) {
+		inBubble(t, rt, func(t *testing.T, rt *rapid.T) { runChaos(t, rt, clientMutant{}) })
+	})
+}
