@@ -20,9 +20,11 @@ var runCommand = command{
 	summary: `Run a built-in scenario (or "all") against an in-process fake kube-apiserver on
 a virtual clock and print its timeline and PASS or FAIL. Each scenario answers
 one of the seed article's List & Watch questions; --list shows them. Exits
-non-zero if an expectation fails.
+non-zero if an expectation fails. A FILE ending in .json is a chaos schedule
+(scenarios.ChaosFile, written by a failing client chaos property test): it is
+replayed against this project's listwatch client.
 
-Usage: lw-sim run NAME|all [--seed N] [--json]
+Usage: lw-sim run NAME|all|FILE.json [--seed N] [--json]
        lw-sim run --list`,
 }
 
@@ -56,9 +58,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &usageError{msg: "run: want one scenario name (or all)"}
 	}
 	var scs []*scenarios.Scenario
-	if names[0] == runAll {
+	switch {
+	case names[0] == runAll:
 		scs = scenarios.Library()
-	} else {
+	case strings.HasSuffix(names[0], ".json"):
+		cf, err := scenarios.ReadChaosFile(names[0])
+		if err != nil {
+			return err
+		}
+		scs = []*scenarios.Scenario{cf.Scenario()}
+	default:
 		sc, err := scenarios.Lookup(names[0])
 		if err != nil {
 			return err

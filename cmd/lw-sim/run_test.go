@@ -130,3 +130,28 @@ func TestPrintResultFail(t *testing.T) {
 		t.Errorf("printResult(failed) =\n%s\nwant the FAIL check and a --- FAIL line", out.String())
 	}
 }
+
+// TestRunChaosFile: "lw-sim run FILE.json" replays a chaos schedule, the
+// same every time.
+func TestRunChaosFile(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	const file = "../../scenarios/testdata/chaos/relist-after-restart-deletes.json"
+	var outs []string
+	for range 2 {
+		var stdout, stderr bytes.Buffer
+		if err := run(ctx, []string{"run", file}, &stdout, &stderr); err != nil {
+			t.Fatalf("run(run %s) = %v, want nil; stdout:\n%s", file, err, stdout.String())
+		}
+		outs = append(outs, stdout.String())
+	}
+	for _, want := range []string{"delete default/a", "answered 1 watch(es) with 410 Expired", "--- PASS: relist-after-restart-deletes"} {
+		if !strings.Contains(outs[0], want) {
+			t.Errorf("output lacks %q:\n%s", want, outs[0])
+		}
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("two replays differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
