@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/lw-sim/lw-sim/scenarios"
 )
 
@@ -152,6 +154,6 @@ func TestRunChaosFile(t *testing.T) {
 		}
 	}
 	if outs[0] != outs[1] {
-		t.Errorf("two replays differ:\n%s\n---\n%s", outs[0], outs[1])
+		t.Errorf("two replays differ (-first +second):\n%s", cmp.Diff(outs[0], outs[1]))
 	}
 }
