@@ -5,7 +5,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO  ?= go
 BIN ?= bin
 
-.PHONY: test demo bench build fuzz load html-check
+.PHONY: test demo bench build fuzz load html-check soak
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 60s
@@ -54,6 +54,12 @@ load:
 html-check:
 	command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium fonts-wqy-zenhei; }
 	$(GO) test -race -count=1 -run 'TestHTML' -v ./scenarios/
+
+## soak: the chaos property machines (watchcheck, the server's watch
+## machine, the client machine) with SOAK_CHECKS rapid checks each (default
+## 3000) under SOAK_TIME (default 30m); prints checks per second
+soak:
+	GO=$(GO) sh tools/soak/soak.sh
 
 ## build: the lw-sim binary in $(BIN)/
 build:
