@@ -165,5 +165,6 @@ func Cases() []Case {
 		{Name: "TableJob", Run: RunTableJob},
 		{Name: "TableDefaultColumns", Run: RunTableDefaultColumns},
 		{Name: "TablePolicyAndRBAC", Run: RunTablePolicyAndRBAC},
+		{Name: "WatchStreamGuarantees", Run: RunWatchStreamGuarantees},
 	}
 }

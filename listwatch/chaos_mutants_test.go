@@ -309,7 +309,6 @@ func killedBy(msg string) string {
 // set for this test only; it is not parallel, so no other rapid test runs
 // meanwhile): the test wants the kill, not the minimal schedule.
 func TestClientMutantsAreKilled(t *testing.T) {
-	consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(true)
 	defer consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(false)
 	restore := setFlag(t, "rapid.shrinktime", "1s")
 	defer restore()

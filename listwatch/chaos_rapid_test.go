@@ -300,12 +300,21 @@ func (r *chaosRun) writeElsewhere(rt *rapid.T) {
 const chaosOtherNS = "elsewhere"
 
 // fault draws one fault from the whole fault API, aimed at the subjects.
-func (r *chaosRun) fault(rt *rapid.T) {
+func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 	match := fakeapiserver.FaultMatch{UserAgent: chaosAgent}
 	window := fakeapiserver.FaultDuration(rapid.SampledFrom([]time.Duration{10 * time.Second, 90 * time.Second}).Draw(rt, "window"))
+	kinds := []string{"cut", "end", "hang", "fail-watch", "fail-list", "latency", "cut-list",
+		"delay", "withhold", "withhold-initial", "restart"}
+	if !detector {
+		// The consistency detector re-reads every completed watch-list
+		// with an Exact LIST at its RV and retries that read forever; after
+		// a compaction the fake answers it 410 (a real watch cache would
+		// still serve it: conformance/DIVERGENCES.md), so the informer
+		// would never sync. Checks with the detector leave compaction out.
+		kinds = append(kinds, "compact", "compact-between-pages")
+	}
 	var f fakeapiserver.Fault
-	switch kind := rapid.SampledFrom([]string{"cut", "end", "hang", "fail-watch", "fail-list", "latency", "cut-list",
-		"delay", "withhold", "withhold-initial", "compact", "restart", "compact-between-pages"}).Draw(rt, "fault"); kind {
+	switch kind := rapid.SampledFrom(kinds).Draw(rt, "fault"); kind {
 	case "cut":
 		f = fakeapiserver.Fault{Kind: fakeapiserver.CutWatch, Match: match}
 	case "end":
@@ -523,6 +532,12 @@ type clientMutant struct {
 // runChaos is one check: it draws and plays a schedule, then checks.
 func runChaos(t *testing.T, rt *rapid.T, mut clientMutant) {
 	historyMinEvents := rapid.SampledFrom([]int{4, 100}).Draw(rt, "historyMinEvents")
+	// Half the checks run the informers with client-go's watch-list
+	// consistency detector (KUBE_WATCHLIST_INCONSISTENCY_DETECTOR): set
+	// here, before any client goroutine starts; the test resets it once
+	// the bubble has ended.
+	detector := rapid.Bool().Draw(rt, "consistencyDetector")
+	consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(detector)
 	r := startChaosRun(t, historyMinEvents)
 	kinds := chaosKinds
 	if mut.kinds != nil {
@@ -547,7 +562,7 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant) {
 		case "write-elsewhere":
 			r.writeElsewhere(rt)
 		case "fault":
-			r.fault(rt)
+			r.fault(rt, detector)
 		case "advance":
 			d := rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, 2 * time.Minute}).Draw(rt, "advance")
 			time.Sleep(d)
@@ -665,12 +680,11 @@ func inBubble(t *testing.T, rt *rapid.T, body func(t *testing.T, rt *rapid.T)) {
 	}
 }
 
-// TestRapidClientChaos: the five clients under drawn schedules keep every
-// invariant. The watch-list consistency detector is switched on for this
-// test only (it is process-wide; the test is not parallel, so no parallel
-// test runs meanwhile).
+// TestRapidClientChaos: the four clients under drawn schedules keep every
+// invariant. The watch-list consistency detector is switched on for half
+// the checks of this test only (it is process-wide; the test is not
+// parallel, so no parallel test runs meanwhile).
 func TestRapidClientChaos(t *testing.T) {
-	consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(true)
 	defer consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(false)
 	rapid.Check(t, func(rt *rapid.T) {
 		inBubble(t, rt, func(t *testing.T, rt *rapid.T) { runChaos(t, rt, clientMutant{}) })

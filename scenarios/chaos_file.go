@@ -227,4 +227,3 @@ func storeState(c *Client) map[string]string {
 	}
 	return out
 }
-
