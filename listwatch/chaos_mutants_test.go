@@ -318,7 +318,7 @@ func TestClientMutantsAreKilled(t *testing.T) {
 			rapid.Check(ft, func(rt *rapid.T) {
 				m := cm.mut()
 				m.kinds = []string{"listwatch"}
-				inBubble(t, rt, func(t *testing.T, rt *rapid.T) { runChaos(t, rt, m) })
+				inBubble(t, rt, func(t *testing.T, rt *rapid.T) { runChaos(t, rt, m, nil) })
 			})
 			if !ft.failed {
 				t.Fatalf("mutant %q survived the client machine", cm.name)

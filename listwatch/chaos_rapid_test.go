@@ -530,7 +530,7 @@ type clientMutant struct {
 }
 
 // runChaos is one check: it draws and plays a schedule, then checks.
-func runChaos(t *testing.T, rt *rapid.T, mut clientMutant) {
+func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 	historyMinEvents := rapid.SampledFrom([]int{4, 100}).Draw(rt, "historyMinEvents")
 	// Half the checks run the informers with client-go's watch-list
 	// consistency detector (KUBE_WATCHLIST_INCONSISTENCY_DETECTOR): set
@@ -572,6 +572,37 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant) {
 	}
 	r.quiesce(rt)
 	r.check(rt)
+	if stats != nil {
+		stats.add(r)
+	}
+}
+
+// chaosStats counts what the checks drove the clients through, so a run
+// shows it exercised faults, 410s and relists rather than passing
+// vacuously (and, with a fixed seed, that it replays the same).
+type chaosStats struct {
+	requests map[string]int
+	expired  int
+	faults   int
+}
+
+func (cs *chaosStats) add(r *chaosRun) {
+	if cs.requests == nil {
+		cs.requests = map[string]int{}
+	}
+	for _, s := range r.subs {
+		for _, q := range s.wire.snapshot() {
+			cs.requests[s.kind+" "+q.Kind]++
+		}
+		for _, st := range s.trans.Streams() {
+			for _, e := range st.Events {
+				if e.Type == watch.Error && e.Code == http.StatusGone {
+					cs.expired++
+				}
+			}
+		}
+	}
+	cs.faults += len(r.srv.Faults().Records())
 }
 
 // chaosFailureFile is where a failing check writes its schedule. rapid
@@ -686,7 +717,12 @@ func inBubble(t *testing.T, rt *rapid.T, body func(t *testing.T, rt *rapid.T)) {
 // parallel, so no parallel test runs meanwhile).
 func TestRapidClientChaos(t *testing.T) {
 	defer consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(false)
+	var stats chaosStats
 	rapid.Check(t, func(rt *rapid.T) {
-		inBubble(t, rt, func(t *testing.T, rt *rapid.T) { runChaos(t, rt, clientMutant{}) })
+		inBubble(t, rt, func(t *testing.T, rt *rapid.T) { runChaos(t, rt, clientMutant{}, &stats) })
 	})
+	t.Logf("faults fired %d, watches answered 410 %d, requests %v", stats.faults, stats.expired, stats.requests)
+	if stats.faults == 0 || stats.expired == 0 || stats.requests["listwatch list"] == 0 {
+		t.Errorf("the machine never fired a fault, met a 410 or listed: %+v", stats)
+	}
 }
