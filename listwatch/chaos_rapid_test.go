@@ -33,14 +33,14 @@ import (
 
 // The client state machine: one drawn schedule of writes, faults from the
 // whole fault API and virtual time, played against one fake server that
-// four clients watch at once, so they see the same history: this package's
-// client (LIST+WATCH and watch-list) and client-go's SharedIndexInformer,
-// whose Reflector syncs by watch-list (the default) or by LIST+WATCH, with
-// the watch-list consistency detector on, as
-// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR does. (A bare Reflector is not
-// run: it has no way to replace its watch error handler, and the default
-// one, utilruntime.HandleError, sleeps for decades in a bubble; see
-// startSubject in faults_harness_test.go.) Each check runs in its own testing/synctest bubble (virtual time,
+// five clients watch at once, so they see the same history: this package's
+// client (LIST+WATCH and watch-list), a bare client-go Reflector (into a
+// store that reports to a handler), and SharedIndexInformer, whose
+// Reflector syncs by watch-list (the default) or by LIST+WATCH, in half
+// the checks with the watch-list consistency detector on, as
+// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR does. (The bare Reflector keeps
+// its default watch error handler, utilruntime.HandleError, whose rate
+// limiter would sleep for decades in a bubble: TestMain removes it.) Each check runs in its own testing/synctest bubble (virtual time,
 // and synctest fails the check if any goroutine is left), so a seed replays
 // the same run; rapid itself runs outside, on real time.
 //
@@ -68,7 +68,7 @@ import (
 const chaosAgent = "lw-sim-chaos-subject"
 
 // chaosKinds are the clients of each check.
-var chaosKinds = []string{"listwatch", "listwatch-watchlist", "informer", "informer-list"}
+var chaosKinds = []string{"listwatch", "listwatch-watchlist", "reflector", "informer", "informer-list"}
 
 // chaosSubject is one client under test and what it did on the wire.
 type chaosSubject struct {
@@ -227,6 +227,12 @@ func (r *chaosRun) startSubject(kind string, mut clientMutant) *chaosSubject {
 		c := New(lw, Options{Handler: handler, WatchList: kind == "listwatch-watchlist", PageSize: 2})
 		s.store, s.synced = c.Indexer(), c.HasSynced
 		wg.Go(func() { c.Run(ctx) })
+	case "reflector":
+		store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+		refl := cache.NewReflectorWithOptions(ToCache(lw), &corev1.ConfigMap{}, handlerStore{store, handler}, cache.ReflectorOptions{})
+		s.store = store
+		s.synced = func() bool { return refl.LastSyncResourceVersion() != "" }
+		wg.Go(func() { refl.RunWithContext(ctx) })
 	default:
 		var src cache.ListerWatcher = ToCache(lw)
 		if kind == "informer-list" {
@@ -243,6 +249,63 @@ func (r *chaosRun) startSubject(kind string, mut clientMutant) *chaosSubject {
 	r.t.Cleanup(func() { cancel(); wg.Wait() })
 	r.subs = append(r.subs, s)
 	return s
+}
+
+// handlerStore is a bare Reflector's store that also calls a handler, so
+// its deliveries are recorded like the informers'.
+type handlerStore struct {
+	cache.Store
+	h cache.ResourceEventHandler
+}
+
+func (s handlerStore) Add(obj any) error {
+	if err := s.Store.Add(obj); err != nil {
+		return err
+	}
+	s.h.OnAdd(obj, false)
+	return nil
+}
+
+func (s handlerStore) Update(obj any) error {
+	if err := s.Store.Update(obj); err != nil {
+		return err
+	}
+	s.h.OnUpdate(nil, obj)
+	return nil
+}
+
+func (s handlerStore) Delete(obj any) error {
+	if err := s.Store.Delete(obj); err != nil {
+		return err
+	}
+	s.h.OnDelete(obj)
+	return nil
+}
+
+// Replace delivers what a relist changed, as the informer's DeltaFIFO
+// does: an add or update per listed object, a tombstone per object gone.
+func (s handlerStore) Replace(list []any, rv string) error {
+	old := map[string]any{}
+	for _, o := range s.Store.List() {
+		k, _ := cache.MetaNamespaceKeyFunc(o)
+		old[k] = o
+	}
+	if err := s.Store.Replace(list, rv); err != nil {
+		return err
+	}
+	for _, o := range list {
+		k, _ := cache.MetaNamespaceKeyFunc(o)
+		if prev, ok := old[k]; ok {
+			delete(old, k)
+			s.h.OnUpdate(prev, o)
+			continue
+		}
+		s.h.OnAdd(o, true)
+	}
+	for _, o := range old {
+		s.h.OnDelete(cache.DeletedFinalStateUnknown{Obj: o})
+	}
+	return nil
 }
 
 // write makes one write to faultNS, recorded in the history.
