@@ -42,6 +42,14 @@ type writeDeadline struct {
 	mu sync.Mutex
 	// ended is set when the context ended: writes fail from then on.
 	ended bool
+	// slowDeadline is the slow-consumer deadline of the write in progress
+	// (zero without one). A write that fails on it makes net/http cancel
+	// the request context from inside Write (checkConnErrorWriter), so the
+	// end of the watch is then a consequence of the slow client, not its
+	// cause: slowExpired records that, whichever goroutine runs first.
+	slowDeadline time.Time
+	// slowExpired is set when the context ended at or after slowDeadline.
+	slowExpired bool
 	// released is set when the handler is done with the response.
 	released bool
 }
@@ -57,6 +65,10 @@ func newWriteDeadline(ctx context.Context, rc *http.ResponseController, timeout 
 			return
 		}
 		d.ended = true
+		if !d.slowDeadline.IsZero() && !time.Now().Before(d.slowDeadline) {
+			d.slowExpired = true
+			return // the write has already failed on its own deadline
+		}
 		// Not every ResponseWriter supports deadlines (an in-process
 		// handler test, say); then only a reading client ends the write.
 		_ = d.rc.SetWriteDeadline(time.Now().Add(watchEndWriteGrace))
@@ -85,7 +97,8 @@ func (d *writeDeadline) beforeWrite(newEvent bool) error {
 		return errWatchEnded
 	case d.ended:
 	case d.timeout > 0:
-		_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+		d.slowDeadline = time.Now().Add(d.timeout)
+		_ = d.rc.SetWriteDeadline(d.slowDeadline)
 	}
 	return nil
 }
@@ -98,5 +111,5 @@ func (d *writeDeadline) watchEnded() bool {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.ended
+	return d.ended && !d.slowExpired
 }
