@@ -294,11 +294,16 @@ func (m *watchChaos) Check(rt *rapid.T) {
 	if len(streams) != len(m.watches) || m.rec.Skipped() != 0 {
 		rt.Fatalf("recorded %d streams (%d skipped) for %d watches", len(streams), m.rec.Skipped(), len(m.watches))
 	}
-	for i, s := range streams {
+	// The guarantees of every stream first, then liveness: a broken
+	// guarantee is the more precise report.
+	for _, s := range streams {
 		h := m.hist[s.Resource]
 		if err := watchcheck.Check(h, s); err != nil {
 			rt.Fatalf("history of %s:\n%s\n%v", s.Resource, formatHistory(h), err)
 		}
+	}
+	for i, s := range streams {
+		h := m.hist[s.Resource]
 		if m.watches[i].faulted || isDone(m.watches[i].w) {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -30,16 +31,20 @@ import (
 type frameMutant func(req *http.Request) func(f map[string]any) []map[string]any
 
 // serverMutants are the broken servers; each name says what is broken.
-// wantKilledBy says which guarantee must catch each.
+// wantKilledBy says which checks may catch each ("|" separates them).
+// Mutants that lose or reorder events may be caught by the liveness check
+// instead of a guarantee: when the lost event is the last of its stream,
+// no gap or disorder is left for a safety property to see, and rapid's
+// shrinker prefers exactly such short schedules.
 var wantKilledBy = map[string]string{
 	"bookmark at the current RV without re-reading": "Bookmarkable",
 	"bookmark behind the stream":                    "Ordered",
-	"an event dropped":                              "Reliable",
+	"an event dropped":                              "Reliable|caught up at quiescence",
 	"an event sent twice":                           "Unique",
-	"two events swapped":                            "Ordered",
+	"two events swapped":                            "Ordered|Reliable|caught up at quiescence",
 	"an object's uid replaced":                      "Atomic",
 	"ADDED sent as MODIFIED":                        "PerObject",
-	"resume one change late":                        "Resumable",
+	"resume one change late":                        "Resumable|caught up at quiescence",
 	"initial events miss an object":                 "Bookmarkable",
 }
 
@@ -331,7 +336,7 @@ func TestWatchMutantsAreKilled(t *testing.T) {
 				}
 				got := killers(ft.msg)
 				t.Logf("mutant %q killed by %v", name, got)
-				if !slices.Contains(got, wantKilledBy[name]) {
+				if !slices.ContainsFunc(got, func(k string) bool { return slices.Contains(strings.Split(wantKilledBy[name], "|"), k) }) {
 					t.Errorf("mutant %q killed by %v, want by %s; failure:\n%s", name, got, wantKilledBy[name], ft.msg)
 				}
 			})
