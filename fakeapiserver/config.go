@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,12 +25,14 @@ const (
 
 // DefaultGroupVersions are the group-versions a server serves when
 // [Config.GroupVersions] is nil: those kube-apiserver v1.37.2 serves by
-// default (its /apis), less apiextensions.k8s.io/v1 and
-// apiregistration.k8s.io/v1, whose types are not in client-go's scheme.
+// default (its /apis), less apiregistration.k8s.io/v1, whose types are
+// not in client-go's scheme. apiextensions.k8s.io/v1 serves
+// CustomResourceDefinitions (crd.go), whose resources are then served too.
 // Each is served with kube-apiserver's discovery (captured/README.md).
 var DefaultGroupVersions = []schema.GroupVersion{
 	{Version: "v1"},
 	{Group: "admissionregistration.k8s.io", Version: "v1"},
+	{Group: "apiextensions.k8s.io", Version: "v1"},
 	{Group: "apps", Version: "v1"},
 	{Group: "authentication.k8s.io", Version: "v1"},
 	{Group: "authorization.k8s.io", Version: "v1"},
@@ -130,6 +133,7 @@ func newDefaultScheme() *runtime.Scheme {
 	// infallible in the same way.
 	utilruntime.Must(metav1.AddMetaToScheme(s))
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
 	return s
 }
 

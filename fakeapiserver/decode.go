@@ -107,7 +107,7 @@ func fieldValidationDirective(v string) string {
 // undecodable or of another kind, and 400 for a kind of the right group in
 // another version (AcceptsGroupVersion).
 func (s *Server) decodeObject(req *request, body []byte, directive string) (runtime.Object, error) {
-	info, err := s.inputSerializer(req.r.Header.Get("Content-Type"))
+	info, err := s.inputSerializer(req.r, req.r.Header.Get("Content-Type"))
 	if err != nil {
 		return nil, err
 	}

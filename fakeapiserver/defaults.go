@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,6 +38,13 @@ var builtinDefaulters = map[schema.GroupKind]func(runtime.Object){
 	{Kind: "Pod"}: func(obj runtime.Object) {
 		if pod, ok := obj.(*corev1.Pod); ok {
 			DefaultPod(pod)
+		}
+	},
+	// apiextensions v1's generated defaulters (conversion strategy None,
+	// served and storage flags, ...).
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: func(obj runtime.Object) {
+		if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+			apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
 		}
 	},
 }

@@ -62,7 +62,8 @@ var categories = map[schema.GroupResource][]string{
 	{Group: "apps", Resource: "deployments"}: {"all"}, {Group: "apps", Resource: "replicasets"}: {"all"},
 	{Group: "apps", Resource: "statefulsets"}: {"all"}, {Group: "apps", Resource: "daemonsets"}: {"all"},
 	{Group: "batch", Resource: "jobs"}: {"all"}, {Group: "batch", Resource: "cronjobs"}: {"all"},
-	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}: {"all"},
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:           {"all"},
+	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}: {"api-extensions"},
 }
 
 // discoveryOutput is the negotiated form of a discovery response.

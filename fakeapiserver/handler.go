@@ -80,6 +80,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, notFound())
 		return
 	}
+	r = withResource(r, res) // its serializers, for custom resources (customresource_codec.go)
 	verb := info.verb(r.Method, isWatchParam(r))
 	if err := s.restfulRouteError(r, info, res, verb); err != nil {
 		s.writeError(w, r, err)

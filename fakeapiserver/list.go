@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
@@ -220,6 +221,11 @@ func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParam
 func setListItems(list runtime.Object, items []runtime.Object) error {
 	if err := meta.SetList(list, items); err != nil {
 		return fmt.Errorf("set list items: %w", err)
+	}
+	if _, ok := list.(*unstructured.UnstructuredList); ok {
+		// Custom resources are listed with their apiVersion and kind; the
+		// items share the store's maps, which must not be written.
+		return nil
 	}
 	return meta.EachListItem(list, func(o runtime.Object) error {
 		o.GetObjectKind().SetGroupVersionKind(schemaEmptyGVK)

@@ -36,7 +36,7 @@ type outputType struct {
 // does: the first clause, in preference order, that a serializer can serve
 // with all of its parameters understood. allowTable enables as=Table.
 func (s *Server) negotiateOutput(r *http.Request, allowTable bool) (outputType, error) {
-	accepted := s.codecs.SupportedMediaTypes()
+	accepted := s.mediaTypesFor(r)
 	header := r.Header.Get("Accept")
 	if header == "" {
 		return outputType{info: accepted[0]}, nil
@@ -142,14 +142,15 @@ func acceptParams(params map[string]string, info runtime.SerializerInfo, allowTa
 	return out, true
 }
 
-// inputSerializer finds the serializer for a request Content-Type.
-func (s *Server) inputSerializer(contentType string) (runtime.SerializerInfo, error) {
+// inputSerializer finds the serializer for a request Content-Type among
+// those of the resource r is routed to.
+func (s *Server) inputSerializer(r *http.Request, contentType string) (runtime.SerializerInfo, error) {
 	mediaType, _, err := mime.ParseMediaType(contentType)
 	if contentType == "" {
 		mediaType, err = runtime.ContentTypeJSON, nil
 	}
 	if err == nil {
-		for _, info := range s.codecs.SupportedMediaTypes() {
+		for _, info := range s.mediaTypesFor(r) {
 			if info.MediaType == mediaType {
 				return info, nil
 			}

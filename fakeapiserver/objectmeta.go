@@ -9,6 +9,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -75,6 +76,12 @@ func specField(obj runtime.Object) reflect.Value {
 // copyStatus sets dst's status to src's (the main resource keeps the
 // stored status; the status subresource keeps everything else).
 func copyStatus(dst, src runtime.Object) {
+	if du, ok := dst.(*unstructured.Unstructured); ok {
+		if su, ok := src.(*unstructured.Unstructured); ok {
+			copyUnstructuredStatus(du, su)
+		}
+		return
+	}
 	d, sv := statusField(dst), statusField(src)
 	if d.IsValid() && sv.IsValid() {
 		d.Set(sv)
@@ -141,3 +148,13 @@ func conflict(res *resourceInfo, name string) error {
 
 // isStatusRequest reports whether the request is for the status subresource.
 func (req *request) isStatus() bool { return strings.EqualFold(req.info.subresource, "status") }
+
+// copyUnstructuredStatus sets dst's status to src's, removing it when src
+// has none (custom resources).
+func copyUnstructuredStatus(dst, src *unstructured.Unstructured) {
+	if st, ok := src.Object["status"]; ok {
+		dst.Object["status"] = runtime.DeepCopyJSONValue(st)
+		return
+	}
+	delete(dst.Object, "status")
+}

@@ -104,6 +104,9 @@ type resourceInfo struct {
 	newList    func() runtime.Object
 	storageKey string             // store partition: the group-qualified resource, e.g. "pods", "deployments.apps"
 	fields     *lazyFieldManagers // built on first write: most resources of a server are never written
+	// custom is set for a version of a CustomResourceDefinition's resource
+	// (customresource_*.go); nil for built-ins.
+	custom *customResource
 }
 
 // clusterScopedKinds are the built-in kinds without a namespace; the scheme
@@ -136,6 +139,7 @@ var shortNames = map[schema.GroupKind][]string{
 	{Kind: "LimitRange"}: {"limits"}, {Kind: "ResourceQuota"}: {"quota"}, {Kind: "ComponentStatus"}: {"cs"},
 	{Group: "apps", Kind: "Deployment"}: {"deploy"}, {Group: "apps", Kind: "ReplicaSet"}: {"rs"},
 	{Group: "apps", Kind: "StatefulSet"}: {"sts"}, {Group: "apps", Kind: "DaemonSet"}: {"ds"},
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {"crd", "crds"},
 }
 
 // generationKinds are the kinds whose registry strategy maintains
@@ -144,6 +148,7 @@ var generationKinds = map[schema.GroupKind]bool{
 	{Kind: "Pod"}: true, {Kind: "ReplicationController"}: true,
 	{Group: "apps", Kind: "Deployment"}: true, {Group: "apps", Kind: "ReplicaSet"}: true,
 	{Group: "apps", Kind: "StatefulSet"}: true, {Group: "apps", Kind: "DaemonSet"}: true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
 }
 
 // resourceTable is the set of served resources, looked up by URL. It is
@@ -159,6 +164,9 @@ type resourceTable struct {
 	// builtinTC is client-go's type converter over the scheme, the default
 	// Resource.TypeConverter, made on first use.
 	builtinTC func() managedfields.TypeConverter
+	// custom holds the entries of each CRD by its name, so an update or a
+	// delete removes exactly what the CRD added.
+	custom map[string][]*resourceInfo
 }
 
 // put serves info at runtime, replacing what was served at its
@@ -459,6 +467,40 @@ func (t *resourceTable) lookup(gvr schema.GroupVersionResource) (*resourceInfo, 
 	defer t.mu.RUnlock()
 	r, ok := t.byGVR[gvr]
 	return r, ok
+}
+
+// setCustom replaces the entries a CRD serves (none removes them). A
+// built-in resource is never replaced: the CRD's names were refused before.
+func (t *resourceTable) setCustom(crdName string, infos []*resourceInfo) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, old := range t.custom[crdName] {
+		if t.byGVR[old.gvr] == old {
+			delete(t.byGVR, old.gvr)
+			delete(t.byGVK, old.Kind)
+		}
+	}
+	if t.custom == nil {
+		t.custom = map[string][]*resourceInfo{}
+	}
+	t.custom[crdName] = infos
+	if len(infos) == 0 {
+		delete(t.custom, crdName)
+	}
+	for _, info := range infos {
+		if cur, ok := t.byGVR[info.gvr]; ok && cur.custom == nil {
+			continue
+		}
+		t.byGVR[info.gvr] = info
+		t.byGVK[info.Kind] = info
+	}
+}
+
+// customOf returns the entries a CRD serves now.
+func (t *resourceTable) customOf(crdName string) []*resourceInfo {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return slices.Clone(t.custom[crdName])
 }
 
 // resourcesOf returns the resources of one group-version, sorted by plural.

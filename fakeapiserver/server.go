@@ -37,6 +37,7 @@ type Server struct {
 	faults    faultHooks         // fault injection, see faults.go
 	hosts     *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
 	openapi   *openAPIService    // /openapi/v2 and /openapi/v3 (openapi.go)
+	crds      crdController      // CustomResourceDefinitions (crd.go)
 
 	tlsConfig *tls.Config // nil for plain HTTP
 	tlsCA     []byte      // PEM CA of the serving certificate, nil for plain HTTP

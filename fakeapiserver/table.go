@@ -135,6 +135,9 @@ func (s *Server) toTable(res *resourceInfo, objs []runtime.Object, listMeta meta
 	if err := validateIncludeObject(includeObject); err != nil {
 		return nil, err
 	}
+	if res.custom != nil && res.custom.table != nil {
+		return s.customTable(res, objs, listMeta, includeObject) // customresource_table.go
+	}
 	p, hasPrinter := tablePrinters[res.Kind.GroupKind()]
 	if !hasPrinter {
 		p = defaultTablePrinter

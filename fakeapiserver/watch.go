@@ -186,6 +186,7 @@ func (w *watchStream) follow(cursor int64) {
 	relisted := hub.relistChan()
 	bookmark := newBookmarkTimer(w.s.cfg.Clock, hub.cfg.BookmarkInterval, w.deadline, w.bookmarks)
 	defer bookmark.stop()
+	ending := false
 	for round := 0; ; round++ {
 		seen := w.s.store.CurrentRV()
 		events, changed, err := w.s.store.Changes(w.req.res.storageKey, cursor)
@@ -211,6 +212,9 @@ func (w *watchStream) follow(cursor int64) {
 			}
 			bookmark.reset()
 		}
+		if ending {
+			return
+		}
 		select {
 		case <-changed:
 		case <-bookmark.c():
@@ -219,6 +223,11 @@ func (w *watchStream) follow(cursor int64) {
 			bookmark.due = true
 		case <-relisted:
 			return
+		case <-w.req.res.gone():
+			// The CRD was deleted: send the DELETED events written before
+			// (one more read), then end cleanly, as the real server ends
+			// watches when it tears down a CR storage.
+			ending = true
 		case <-w.ctx.Done():
 			return
 		}

@@ -55,7 +55,7 @@ func (s *Server) decodeCreate(req *request) (runtime.Object, outputType, error) 
 	if err != nil {
 		return nil, out, err
 	}
-	if _, err := s.inputSerializer(req.r.Header.Get("Content-Type")); err != nil {
+	if _, err := s.inputSerializer(req.r, req.r.Header.Get("Content-Type")); err != nil {
 		return nil, out, err
 	}
 	body, err := s.readBody(req.r)
@@ -95,11 +95,14 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 	m := mustAccessor(obj)
 	generate := m.GetName() == "" && m.GetGenerateName() != ""
 	s.fillCreateMeta(res, obj)
+	if err := s.beforeCreate(res, obj); err != nil { // strategy hooks (customresource_hooks.go)
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		if generate {
 			m.SetName(generateName(m.GetGenerateName()))
 		}
-		if err := validateWrite(res, obj, nil); err != nil {
+		if err := s.validateCreate(res, obj); err != nil {
 			return nil, err
 		}
 		if m.GetResourceVersion() != "" {
@@ -108,6 +111,9 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		stored, err := s.storeCreate(res, objectKey(res, m.GetNamespace(), m.GetName()), obj, dryRun)
 		switch {
 		case err == nil:
+			if !dryRun {
+				s.afterCreate(res, stored)
+			}
 			return stored, nil
 		case !errors.Is(err, store.ErrAlreadyExists):
 			return nil, err

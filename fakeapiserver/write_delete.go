@@ -95,7 +95,7 @@ func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 		return nil, err
 	}
 	if len(body) > 0 {
-		info, err := s.inputSerializer(r.Header.Get("Content-Type"))
+		info, err := s.inputSerializer(nil, r.Header.Get("Content-Type")) // DeleteOptions: the scheme decodes them
 		if err != nil {
 			return nil, err
 		}
@@ -145,6 +145,9 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 	m := mustAccessor(cur)
 	if ns, ok := cur.(*corev1.Namespace); ok {
 		return s.terminateNamespace(res, key, ns, curRV, isDryRunDelete(opts))
+	}
+	if isCRD(res) {
+		return s.terminateCRD(res, cur, curRV, isDryRunDelete(opts)) // crd_lifecycle.go
 	}
 	// Pods are always marked first, even for an immediate delete: the real
 	// server emits MODIFIED (deletionTimestamp, grace 0) then DELETED.

@@ -43,6 +43,9 @@ var supportedPatchTypes = restfulPatchTypes
 // in the patched object is a precondition: 409).
 func (s *Server) servePatch(req *request) {
 	patchType, err := patchTypeOf(req.r)
+	if err == nil && req.res.custom != nil {
+		err = customPatchType(patchType) // customresource_hooks.go
+	}
 	if err != nil {
 		s.writeError(req.w, req.r, err)
 		return
@@ -232,7 +235,7 @@ func (p *patcher) applyStrategic(original []byte) (runtime.Object, error) {
 // on the field "patch" otherwise, whose value is shown (the patched JSON
 // for JSON and merge patches, the patch map for strategic ones).
 func (p *patcher) decodePatched(patched []byte, shown string, strictErrs []error) (runtime.Object, error) {
-	info, _ := p.s.inputSerializer(runtime.ContentTypeJSON)
+	info, _ := p.s.inputSerializer(p.req.r, runtime.ContentTypeJSON)
 	dec := info.Serializer
 	if p.strict() {
 		dec = info.StrictSerializer

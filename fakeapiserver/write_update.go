@@ -108,7 +108,9 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	}
 	prepareUpdate(res, next, old)
 	nextMeta.SetResourceVersion(oldMeta.GetResourceVersion())
-	if err := validateUpdate(req, next, old); err != nil {
+	// Validation, or the strategies of CRDs and custom resources
+	// (customresource_hooks.go).
+	if err := s.beforeUpdate(req, next, old); err != nil {
 		return nil, false, err
 	}
 	if sameObject(next, old) {
@@ -122,6 +124,9 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	stored, err := s.storeUpdate(res, key, next, oldRV, isDryRun(req.r))
 	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
 		return nil, true, nil
+	}
+	if err == nil && !isDryRun(req.r) {
+		s.afterUpdate(res, stored)
 	}
 	return stored, false, err
 }

@@ -1,0 +1,327 @@
+package fakeapiserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
+)
+
+// A CustomResourceDefinition's resource is served by the same handlers as
+// the built-ins: each served version is one resourceInfo whose custom field
+// carries what apiextensions-apiserver's crdHandler builds per version
+// (pkg/apiserver/customresource_handler.go getOrCreateServingInfoFor): the
+// structural schemas, the registry strategy (pkg/registry/customresource),
+// the table convertor for additionalPrinterColumns and the JSON and YAML
+// serializers that prune and coerce on decode. All versions of a CRD share
+// one store partition (plural.group), whose objects are kept in the storage
+// version; conversion is "None", so reading through another version only
+// rewrites apiVersion (done by the serializers on output).
+
+// crStrategy is the method set of customresource.NewStrategy's (unexported)
+// strategy and of its status strategy that the handlers use.
+type crStrategy interface {
+	PrepareForCreate(ctx context.Context, obj runtime.Object)
+	PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
+	Validate(ctx context.Context, obj runtime.Object) field.ErrorList
+	ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+	GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error)
+}
+
+// customResource is one served version of a CRD's resource. It is
+// immutable; a CRD update builds new ones.
+type customResource struct {
+	crdName        string
+	gk             schema.GroupKind
+	version        string
+	storageVersion string
+	// structural holds the structural schema of every version with one,
+	// defaults pruned as the handler prunes them; nil entries for none.
+	structural            map[string]*structuralschema.Structural
+	preserveUnknownFields bool
+	strategy              crStrategy
+	statusStrategy        crStrategy // nil without a status subresource
+	table                 rest.TableConvertor
+	categories            []string
+	scale                 *apiextensionsv1.CustomResourceSubresourceScale
+	// life ends the resource's watches when its CRD is deleted; shared by
+	// every version and by the entries of later updates of the same CRD.
+	life *crLife
+}
+
+// crLife is closed when the CRD's objects are all deleted and its
+// resources unregistered: open watches then send what is left and end, as
+// the real server ends them when it tears down the CR storage.
+type crLife struct {
+	once sync.Once
+	done chan struct{}
+}
+
+func newCRLife() *crLife { return &crLife{done: make(chan struct{})} }
+
+func (l *crLife) end() { l.once.Do(func() { close(l.done) }) }
+
+// customResourceInfos builds the resource entries of every served version
+// of an established CRD, as the crdHandler does on the first request.
+func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife) ([]*resourceInfo, error) {
+	storageVersion, err := apihelpers.GetCRDStorageVersion(crd)
+	if err != nil {
+		return nil, err
+	}
+	structural, err := structuralSchemas(crd)
+	if err != nil {
+		return nil, err
+	}
+	var infos []*resourceInfo
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		cr, err := newCustomResource(crd, v, storageVersion, structural, life)
+		if err != nil {
+			return nil, err
+		}
+		infos = append(infos, cr.resourceInfo(crd, v))
+	}
+	return infos, nil
+}
+
+// structuralSchemas converts each version's schema to a structural one, as
+// the handler does (defaults pruned unless unknown fields are preserved).
+func structuralSchemas(crd *apiextensionsv1.CustomResourceDefinition) (map[string]*structuralschema.Structural, error) {
+	out := map[string]*structuralschema.Structural{}
+	for _, v := range crd.Spec.Versions {
+		internal, err := internalSchema(crd, v.Name)
+		if err != nil || internal == nil {
+			out[v.Name] = nil
+			continue
+		}
+		s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+		if err != nil {
+			if crd.Spec.PreserveUnknownFields {
+				continue
+			}
+			return nil, fmt.Errorf("structural schema of %s %s: %w", crd.Name, v.Name, err)
+		}
+		if !crd.Spec.PreserveUnknownFields {
+			s = s.DeepCopy()
+			if err := structuraldefaulting.PruneDefaults(s); err != nil {
+				return nil, fmt.Errorf("prune defaults of %s %s: %w", crd.Name, v.Name, err)
+			}
+		}
+		out[v.Name] = s
+	}
+	return out, nil
+}
+
+// internalSchema is a version's validation converted to the internal type
+// the validation packages take (nil without a schema).
+func internalSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (*apiextensionsinternal.CustomResourceValidation, error) {
+	val, err := apihelpers.GetSchemaForVersion(crd, version)
+	if err != nil || val == nil {
+		return nil, err
+	}
+	internal := &apiextensionsinternal.CustomResourceValidation{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {
+		return nil, fmt.Errorf("convert schema of %s %s: %w", crd.Name, version, err)
+	}
+	return internal, nil
+}
+
+// newCustomResource builds the strategy, validators and table convertor of
+// one version.
+func newCustomResource(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion, storageVersion string, structural map[string]*structuralschema.Structural, life *crLife) (*customResource, error) {
+	internal, err := internalSchema(crd, v.Name)
+	if err != nil {
+		return nil, err
+	}
+	var props *apiextensionsinternal.JSONSchemaProps
+	if internal != nil {
+		props = internal.OpenAPIV3Schema
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(props)
+	if err != nil {
+		return nil, fmt.Errorf("schema validator of %s %s: %w", crd.Name, v.Name, err)
+	}
+	subresources, err := apihelpers.GetSubresourcesForVersion(crd, v.Name)
+	if err != nil {
+		return nil, err
+	}
+	var statusSpec *apiextensionsinternal.CustomResourceSubresourceStatus
+	var statusValidator apiservervalidation.SchemaValidator
+	if subresources != nil && subresources.Status != nil {
+		statusSpec = &apiextensionsinternal.CustomResourceSubresourceStatus{}
+		// For the status subresource, validate only against the status schema.
+		if props != nil && props.Properties != nil {
+			if st, ok := props.Properties["status"]; ok {
+				if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
+					return nil, fmt.Errorf("status validator of %s %s: %w", crd.Name, v.Name, err)
+				}
+			}
+		}
+	}
+	var scaleSpec *apiextensionsinternal.CustomResourceSubresourceScale
+	var scale *apiextensionsv1.CustomResourceSubresourceScale
+	if subresources != nil && subresources.Scale != nil {
+		scale = subresources.Scale.DeepCopy()
+		scaleSpec = &apiextensionsinternal.CustomResourceSubresourceScale{}
+		if err := apiextensionsv1.Convert_v1_CustomResourceSubresourceScale_To_apiextensions_CustomResourceSubresourceScale(subresources.Scale, scaleSpec, nil); err != nil {
+			return nil, fmt.Errorf("convert scale of %s %s: %w", crd.Name, v.Name, err)
+		}
+	}
+	kind := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Status.AcceptedNames.Kind}
+	strategy := customresource.NewStrategy(unstructuredTyper{}, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind,
+		validator, statusValidator, structural[v.Name], statusSpec, scaleSpec, v.SelectableFields)
+	cr := &customResource{
+		crdName:               crd.Name,
+		gk:                    kind.GroupKind(),
+		version:               v.Name,
+		storageVersion:        storageVersion,
+		structural:            structural,
+		preserveUnknownFields: crd.Spec.PreserveUnknownFields,
+		strategy:              strategy,
+		categories:            crd.Status.AcceptedNames.Categories,
+		scale:                 scale,
+		life:                  life,
+	}
+	if statusSpec != nil {
+		cr.statusStrategy = customresource.NewStatusStrategy(strategy)
+	}
+	columns := v.AdditionalPrinterColumns
+	if len(columns) == 0 {
+		// The handler's serveDefaultColumnsIfEmpty.
+		columns = []apiextensionsv1.CustomResourceColumnDefinition{{
+			Name: "Age", Type: "date", Description: objectMetaDoc["creationTimestamp"], JSONPath: ".metadata.creationTimestamp",
+		}}
+	}
+	if cr.table, err = tableconvertor.New(columns); err != nil {
+		// As the handler does: an invalid printer specification falls back
+		// to the default table.
+		cr.table = nil
+	}
+	return cr, nil
+}
+
+// resourceInfo is the handlers' view of one served version.
+func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion) *resourceInfo {
+	names := crd.Status.AcceptedNames
+	gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
+	kind := gv.WithKind(names.Kind)
+	listKind := gv.WithKind(names.ListKind)
+	keys := []string{"metadata.name"}
+	if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
+		keys = append(keys, "metadata.namespace")
+	}
+	for _, f := range v.SelectableFields {
+		keys = append(keys, strings.TrimPrefix(f.JSONPath, "."))
+	}
+	info := &resourceInfo{
+		Resource: Resource{
+			Kind:          kind,
+			Plural:        names.Plural,
+			ClusterScoped: crd.Spec.Scope == apiextensionsv1.ClusterScoped,
+			ShortNames:    names.ShortNames,
+			FieldLabels:   &FieldLabels{Keys: keys, Fields: cr.selectableFields},
+			Default:       cr.defaultObject,
+		},
+		gvr:        gv.WithResource(names.Plural),
+		listKind:   listKind,
+		singular:   names.Singular,
+		hasStatus:  cr.statusStrategy != nil,
+		storageKey: schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}.String(),
+		custom:     cr,
+	}
+	info.newObject = func() runtime.Object {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(kind)
+		return u
+	}
+	info.newList = func() runtime.Object {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(listKind)
+		return l
+	}
+	return info
+}
+
+// selectableFields is the strategy's field set (metadata fields and the
+// CRD's selectableFields); an object it cannot read has none.
+func (cr *customResource) selectableFields(obj runtime.Object) fields.Set {
+	_, set, err := cr.strategy.GetAttrs(obj)
+	if err != nil {
+		return nil
+	}
+	return set
+}
+
+// defaultObject applies the structural schema's defaults of the object's
+// version, as the handler's unstructuredDefaulter does after decoding.
+func (cr *customResource) defaultObject(obj runtime.Object) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	structuraldefaulting.Default(u.UnstructuredContent(), cr.structural[u.GroupVersionKind().Version])
+}
+
+// gone is closed when the CRD is deleted; nil (never ready) for built-ins.
+func (r *resourceInfo) gone() <-chan struct{} {
+	if r.custom == nil {
+		return nil
+	}
+	return r.custom.life.done
+}
+
+// categoriesOf returns the discovery categories of a resource.
+func (r *resourceInfo) categoriesOf() []string {
+	if r.custom != nil {
+		return r.custom.categories
+	}
+	return categories[r.gvr.GroupResource()]
+}
+
+// unstructuredTyper types unstructured objects by their apiVersion and
+// kind (crdserverscheme's UnstructuredObjectTyper, without its global use).
+type unstructuredTyper struct{}
+
+func (unstructuredTyper) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+	if _, ok := obj.(runtime.Unstructured); !ok {
+		return nil, false, fmt.Errorf("fakeapiserver: %T is not unstructured", obj)
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" {
+		return nil, false, runtime.NewMissingKindErr("object has no kind field ")
+	}
+	if gvk.Version == "" {
+		return nil, false, runtime.NewMissingVersionErr("object has no apiVersion field")
+	}
+	return []schema.GroupVersionKind{gvk}, false, nil
+}
+
+func (unstructuredTyper) Recognizes(schema.GroupVersionKind) bool { return true }
+
+// storageKind is the kind in the version objects are stored in, whose hash
+// discovery advertises: the served one for built-ins, the CRD's storage
+// version for custom resources.
+func (r *resourceInfo) storageKind() schema.GroupVersionKind {
+	if r.custom != nil {
+		return schema.GroupVersionKind{Group: r.Kind.Group, Version: r.custom.storageVersion, Kind: r.Kind.Kind}
+	}
+	return r.Kind
+}
