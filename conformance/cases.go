@@ -166,5 +166,15 @@ func Cases() []Case {
 		{Name: "TableDefaultColumns", Run: RunTableDefaultColumns},
 		{Name: "TablePolicyAndRBAC", Run: RunTablePolicyAndRBAC},
 		{Name: "WatchStreamGuarantees", Run: RunWatchStreamGuarantees},
+		{Name: "CRDEstablished", Run: RunCRDEstablished},
+		{Name: "CRDDiscovery", Run: RunCRDDiscovery},
+		{Name: "CRDInvalid", Run: RunCRDInvalid},
+		{Name: "CRCRUD", Run: RunCRCRUD},
+		{Name: "CRValidation", Run: RunCRValidation},
+		{Name: "CRStatusSubresource", Run: RunCRStatusSubresource},
+		{Name: "CRListPaging", Run: RunCRListPaging},
+		{Name: "CRWatchEvents", Run: RunCRWatchEvents},
+		{Name: "CRDDeleteDeletesCRs", Run: RunCRDDeleteDeletesCRs},
+		{Name: "CRTable", Run: RunCRTable},
 	}
 }

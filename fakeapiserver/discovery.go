@@ -308,7 +308,11 @@ func (s *Server) apiResourceList(gv schema.GroupVersion) *metav1.APIResourceList
 	if gv.Group != "" {
 		list.APIVersion = "v1"
 	}
-	for _, res := range s.resources.resourcesOf(gv) {
+	resources := s.resources.resourcesOf(gv)
+	if len(resources) > 0 && resources[0].custom != nil {
+		return s.customAPIResourceList(list, resources) // customresource_discovery.go
+	}
+	for _, res := range resources {
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name:               res.gvr.Resource,
 			SingularName:       res.singular,
@@ -420,7 +424,13 @@ func (s *Server) aggregatedDiscovery(core bool) *apidiscoveryv2.APIGroupDiscover
 func (s *Server) resourceDiscovery(gv schema.GroupVersion) []apidiscoveryv2.APIResourceDiscovery {
 	var out []apidiscoveryv2.APIResourceDiscovery
 	parents := map[string]int{}
-	for _, r := range s.apiResourceList(gv).APIResources {
+	list := s.apiResourceList(gv)
+	for _, r := range list.APIResources {
+		if r.Group == "" && r.Version == "" && isCustomResourceList(list) {
+			// The CRD discovery controller names the group and version of
+			// a custom resource's kind (and of its status).
+			r.Group, r.Version = gv.Group, gv.Version
+		}
 		scope := apidiscoveryv2.ScopeCluster
 		if r.Namespaced {
 			scope = apidiscoveryv2.ScopeNamespace
