@@ -23,7 +23,7 @@ spec:
   - name: v1
     served: true
     storage: true
-    subresources: {status: {}}
+    subresources: {status: {}, scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}
     additionalPrinterColumns:
     - {name: Size, type: integer, jsonPath: .spec.size}
     schema:
@@ -34,6 +34,7 @@ spec:
             type: object
             properties:
               size: {type: integer, maximum: 10}
+              replicas: {type: integer, minimum: 0}
 `
 
 // kubectlCR is a Gadget.
@@ -77,6 +78,12 @@ func TestKubectlCRD(t *testing.T) {
 	}
 	if diff := cmp.Diff([][]string{{"NAME", "SIZE"}, {"g1", "3"}}, fields); diff != "" {
 		t.Errorf("kubectl get gd (-want +got):\n%s", diff)
+	}
+	if got, want := k.run(t, "scale", "gadget/g1", "--replicas=4"), "gadget.example.org/g1 scaled\n"; got != want {
+		t.Errorf("kubectl scale = %q, want %q", got, want)
+	}
+	if got := k.run(t, "get", "gadget", "g1", "-o", "jsonpath={.spec.replicas}"); got != "4" {
+		t.Errorf("spec.replicas after kubectl scale = %q, want 4", got)
 	}
 	bad := strings.Replace(strings.Replace(kubectlCR, "g1", "g2", 1), "size: 3", "size: 30", 1)
 	if out, err := k.runErr(t, "create", "-f", write("bad.yaml", bad)); err == nil ||

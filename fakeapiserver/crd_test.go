@@ -46,6 +46,7 @@ func testWidgetCRD() *apiextensionsv1.CustomResourceDefinition {
 			}},
 			"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
 				"replicas": intSchema(nil),
+				"selector": {Type: "string"},
 			}},
 		},
 	}
@@ -64,6 +65,9 @@ func testWidgetCRD() *apiextensionsv1.CustomResourceDefinition {
 					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: v1Schema},
 					Subresources: &apiextensionsv1.CustomResourceSubresources{
 						Status: &apiextensionsv1.CustomResourceSubresourceStatus{},
+						Scale: &apiextensionsv1.CustomResourceSubresourceScale{
+							SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ptr.To(".status.selector"),
+						},
 					},
 					AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Size", Type: "integer", JSONPath: ".spec.size"}},
 					SelectableFields:         []apiextensionsv1.SelectableField{{JSONPath: ".spec.color"}},
@@ -152,7 +156,7 @@ func TestCRDCreateEstablishesAndServes(t *testing.T) {
 	for _, r := range list.APIResources {
 		names = append(names, r.Name+":"+strings.Join(r.Categories, ","))
 	}
-	if diff := cmp.Diff([]string{"widgets:all", "widgets/status:"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"widgets:all", "widgets/status:", "widgets/scale:"}, names); diff != "" {
 		t.Errorf("example.com/v1 resources (-want +got):\n%s", diff)
 	}
 }
@@ -273,4 +277,78 @@ func withName(u *unstructured.Unstructured, name string) *unstructured.Unstructu
 	cp := u.DeepCopy()
 	cp.SetName(name)
 	return cp
+}
+
+// TestCustomResourceScale reads and writes the scale subresource through
+// the dynamic client: an autoscaling/v1 Scale from the CRD's paths; an
+// update sets spec.replicas, bumps the generation and honours a stale
+// resourceVersion with 409.
+func TestCustomResourceScale(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	installCRD(t, srv, testWidgetCRD())
+	ctx := context.Background()
+	dyn := dynamic.NewForConfigOrDie(srv.RESTConfig()).Resource(widgetGVR).Namespace("default")
+	w := widget("s")
+	w.Object["spec"] = map[string]any{"replicas": int64(2)}
+	if _, err := dyn.Create(ctx, w, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := dyn.Get(ctx, "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Object["status"] = map[string]any{"replicas": int64(1), "selector": "app=s"}
+	if _, err := dyn.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	scale, err := dyn.Get(ctx, "s", metav1.GetOptions{}, "scale")
+	if err != nil {
+		t.Fatalf("get scale: %v", err)
+	}
+	got := map[string]any{"apiVersion": scale.GetAPIVersion(), "kind": scale.GetKind(), "spec": scale.Object["spec"], "status": scale.Object["status"]}
+	want := map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale",
+		"spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"replicas": int64(1), "selector": "app=s"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scale (-want +got):\n%s", diff)
+	}
+	stale := scale.DeepCopy()
+	scale.Object["spec"] = map[string]any{"replicas": int64(5)}
+	updated, err := dyn.Update(ctx, scale, metav1.UpdateOptions{}, "scale")
+	if err != nil {
+		t.Fatalf("update scale: %v", err)
+	}
+	if r, _, _ := unstructured.NestedInt64(updated.Object, "spec", "replicas"); r != 5 {
+		t.Errorf("scale after update: spec.replicas = %d, want 5", r)
+	}
+	obj, err := dyn.Get(ctx, "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas"); r != 5 || obj.GetGeneration() != 2 {
+		t.Errorf("object after a scale update: spec.replicas %d generation %d, want 5 and 2", r, obj.GetGeneration())
+	}
+	stale.Object["spec"] = map[string]any{"replicas": int64(7)}
+	if _, err := dyn.Update(ctx, stale, metav1.UpdateOptions{}, "scale"); !apierrors.IsConflict(err) {
+		t.Errorf("scale update at a stale resourceVersion = %v, want 409", err)
+	}
+	if _, err := dyn.Patch(ctx, "s", types.MergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{}, "scale"); err != nil {
+		t.Errorf("merge patch scale: %v", err)
+	}
+}
+
+// TestCustomResourceScaleWithoutReplicas: reading the Scale of an object
+// without spec replicas is the registry's 500.
+func TestCustomResourceScaleWithoutReplicas(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	installCRD(t, srv, testWidgetCRD())
+	dyn := dynamic.NewForConfigOrDie(srv.RESTConfig()).Resource(widgetGVR).Namespace("default")
+	if _, err := dyn.Create(t.Context(), widget("n"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := dyn.Get(t.Context(), "n", metav1.GetOptions{}, "scale")
+	if want := `Internal error occurred: the spec replicas field ".spec.replicas" does not exist`; !apierrors.IsInternalError(err) || err.Error() != want {
+		t.Errorf("get scale = %v, want 500 %q", err, want)
+	}
 }

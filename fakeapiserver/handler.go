@@ -110,6 +110,10 @@ func (s *Server) restfulRouteError(r *http.Request, info requestInfo, res *resou
 
 // serveVerb runs the handler of one verb.
 func (s *Server) serveVerb(req *request) {
+	if req.info.subresource == "scale" && req.res.custom != nil {
+		s.serveCustomScale(req) // customresource_scale.go
+		return
+	}
 	if s.serveSubresource(req) { // scale, eviction, binding (subresource.go)
 		return
 	}
@@ -158,6 +162,11 @@ func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
 		return true
 	case "status":
 		return res.hasStatus
+	case "scale":
+		if res.custom != nil {
+			return res.custom.scale != nil
+		}
+		return s.subresourceServed(res, info.subresource)
 	default:
 		return s.subresourceServed(res, info.subresource)
 	}
