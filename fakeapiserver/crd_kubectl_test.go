@@ -44,6 +44,7 @@ metadata:
   name: g1
 spec:
   size: 3
+  replicas: 1
 `
 
 // TestKubectlCRD installs a CRD and a custom resource with kubectl create
