@@ -1,7 +1,10 @@
 package fakeapiserver
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -350,5 +353,50 @@ func TestCustomResourceScaleWithoutReplicas(t *testing.T) {
 	_, err := dyn.Get(t.Context(), "n", metav1.GetOptions{}, "scale")
 	if want := `Internal error occurred: the spec replicas field ".spec.replicas" does not exist`; !apierrors.IsInternalError(err) || err.Error() != want {
 		t.Errorf("get scale = %v, want 500 %q", err, want)
+	}
+}
+
+// TestCustomResourceProtobuf: custom resources are JSON and YAML only. A
+// protobuf-only Accept is the handlers' 406 (its Status in protobuf, as
+// kube-apiserver writes it); protobuf then JSON gets JSON; a protobuf body
+// is 415.
+func TestCustomResourceProtobuf(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	installCRD(t, srv, testWidgetCRD())
+	if _, err := dynamic.NewForConfigOrDie(srv.RESTConfig()).Resource(widgetGVR).Namespace("default").Create(t.Context(), widget("p"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{}
+	defer hc.CloseIdleConnections()
+	url := srv.URL() + "/apis/example.com/v1/namespaces/default/widgets/p"
+	get := func(accept string) (int, string, []byte) {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+		req.Header.Set("Accept", accept)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), body
+	}
+	code, ct, body := get("application/vnd.kubernetes.protobuf")
+	if code != http.StatusNotAcceptable || ct != "application/vnd.kubernetes.protobuf" ||
+		!bytes.Contains(body, []byte("only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")) {
+		t.Errorf("protobuf-only Accept = %d %s %q, want the 406 in protobuf", code, ct, body)
+	}
+	if code, ct, _ := get("application/vnd.kubernetes.protobuf, application/json"); code != http.StatusOK || ct != "application/json" {
+		t.Errorf("protobuf, json Accept = %d %s, want 200 JSON", code, ct)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL()+"/apis/example.com/v1/namespaces/default/widgets", strings.NewReader("k8s\x00"))
+	req.Header.Set("Content-Type", "application/vnd.kubernetes.protobuf")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("protobuf body = %d, want 415", resp.StatusCode)
 	}
 }

@@ -35,6 +35,17 @@ func withResource(r *http.Request, res *resourceInfo) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), resourceCtxKey{}, res))
 }
 
+// statusRequest is r for writing a Status: errors of custom resource
+// requests are negotiated over the scheme's serializers, protobuf
+// included, as the CR handler's scope serializer negotiates them (a
+// protobuf-only Accept gets its 406 in protobuf) [observed].
+func statusRequest(r *http.Request) *http.Request {
+	if res, ok := r.Context().Value(resourceCtxKey{}).(*resourceInfo); !ok || res == nil {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), resourceCtxKey{}, (*resourceInfo)(nil)))
+}
+
 // mediaTypesFor returns the serializers of the resource a request is
 // routed to: the scheme's for built-ins (and for a nil request), the CR
 // serializers for custom resources.
@@ -42,7 +53,7 @@ func (s *Server) mediaTypesFor(r *http.Request) []runtime.SerializerInfo {
 	if r == nil {
 		return s.codecs.SupportedMediaTypes()
 	}
-	if res, ok := r.Context().Value(resourceCtxKey{}).(*resourceInfo); ok && res.custom != nil {
+	if res, ok := r.Context().Value(resourceCtxKey{}).(*resourceInfo); ok && res != nil && res.custom != nil {
 		return res.custom.serializers(res.Kind.GroupVersion())
 	}
 	return s.codecs.SupportedMediaTypes()

@@ -47,7 +47,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
-	s.writeObject(w, r, int(st.Code), st)
+	s.writeObject(w, statusRequest(r), int(st.Code), st)
 }
 
 // writeObject negotiates the output type and writes obj with status code.
