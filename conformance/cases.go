@@ -176,5 +176,6 @@ func Cases() []Case {
 		{Name: "CRWatchEvents", Run: RunCRWatchEvents},
 		{Name: "CRDDeleteDeletesCRs", Run: RunCRDDeleteDeletesCRs},
 		{Name: "CRTable", Run: RunCRTable},
+		{Name: "CRScale", Run: RunCRScale},
 	}
 }

@@ -53,17 +53,20 @@ func widgetCRD(group string) object {
 			"versions": []object{
 				{
 					"name": "v1", "served": true, "storage": true,
-					"subresources":             object{"status": object{}},
+					"subresources": object{"status": object{}, "scale": object{
+						"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector",
+					}},
 					"additionalPrinterColumns": []object{{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}},
 					"selectableFields":         []object{{"jsonPath": ".spec.color"}},
 					"schema": object{"openAPIV3Schema": object{
 						"type": "object",
 						"properties": object{
 							"spec": object{"type": "object", "properties": object{
-								"size":  integer(object{"maximum": 10, "default": 1}),
-								"color": object{"type": "string"},
+								"size":     integer(object{"maximum": 10, "default": 1}),
+								"color":    object{"type": "string"},
+								"replicas": integer(object{"minimum": 0}),
 							}},
-							"status": object{"type": "object", "properties": object{"replicas": integer(nil)}},
+							"status": object{"type": "object", "properties": object{"replicas": integer(nil), "selector": object{"type": "string"}}},
 						},
 					}},
 				},
@@ -252,6 +255,7 @@ func RunCRDDiscovery(ctx context.Context, t *testing.T, target Target) {
 		APIResources: []metav1.APIResource{
 			{Name: "widgets", SingularName: "widget", Namespaced: true, Kind: "Widget", Verbs: verbs, ShortNames: []string{"wdg"}, Categories: []string{"lwsim"}},
 			{Name: "widgets/status", Namespaced: true, Kind: "Widget", Verbs: metav1.Verbs{"get", "patch", "update"}},
+			{Name: "widgets/scale", Namespaced: true, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: metav1.Verbs{"get", "patch", "update"}},
 		},
 	}
 	if diff := cmp.Diff(want, l); diff != "" {
@@ -540,4 +544,50 @@ func RunCRTable(ctx context.Context, t *testing.T, target Target) {
 	if len(table.Rows) != 1 || !cmp.Equal(table.Rows[0].Cells, []any{"a", float64(4)}) {
 		t.Errorf("rows = %v, want one row [a 4]", table.Rows)
 	}
+}
+
+// RunCRScale: the scale subresource reads an autoscaling/v1 Scale from the
+// CRD's paths (500 while the object has no spec replicas), and a write
+// sets spec.replicas (generation bumps), validated by the CRD's schema.
+func RunCRScale(ctx context.Context, t *testing.T, target Target) {
+	ce := setupCRD(ctx, t, target)
+	ce.createWidget(ctx, "none", nil)
+	r := ce.c.do(ctx, t, request{Path: ce.widgets() + "/none/scale"})
+	checkStatus(t, "scale without spec replicas", r, wantStatus(http.StatusInternalServerError, metav1.StatusReasonInternalError,
+		`Internal error occurred: the spec replicas field ".spec.replicas" does not exist`,
+		&metav1.StatusDetails{Causes: []metav1.StatusCause{{Message: `the spec replicas field ".spec.replicas" does not exist`}}}))
+
+	o := ce.createWidget(ctx, "a", object{"replicas": 2})
+	o["status"] = object{"replicas": 1, "selector": "app=a"}
+	r = ce.c.do(ctx, t, request{Method: http.MethodPut, Path: ce.widgets() + "/a/status", Body: o})
+	r.mustCode(t, http.StatusOK, "update status")
+	r = ce.c.do(ctx, t, request{Path: ce.widgets() + "/a/scale"})
+	r.mustCode(t, http.StatusOK, "get scale")
+	var scale object
+	r.decode(t, &scale)
+	md := metaOf(scale)
+	got := object{"apiVersion": scale["apiVersion"], "kind": scale["kind"], "name": md["name"], "namespace": md["namespace"], "spec": scale["spec"], "status": scale["status"]}
+	want := object{"apiVersion": "autoscaling/v1", "kind": "Scale", "name": "a", "namespace": ce.ns,
+		"spec": object{"replicas": float64(2)}, "status": object{"replicas": float64(1), "selector": "app=a"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scale (-want +got):\n%s", diff)
+	}
+	scale["spec"] = object{"replicas": 5}
+	r = ce.c.do(ctx, t, request{Method: http.MethodPut, Path: ce.widgets() + "/a/scale", Body: scale})
+	r.mustCode(t, http.StatusOK, "update scale")
+	r = ce.c.do(ctx, t, request{Path: ce.widgets() + "/a"})
+	r.mustCode(t, http.StatusOK, "get widget")
+	r.decode(t, &o)
+	if o["spec"].(object)["replicas"] != float64(5) || metaOf(o)["generation"] != float64(2) {
+		t.Errorf("after a scale update: spec %v generation %v, want replicas 5 and generation 2", o["spec"], metaOf(o)["generation"])
+	}
+	r = ce.c.do(ctx, t, request{Method: http.MethodPatch, Path: ce.widgets() + "/a/scale", ContentType: "application/merge-patch+json", Body: object{"spec": object{"replicas": -1}}})
+	// The schema's minimum and the scale validation of specReplicasPath
+	// both report it.
+	checkStatus(t, "negative replicas through scale", r, wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+		`Widget.`+ce.group+` "a" is invalid: [spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0, .spec.replicas: Invalid value: -1: should be a non-negative integer]`,
+		&metav1.StatusDetails{Name: "a", Group: ce.group, Kind: "Widget", Causes: []metav1.StatusCause{
+			{Type: metav1.CauseTypeFieldValueInvalid, Message: "Invalid value: -1: spec.replicas in body should be greater than or equal to 0", Field: "spec.replicas"},
+			{Type: metav1.CauseTypeFieldValueInvalid, Message: "Invalid value: -1: should be a non-negative integer", Field: ".spec.replicas"},
+		}}))
 }
