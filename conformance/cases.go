@@ -177,5 +177,6 @@ func Cases() []Case {
 		{Name: "CRDDeleteDeletesCRs", Run: RunCRDDeleteDeletesCRs},
 		{Name: "CRTable", Run: RunCRTable},
 		{Name: "CRScale", Run: RunCRScale},
+		{Name: "CRClusterScoped", Run: RunCRClusterScoped},
 	}
 }

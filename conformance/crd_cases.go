@@ -591,3 +591,49 @@ func RunCRScale(ctx context.Context, t *testing.T, target Target) {
 			{Type: metav1.CauseTypeFieldValueInvalid, Message: "Invalid value: -1: should be a non-negative integer", Field: ".spec.replicas"},
 		}}))
 }
+
+// RunCRClusterScoped: a cluster-scoped CRD's objects live outside
+// namespaces: created and listed at the root, 404 under a namespace, and
+// metadata.namespace is no field selector for them.
+func RunCRClusterScoped(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	group := randomSuffix() + ".lwsim.example"
+	body := widgetCRD(group)
+	body["spec"].(object)["scope"] = "Cluster"
+	ce := &crdEnv{env: e, group: group, name: "widgets." + group}
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: crdPath, Body: body})
+	r.mustCode(t, http.StatusCreated, "create cluster-scoped CRD")
+	t.Cleanup(func() { deleteCRD(target, ce.name) })
+	root := "/apis/" + group + "/v1/widgets"
+	ok := false
+	waitOn(ctx, nil, false, establishTimeout, func() bool {
+		o, code := ce.crd(ctx)
+		ok = code == http.StatusOK && conditionStatus(o, "Established") == "True" && ce.c.do(ctx, t, request{Path: root}).Code == http.StatusOK
+		return ok
+	})
+	if !ok {
+		t.Fatalf("cluster-scoped CRD not served within %v", establishTimeout)
+	}
+	w := object{"apiVersion": group + "/v1", "kind": "Widget", "metadata": object{"name": "c", "namespace": e.ns}, "spec": object{"size": 2}}
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: root, Body: w})
+	r.mustCode(t, http.StatusCreated, "create cluster-scoped widget")
+	var o object
+	r.decode(t, &o)
+	if ns, has := metaOf(o)["namespace"]; has {
+		t.Errorf("cluster-scoped widget has namespace %v", ns)
+	}
+	r = e.c.do(ctx, t, request{Path: "/apis/" + group + "/v1/namespaces/" + e.ns + "/widgets/c"})
+	if r.Code != http.StatusNotFound {
+		t.Errorf("get under a namespace: %d, want 404", r.Code)
+	}
+	r = e.c.do(ctx, t, request{Path: root, Query: q("fieldSelector", "metadata.namespace="+e.ns)})
+	checkStatus(t, "namespace field selector", r, wantStatus(http.StatusBadRequest, metav1.StatusReasonBadRequest,
+		"field label not supported: metadata.namespace", nil))
+	r = e.c.do(ctx, t, request{Path: root, Query: q("fieldSelector", "metadata.name=c")})
+	r.mustCode(t, http.StatusOK, "list by name")
+	var l list
+	r.decode(t, &l)
+	if !cmp.Equal(l.names(), []string{"c"}) {
+		t.Errorf("list by name = %v, want [c]", l.names())
+	}
+}
