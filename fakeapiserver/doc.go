@@ -2,8 +2,8 @@
 // HTTP surface, faithful where List & Watch are concerned.
 //
 // A [Server] serves /api/v1 and the API groups registered in its
-// [Config.Scheme] (by default all of core/v1, apps/v1 and
-// coordination.k8s.io/v1) over real HTTP, so unmodified client-go clientsets,
+// [Config.Scheme] (by default all of core/v1, apps/v1,
+// coordination.k8s.io/v1 and apiextensions.k8s.io/v1) over real HTTP, so unmodified client-go clientsets,
 // the dynamic client, informers and kubectl talk to it. Underneath is an MVCC
 // store (package store) with one global resourceVersion, history and
 // compaction, so LIST at a past resourceVersion, paging with continue tokens,
@@ -24,6 +24,15 @@
 // resources with a [ScaleSubresource] (Deployments, ReplicaSets,
 // StatefulSets, ReplicationControllers), and pods have eviction
 // (PodDisruptionBudgets are not consulted) and binding.
+//
+// CustomResourceDefinitions work as on kube-apiserver, through
+// apiextensions-apiserver's own validation and strategies: a created CRD is
+// NamesAccepted and Established when the create returns, its versions are
+// served (discovery included) with structural pruning, defaulting, schema
+// validation, the status and scale subresources, printer columns and
+// selectable fields, in the same store with every LIST and WATCH semantic;
+// deleting it deletes its objects (watchers see each DELETED, then their
+// watch ends).
 //
 // As a program, see cmd/lw-sim (lw-sim serve).
 package fakeapiserver
