@@ -14,13 +14,13 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/registry/rest"
 )
 
 // A CustomResourceDefinition's resource is served by the same handlers as
@@ -44,6 +44,12 @@ type crStrategy interface {
 	GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error)
 }
 
+// tableConvertor is the method of apiserver's rest.TableConvertor that
+// tableconvertor.New's result offers.
+type tableConvertor interface {
+	ConvertToTable(ctx context.Context, obj, tableOptions runtime.Object) (*metav1.Table, error)
+}
+
 // customResource is one served version of a CRD's resource. It is
 // immutable; a CRD update builds new ones.
 type customResource struct {
@@ -57,7 +63,7 @@ type customResource struct {
 	preserveUnknownFields bool
 	strategy              crStrategy
 	statusStrategy        crStrategy // nil without a status subresource
-	table                 rest.TableConvertor
+	table                 tableConvertor
 	categories            []string
 	scale                 *apiextensionsv1.CustomResourceSubresourceScale
 	// life ends the resource's watches when its CRD is deleted; shared by
