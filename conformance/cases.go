@@ -178,5 +178,6 @@ func Cases() []Case {
 		{Name: "CRTable", Run: RunCRTable},
 		{Name: "CRScale", Run: RunCRScale},
 		{Name: "CRClusterScoped", Run: RunCRClusterScoped},
+		{Name: "CRDUpdateAddsVersion", Run: RunCRDUpdateAddsVersion},
 	}
 }

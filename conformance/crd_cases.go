@@ -637,3 +637,59 @@ func RunCRClusterScoped(ctx context.Context, t *testing.T, target Target) {
 		t.Errorf("list by name = %v, want [c]", l.names())
 	}
 }
+
+// RunCRDUpdateAddsVersion: updating a CRD takes effect for later requests:
+// a new storage version v2 with a tighter schema is served (objects stored
+// before read through it), storedVersions records both, and the
+// generation moves with the spec.
+func RunCRDUpdateAddsVersion(ctx context.Context, t *testing.T, target Target) {
+	ce := setupCRD(ctx, t, target)
+	ce.createWidget(ctx, "old", object{"size": 7})
+	crd, _ := ce.crd(ctx)
+	versions := crd["spec"].(object)["versions"].([]any)
+	v1 := versions[0].(object)
+	v1["storage"] = false
+	v2 := object{}
+	for k, v := range v1 {
+		v2[k] = v
+	}
+	v2["name"], v2["storage"] = "v2", true
+	v2["schema"] = object{"openAPIV3Schema": object{"type": "object", "properties": object{
+		"spec": object{"type": "object", "properties": object{"size": object{"type": "integer", "maximum": 5}}},
+	}}}
+	delete(v2, "selectableFields")
+	delete(v2, "subresources")
+	delete(v2, "additionalPrinterColumns")
+	crd["spec"].(object)["versions"] = append(versions, v2)
+	r := ce.c.do(ctx, t, request{Method: http.MethodPut, Path: crdPath + "/" + ce.name, Body: crd})
+	r.mustCode(t, http.StatusOK, "update CRD")
+	var updated object
+	r.decode(t, &updated)
+	if metaOf(updated)["generation"] != float64(2) {
+		t.Errorf("generation after adding a version = %v, want 2", metaOf(updated)["generation"])
+	}
+	if diff := cmp.Diff([]any{"v1", "v2"}, updated["status"].(object)["storedVersions"]); diff != "" {
+		t.Errorf("storedVersions (-want +got):\n%s", diff)
+	}
+	v2Path := strings.Replace(ce.widgets(), "/v1/", "/v2/", 1)
+	var old object
+	ok := false
+	waitOn(ctx, nil, false, establishTimeout, func() bool {
+		r := ce.c.do(ctx, t, request{Path: v2Path + "/old"})
+		ok = r.Code == http.StatusOK && decodeBody(r, &old) == nil
+		return ok
+	})
+	if !ok {
+		t.Fatalf("v2 not served within %v", establishTimeout)
+	}
+	if old["apiVersion"] != ce.group+"/v2" || old["spec"].(object)["size"] != float64(7) {
+		t.Errorf("old object through v2: apiVersion %v spec %v", old["apiVersion"], old["spec"])
+	}
+	body := object{"apiVersion": ce.group + "/v2", "kind": "Widget", "metadata": object{"name": "big"}, "spec": object{"size": 7}}
+	r = ce.c.do(ctx, t, request{Method: http.MethodPost, Path: v2Path, Body: body})
+	checkStatus(t, "create through v2 over its maximum", r, wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+		`Widget.`+ce.group+` "big" is invalid: spec.size: Invalid value: 7: spec.size in body should be less than or equal to 5`,
+		&metav1.StatusDetails{Name: "big", Group: ce.group, Kind: "Widget", Causes: []metav1.StatusCause{{
+			Type: metav1.CauseTypeFieldValueInvalid, Message: "Invalid value: 7: spec.size in body should be less than or equal to 5", Field: "spec.size",
+		}}}))
+}
