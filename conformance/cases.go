@@ -179,5 +179,6 @@ func Cases() []Case {
 		{Name: "CRScale", Run: RunCRScale},
 		{Name: "CRClusterScoped", Run: RunCRClusterScoped},
 		{Name: "CRDUpdateAddsVersion", Run: RunCRDUpdateAddsVersion},
+		{Name: "CRDDeleteWaitsForFinalizers", Run: RunCRDDeleteWaitsForFinalizers},
 	}
 }

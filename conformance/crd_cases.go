@@ -693,3 +693,50 @@ func RunCRDUpdateAddsVersion(ctx context.Context, t *testing.T, target Target) {
 			Type: metav1.CauseTypeFieldValueInvalid, Message: "Invalid value: 7: spec.size in body should be less than or equal to 5", Field: "spec.size",
 		}}}))
 }
+
+// RunCRDDeleteWaitsForFinalizers: an object with a finalizer keeps its
+// deleted CRD Terminating (InstanceDeletionInProgress); once the finalizer
+// is removed the object and then the CRD go.
+func RunCRDDeleteWaitsForFinalizers(ctx context.Context, t *testing.T, target Target) {
+	ce := setupCRD(ctx, t, target)
+	body := ce.widget("f", nil)
+	body["metadata"].(object)["finalizers"] = []string{"lwsim.example/keep"}
+	r := ce.c.do(ctx, t, request{Method: http.MethodPost, Path: ce.widgets(), Body: body})
+	r.mustCode(t, http.StatusCreated, "create widget with a finalizer")
+	r = ce.c.do(ctx, t, request{Method: http.MethodDelete, Path: crdPath + "/" + ce.name})
+	r.mustCode(t, http.StatusOK, "delete CRD")
+	marked := false
+	waitOn(ctx, nil, false, establishTimeout, func() bool {
+		r := ce.c.do(ctx, t, request{Path: ce.widgets() + "/f"})
+		var o object
+		marked = r.Code == http.StatusOK && decodeBody(r, &o) == nil && metaOf(o)["deletionTimestamp"] != nil
+		return marked
+	})
+	if !marked {
+		t.Fatalf("widget f not marked for deletion within %v", establishTimeout)
+	}
+	crd, code := ce.crd(ctx)
+	if code != http.StatusOK {
+		t.Fatalf("CRD with a finalizing object: %d, want it still there", code)
+	}
+	var reason string
+	for _, c := range conditions(crd) {
+		if c["type"] == "Terminating" {
+			reason, _ = c["reason"].(string)
+		}
+	}
+	if reason != "InstanceDeletionInProgress" {
+		t.Errorf("Terminating reason = %q, want InstanceDeletionInProgress", reason)
+	}
+	r = ce.c.do(ctx, t, request{Method: http.MethodPatch, Path: ce.widgets() + "/f", ContentType: "application/merge-patch+json", Body: object{"metadata": object{"finalizers": nil}}})
+	r.mustCode(t, http.StatusOK, "remove the finalizer")
+	gone := false
+	waitOn(ctx, nil, false, establishTimeout, func() bool {
+		_, code := ce.crd(ctx)
+		gone = code == http.StatusNotFound
+		return gone
+	})
+	if !gone {
+		t.Errorf("CRD still there %v after its last object went", establishTimeout)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -198,5 +199,42 @@ func expectEventSet(t *testing.T, events <-chan string, want ...string) {
 	}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestCRDDeletionWaitsForFinalizers: a custom resource with a finalizer
+// keeps its deleted CRD Terminating; removing the finalizer deletes the
+// object and then the CRD.
+func TestCRDDeletionWaitsForFinalizers(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	installCRD(t, srv, testWidgetCRD())
+	ctx := context.Background()
+	widgets := dynamic.NewForConfigOrDie(srv.RESTConfig()).Resource(widgetGVR).Namespace("default")
+	w := widget("f")
+	w.SetFinalizers([]string{"example.com/keep"})
+	if _, err := widgets.Create(ctx, w, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crds := apiextensionsclient.NewForConfigOrDie(srv.RESTConfig()).ApiextensionsV1().CustomResourceDefinitions()
+	if err := crds.Delete(ctx, "widgets.example.com", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crd, err := crds.Get(ctx, "widgets.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("CRD with a finalizing object: %v, want it Terminating", err)
+	}
+	if c := crd.Status.Conditions[len(crd.Status.Conditions)-1]; c.Type != apiextensionsv1.Terminating || c.Reason != "InstanceDeletionInProgress" {
+		t.Errorf("last condition %v, want Terminating InstanceDeletionInProgress", c)
+	}
+	f, err := widgets.Get(ctx, "f", metav1.GetOptions{})
+	if err != nil || f.GetDeletionTimestamp() == nil {
+		t.Fatalf("object f = %v, %v; want it marked for deletion", f, err)
+	}
+	if _, err := widgets.Patch(ctx, "f", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("remove finalizer: %v", err)
+	}
+	if _, err := crds.Get(ctx, "widgets.example.com", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("CRD after its last object went = %v, want 404", err)
 	}
 }

@@ -255,18 +255,21 @@ func (s *Server) finalizeCRD(name string) {
 	s.crds.mu.Lock()
 	defer s.crds.mu.Unlock()
 	crd, ok := s.updateCRDStatus(name, func(crd *apiextensionsv1.CustomResourceDefinition) bool {
+		if c := apihelpers.FindCRDCondition(crd, apiextensionsv1.Terminating); c != nil && c.Reason == "InstanceDeletionInProgress" {
+			return false // a later pass, after objects with finalizers went
+		}
 		s.setCRDCondition(crd, apiextensionsv1.CustomResourceDefinitionCondition{
 			Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionTrue, Reason: "InstanceDeletionInProgress", Message: "CustomResource deletion is in progress",
 		})
 		return true
 	})
-	if !ok {
+	if !ok || crd.DeletionTimestamp == nil {
 		return
 	}
 	if !s.deleteCustomObjects(crd) {
-		// Objects with finalizers remain; as on a real server the CRD
-		// stays Terminating until they are gone (lw-sim does not retry:
-		// delete the CRD again once they are).
+		// Objects with finalizers remain: the CRD stays Terminating until
+		// the last of them goes (afterCustomDelete runs this again then),
+		// as the real finalizer controller waits and retries.
 		return
 	}
 	res, ok := s.crdResource()
@@ -320,4 +323,14 @@ func containsString(list []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// afterCustomDelete runs the CRD finalizer again after an object of a
+// terminating CRD was deleted by the removal of its last finalizer, so the
+// CRD goes once its last object has.
+func (s *Server) afterCustomDelete(res *resourceInfo) {
+	if res.custom == nil || !s.crdTerminating(res.custom.crdName) {
+		return
+	}
+	s.finalizeCRD(res.custom.crdName)
 }

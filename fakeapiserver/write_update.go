@@ -150,5 +150,8 @@ func (s *Server) deleteOnUpdate(req *request, key string, next runtime.Object, o
 	if err != nil {
 		return nil, false, err
 	}
+	if !isDryRun(req.r) {
+		s.afterCustomDelete(req.res) // a terminating CRD may now finish (crd_lifecycle.go)
+	}
 	return next, false, nil
 }
