@@ -180,5 +180,6 @@ func Cases() []Case {
 		{Name: "CRClusterScoped", Run: RunCRClusterScoped},
 		{Name: "CRDUpdateAddsVersion", Run: RunCRDUpdateAddsVersion},
 		{Name: "CRDDeleteWaitsForFinalizers", Run: RunCRDDeleteWaitsForFinalizers},
+		{Name: "CRApply", Run: RunCRApply},
 	}
 }

@@ -740,3 +740,33 @@ func RunCRDDeleteWaitsForFinalizers(ctx context.Context, t *testing.T, target Ta
 		t.Errorf("CRD still there %v after its last object went", establishTimeout)
 	}
 }
+
+// RunCRApply: server-side apply of a custom resource records the
+// manager's fields (from the CRD's schema) and answers another manager's
+// change of them with the 409 conflict.
+func RunCRApply(ctx context.Context, t *testing.T, target Target) {
+	ce := setupCRD(ctx, t, target)
+	apply := func(manager string, size int) response {
+		body := `{"apiVersion":"` + ce.group + `/v1","kind":"Widget","metadata":{"name":"x"},"spec":{"size":` + itoa(int64(size)) + `}}`
+		return ce.c.do(ctx, t, request{Method: http.MethodPatch, Path: ce.widgets() + "/x", Query: q("fieldManager", manager),
+			ContentType: "application/apply-patch+yaml", Body: []byte(body)})
+	}
+	r := apply("alice", 2)
+	r.mustCode(t, http.StatusCreated, "apply")
+	var o object
+	r.decode(t, &o)
+	mf, _ := metaOf(o)["managedFields"].([]any)
+	var got []object
+	for _, e := range mf {
+		m := e.(object)
+		got = append(got, object{"manager": m["manager"], "operation": m["operation"], "fieldsV1": m["fieldsV1"]})
+	}
+	want := []object{{"manager": "alice", "operation": "Apply", "fieldsV1": object{"f:spec": object{"f:size": object{}}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("managedFields (-want +got):\n%s", diff)
+	}
+	r = apply("bob", 3)
+	checkStatus(t, "conflicting apply", r, wantStatus(http.StatusConflict, metav1.StatusReasonConflict,
+		`Apply failed with 1 conflict: conflict with "alice": .spec.size`,
+		&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldManagerConflict, Message: `conflict with "alice"`, Field: ".spec.size"}}}))
+}

@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -247,7 +248,7 @@ func TestCustomResourceCRUD(t *testing.T) {
 		t.Errorf("json patch: %v", err)
 	}
 	_, err = dyn.Patch(ctx, "w1", types.StrategicMergePatchType, []byte(`{}`), metav1.PatchOptions{})
-	if want := "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json"; err == nil || !apierrors.IsUnsupportedMediaType(err) || err.Error() != want {
+	if want := "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"; err == nil || !apierrors.IsUnsupportedMediaType(err) || err.Error() != want {
 		t.Errorf("strategic merge patch = %v, want 415 %q", err, want)
 	}
 
@@ -398,5 +399,41 @@ func TestCustomResourceProtobuf(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnsupportedMediaType {
 		t.Errorf("protobuf body = %d, want 415", resp.StatusCode)
+	}
+}
+
+// TestCustomResourceApply: server-side apply on a custom resource records
+// the manager's fields from the CRD's schema, and another manager changing
+// them gets the 409 conflict; updates record Update entries.
+func TestCustomResourceApply(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	installCRD(t, srv, testWidgetCRD())
+	dyn := dynamic.NewForConfigOrDie(srv.RESTConfig()).Resource(widgetGVR).Namespace("default")
+	apply := func(manager string, size int) (*unstructured.Unstructured, error) {
+		body := fmt.Sprintf(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"x"},"spec":{"size":%d}}`, size)
+		return dyn.Patch(t.Context(), "x", types.ApplyPatchType, []byte(body), metav1.PatchOptions{FieldManager: manager})
+	}
+	o, err := apply("alice", 2)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	mf := o.GetManagedFields()
+	if len(mf) != 1 || mf[0].Manager != "alice" || mf[0].Operation != metav1.ManagedFieldsOperationApply || string(mf[0].FieldsV1.Raw) != `{"f:spec":{"f:size":{}}}` {
+		t.Errorf("managedFields after apply = %+v", mf)
+	}
+	if s, _, _ := unstructured.NestedInt64(o.Object, "spec", "size"); s != 2 || o.GetGeneration() != 1 {
+		t.Errorf("applied object: spec.size %d generation %d, want 2 and 1", s, o.GetGeneration())
+	}
+	_, err = apply("bob", 3)
+	if want := `Apply failed with 1 conflict: conflict with "alice": .spec.size`; !apierrors.IsConflict(err) || err.Error() != want {
+		t.Errorf("apply by another manager = %v, want 409 %q", err, want)
+	}
+	created, err := dyn.Create(t.Context(), widget("y"), metav1.CreateOptions{FieldManager: "carol"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf := created.GetManagedFields(); len(mf) != 1 || mf[0].Manager != "carol" || mf[0].Operation != metav1.ManagedFieldsOperationUpdate {
+		t.Errorf("managedFields after create = %+v", mf)
 	}
 }

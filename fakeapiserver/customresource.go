@@ -86,6 +86,7 @@ func (l *crLife) end() { l.once.Do(func() { close(l.done) }) }
 // customResourceInfos builds the resource entries of every served version
 // of an established CRD, as the crdHandler does on the first request.
 func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife) ([]*resourceInfo, error) {
+	tc := crdTypeConverter(crd)
 	storageVersion, err := apihelpers.GetCRDStorageVersion(crd)
 	if err != nil {
 		return nil, err
@@ -103,7 +104,10 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 		if err != nil {
 			return nil, err
 		}
-		infos = append(infos, cr.resourceInfo(crd, v))
+		info := cr.resourceInfo(crd, v)
+		info.TypeConverter = tc
+		info.fields = &lazyFieldManagers{}
+		infos = append(infos, info)
 	}
 	return infos, nil
 }

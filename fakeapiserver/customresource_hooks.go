@@ -183,7 +183,7 @@ func customGroupResource(crd *apiextensionsv1.CustomResourceDefinition) schema.G
 
 // customPatchTypes are the patch types the CRD handler applies; strategic
 // merge needs Go struct tags, so custom resources refuse it with 415.
-var customPatchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType)}
+var customPatchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
 
 // customPatchType is the CR handler's 415 for a strategic merge patch.
 func customPatchType(pt types.PatchType) error {

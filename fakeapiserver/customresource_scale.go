@@ -93,6 +93,10 @@ func (s *Server) patchCustomScale(req *request) (*autoscalingv1.Scale, error) {
 	if err == nil {
 		err = customPatchType(patchType)
 	}
+	if err == nil && patchType == types.ApplyYAMLPatchType {
+		// Server-side apply of a custom resource's Scale is not served.
+		err = unsupportedMediaType(customPatchTypes[:2])
+	}
 	if err != nil {
 		return nil, err
 	}

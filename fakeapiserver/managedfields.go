@@ -83,6 +83,10 @@ func (r *resourceInfo) managers() (fieldManagers, error) {
 		return fieldManagers{}, fmt.Errorf("%w: %s", errNoFieldManagers, r.Kind)
 	}
 	l.once.Do(func() {
+		if r.custom != nil {
+			l.fm, l.err = newCustomFieldManagers(r) // customresource_fields.go
+			return
+		}
 		tc := r.TypeConverter
 		if tc == nil {
 			tc = newTypeConverterFor(l.builtin(), r.newObject(), r.Kind)
