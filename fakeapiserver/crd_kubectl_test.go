@@ -86,6 +86,13 @@ func TestKubectlCRD(t *testing.T) {
 	if got := k.run(t, "get", "gadget", "g1", "-o", "jsonpath={.spec.replicas}"); got != "4" {
 		t.Errorf("spec.replicas after kubectl scale = %q, want 4", got)
 	}
+	applied := strings.Replace(kubectlCR, "size: 3", "size: 5", 1)
+	if got, want := k.run(t, "apply", "--server-side", "--force-conflicts", "-f", write("apply.yaml", applied)), "gadget.example.org/g1 serverside-applied\n"; got != want {
+		t.Errorf("kubectl apply --server-side = %q, want %q", got, want)
+	}
+	if got := k.run(t, "get", "gadget", "g1", "-o", "jsonpath={.spec.size}"); got != "5" {
+		t.Errorf("spec.size after kubectl apply --server-side = %q, want 5", got)
+	}
 	bad := strings.Replace(strings.Replace(kubectlCR, "g1", "g2", 1), "size: 3", "size: 30", 1)
 	if out, err := k.runErr(t, "create", "-f", write("bad.yaml", bad)); err == nil ||
 		!strings.Contains(out, `The Gadget "g2" is invalid: spec.size: Invalid value: 30: spec.size in body should be less than or equal to 10`) {
