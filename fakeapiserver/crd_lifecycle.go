@@ -60,7 +60,9 @@ func (s *Server) registerCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 		s.cfg.Logger.Warn("fakeapiserver: CustomResourceDefinition not served", "name", crd.Name, "err", err)
 		infos = nil
 	}
+	old := s.resources.customOf(crd.Name)
 	s.resources.setCustom(crd.Name, infos)
+	s.syncCRDOpenAPI(append(servedGVs(old), servedGVs(infos)...)) // crd_openapi.go
 }
 
 // acceptNames is the naming controller's calculateNamesAndConditions. It
@@ -288,7 +290,9 @@ func (s *Server) finalizeCRD(name string) {
 		}
 		break
 	}
+	old := s.resources.customOf(name)
 	s.resources.setCustom(name, nil)
+	s.syncCRDOpenAPI(servedGVs(old))
 	s.crds.endLocked(name)
 }
 

@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -17,8 +18,9 @@ import (
 // pkg/controller/openapiv3 for /openapi/v3) with its builder package:
 // the schema of each served version, the paths of the resource and its
 // subresources, x-kubernetes-group-version-kind, the CRD's selectable
-// fields. The /openapi handlers merge them in (v2: into the one document;
-// v3: as the document of each CRD group-version).
+// fields. syncCRDOpenAPI publishes them through the OpenAPI service's
+// runtime hook (v2: into the one document; v3: as the document of each CRD
+// group-version) whenever a CRD's served versions change.
 
 // customOpenAPIV2 returns the v2 specs of every established CRD, one per
 // CRD with all its served versions merged, defaults pruned as the openapi
@@ -77,6 +79,75 @@ func (s *Server) establishedCRDs() []*apiextensionsv1.CustomResourceDefinition {
 	for _, crd := range s.listCRDs() {
 		if apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established) {
 			out = append(out, crd)
+		}
+	}
+	return out
+}
+
+// syncCRDOpenAPI publishes (or withdraws) the OpenAPI documents of the
+// given CRD group-versions after a CRD changed: each gets the merged v3
+// document of the CRDs serving it and its v2 paths and definitions; one no
+// CRD serves any more is withdrawn. Configured group-versions are never
+// touched.
+func (s *Server) syncCRDOpenAPI(gvs []schema.GroupVersion) {
+	if s.openapi == nil {
+		return
+	}
+	for _, gv := range gvs {
+		if slices.Contains(s.cfg.GroupVersions, gv) {
+			continue
+		}
+		doc, ok, err := s.customOpenAPIV3(gv)
+		if err != nil || !ok {
+			s.openapi.removeGroupVersion(gv)
+			continue
+		}
+		s.openapi.addGroupVersion(gv, doc, s.customOpenAPIV2Part(gv))
+	}
+}
+
+// customOpenAPIV2Part is the /openapi/v2 contribution of a CRD
+// group-version: its paths and its kinds' definitions, plus the shared
+// definitions the server's base document lacks (the base's own, with every
+// group's kinds in their x-kubernetes-group-version-kind, win, as
+// builder.MergeSpecs keeps the static spec's).
+func (s *Server) customOpenAPIV2Part(gv schema.GroupVersion) *openAPIV2Part {
+	merged := &spec.Swagger{}
+	for _, crd := range s.establishedCRDs() {
+		if crd.Spec.Group != gv.Group || !apihelpers.HasServedCRDVersion(crd, gv.Version) {
+			continue
+		}
+		sw, err := builder.BuildOpenAPIV2(crd, gv.Version, builder.Options{V2: true, IncludeSelectableFields: true})
+		if err != nil {
+			return nil
+		}
+		sw.Definitions = handler.PruneDefaults(sw.Definitions)
+		if merged, err = builder.MergeSpecs(merged, sw); err != nil {
+			return nil
+		}
+	}
+	if merged.Paths == nil {
+		return nil
+	}
+	var base spec.Definitions
+	if c, err := capturedOpenAPIV2(); err == nil && c.base != nil {
+		base = c.base.Definitions
+	}
+	part := &openAPIV2Part{Paths: merged.Paths.Paths, Definitions: spec.Definitions{}}
+	for name, def := range merged.Definitions {
+		if _, shared := base[name]; !shared {
+			part.Definitions[name] = def
+		}
+	}
+	return part
+}
+
+// servedGVs lists the group-versions of resource entries.
+func servedGVs(infos []*resourceInfo) []schema.GroupVersion {
+	var out []schema.GroupVersion
+	for _, info := range infos {
+		if gv := info.gvr.GroupVersion(); !slices.Contains(out, gv) {
+			out = append(out, gv)
 		}
 	}
 	return out

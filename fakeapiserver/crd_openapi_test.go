@@ -1,17 +1,21 @@
 package fakeapiserver
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestCRDOpenAPIDocuments checks the v2 and v3 documents built for a CRD
 // (they were compared with kube-apiserver v1.37.2's for the same CRD: the
-// v3 document is identical). They are not served over HTTP yet: the
-// /openapi handlers take them once they can add documents at runtime.
+// v3 document is identical); TestCRDOpenAPIServed reads them over HTTP.
 func TestCRDOpenAPIDocuments(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
@@ -72,4 +76,67 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestCRDOpenAPIServed reads a CRD's documents over HTTP as client-go and
+// kubectl do: /openapi/v3 lists its group-version with the CRD's schema,
+// /openapi/v2 has its definitions, and both withdraw them when the CRD is
+// deleted.
+func TestCRDOpenAPIServed(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	installCRD(t, srv, testWidgetCRD())
+	client := newOpenAPIClient(t, srv)
+	paths, err := client.Paths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv, ok := paths["apis/example.com/v1"]
+	if !ok {
+		t.Fatalf("/openapi/v3 paths %v lack apis/example.com/v1", keys(paths))
+	}
+	if _, ok := paths["apis/example.com/v1beta1"]; !ok {
+		t.Errorf("/openapi/v3 paths lack apis/example.com/v1beta1")
+	}
+	body, err := gv.Schema("application/json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Properties map[string]struct {
+						Maximum *float64 `json:"maximum"`
+					} `json:"properties"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if m := doc.Components.Schemas["com.example.v1.Widget"].Properties["spec"].Properties["size"].Maximum; m == nil || *m != 10 {
+		t.Errorf("served v3 spec.size maximum = %v, want 10", m)
+	}
+	v2 := getRaw(t, srv, http.MethodGet, "/openapi/v2", nil)
+	if v2.code != http.StatusOK || !bytes.Contains(v2.body, []byte(`"com.example.v1.Widget"`)) {
+		t.Errorf("/openapi/v2 = %d, lacks com.example.v1.Widget", v2.code)
+	}
+
+	crds := apiextensionsclient.NewForConfigOrDie(srv.RESTConfig()).ApiextensionsV1().CustomResourceDefinitions()
+	if err := crds.Delete(t.Context(), "widgets.example.com", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	paths, err = newOpenAPIClient(t, srv).Paths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := paths["apis/example.com/v1"]; ok {
+		t.Errorf("/openapi/v3 still lists apis/example.com/v1 after the CRD is deleted")
+	}
+	v2 = getRaw(t, srv, http.MethodGet, "/openapi/v2", nil)
+	if bytes.Contains(v2.body, []byte(`"com.example.v1.Widget"`)) {
+		t.Errorf("/openapi/v2 still has com.example.v1.Widget after the CRD is deleted")
+	}
 }

@@ -254,6 +254,7 @@ func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefini
 		listKind:   listKind,
 		singular:   names.Singular,
 		hasStatus:  cr.statusStrategy != nil,
+		verbs:      storedVerbs(),
 		storageKey: schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}.String(),
 		custom:     cr,
 	}
