@@ -69,7 +69,7 @@ var clientMutants = []struct {
 	{"LIST stops after the first page", "store", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return firstPageOnly{lw} }}
 	}, 0},
-	{"MODIFIED events lost in decoding", "store", func() clientMutant {
+	{"MODIFIED events lost in decoding", "store|resume", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return dropModified{lw} }}
 	}, 0},
 }
