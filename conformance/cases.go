@@ -166,6 +166,7 @@ func Cases() []Case {
 		{Name: "TableDefaultColumns", Run: RunTableDefaultColumns},
 		{Name: "TablePolicyAndRBAC", Run: RunTablePolicyAndRBAC},
 		{Name: "WatchStreamGuarantees", Run: RunWatchStreamGuarantees},
+		{Name: "WatchStreamGuaranteesThroughProxy", Run: RunWatchStreamGuaranteesThroughProxy},
 		{Name: "CRDEstablished", Run: RunCRDEstablished},
 		{Name: "CRDDiscovery", Run: RunCRDDiscovery},
 		{Name: "CRDInvalid", Run: RunCRDInvalid},

@@ -3,6 +3,8 @@ package conformance
 import (
 	"context"
 	"maps"
+	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/lw-sim/lw-sim/faultproxy"
 	"github.com/lw-sim/lw-sim/watchcheck"
 )
 
@@ -23,9 +26,50 @@ import (
 // are created, relabelled and deleted, keep etcd's six watch guarantees
 // and the per-object rules against the history of the writes.
 func RunWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target) {
+	checkWatchStreamGuarantees(ctx, t, target, target.RESTConfig())
+}
+
+// RunWatchStreamGuaranteesThroughProxy: the same streams, recorded through
+// lw-sim's fault proxy (package faultproxy, `lw-sim proxy`) in front of the
+// target with no fault armed, keep the same guarantees: the proxy forwards
+// watch streams without losing, repeating or reordering an event.
+func RunWatchStreamGuaranteesThroughProxy(ctx context.Context, t *testing.T, target Target) {
+	checkWatchStreamGuarantees(ctx, t, target, startFaultProxy(t, target))
+}
+
+// startFaultProxy serves a fault proxy to target on loopback until the test
+// ends and returns a client config for it (the proxy adds the upstream's
+// credentials itself).
+func startFaultProxy(t *testing.T, target Target) *rest.Config {
+	t.Helper()
+	p, err := faultproxy.New(faultproxy.Config{Upstream: target.RESTConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 30 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hs.Serve(ln) // returns at Close below
+	}()
+	t.Cleanup(func() {
+		p.Close() // releases streams before the server waits for nothing
+		_ = hs.Close()
+		<-done
+	})
+	return &rest.Config{Host: "http://" + ln.Addr().String(), QPS: -1}
+}
+
+// checkWatchStreamGuarantees is RunWatchStreamGuarantees with the client
+// configuration base (the target's, or a proxy's in front of it).
+func checkWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target, base *rest.Config) {
 	e := setup(ctx, t, target)
 	var rec watchcheck.Transport
-	cfg := rest.CopyConfig(target.RESTConfig())
+	cfg := rest.CopyConfig(base)
 	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
 	cfg.WrapTransport = rec.Wrap
 	cs, err := kubernetes.NewForConfig(cfg)
