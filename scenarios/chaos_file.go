@@ -1,28 +1,23 @@
 package scenarios
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
-	"github.com/lw-sim/lw-sim/listwatch"
 )
 
 // ChaosFileVersion is the version of the chaos file format this package
 // reads and writes.
 const ChaosFileVersion = 1
-
-// chaosSettle bounds, in virtual time, how long a replay lets the client
-// converge once the schedule is over and the faults are cleared: the
-// largest backoff (30 s) plus a watch deadline (2·5 min + 30 s), with room.
-const chaosSettle = 15 * time.Minute
 
 // chaosOtherNS is the namespace of "write-elsewhere": one the client does
 // not watch, so the RV moves with no event for it.
@@ -81,8 +76,13 @@ func ReadChaosFile(path string) (*ChaosFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %w", err)
 	}
+	return parseChaosFile(path, b)
+}
+
+// parseChaosFile parses and validates b, the chaos file path.
+func parseChaosFile(path string, b []byte) (*ChaosFile, error) {
 	var f ChaosFile
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("scenarios: chaos file %s: %w", path, err)
@@ -106,7 +106,7 @@ func ReadChaosFile(path string) (*ChaosFile, error) {
 		}
 	}
 	if f.Name == "" {
-		f.Name = strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".json")
+		f.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	return &f, nil
 }
@@ -121,84 +121,46 @@ func (f *ChaosFile) Write(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// Scenario turns f into a runnable scenario.
-func (f *ChaosFile) Scenario() *Scenario {
-	return &Scenario{
-		Name:    f.Name,
-		Summary: "replay of a chaos schedule: " + f.Note,
-		Seed:    1,
-		Config: func(c *fakeapiserver.Config) {
-			c.Watch.HistoryMinEvents = f.HistoryMinEvents
-			c.Watch.HistoryMinAge = -1
-		},
-		Steps: f.steps,
-	}
-}
+// Scenario turns f into a runnable scenario: the one of [ChaosFile.File].
+func (f *ChaosFile) Scenario() *Scenario { return f.File().Scenario() }
 
-// chaosNS is the namespace the client watches.
-const chaosNS = "default"
+// chaosClient is the name of a chaos file's one client.
+const chaosClient = "listwatch"
 
-func (f *ChaosFile) steps(e *Env) error {
-	if _, err := e.quiet.CoreV1().Namespaces().Create(e.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: chaosOtherNS}}, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("scenarios: %w", err)
+// File is f in the scenario file format: a chaos schedule is a scenario
+// with one listwatch client, its ops as the timeline, and the expectation
+// that the client's store equals the server's state once the faults are
+// cleared.
+func (f *ChaosFile) File() *File {
+	out := &File{
+		Version:    FileVersion,
+		Name:       f.Name,
+		Summary:    "replay of a chaos schedule: " + f.Note,
+		Seed:       1,
+		Server:     FileServer{WatchCacheMinEvents: f.HistoryMinEvents, CountOnly: true},
+		Namespaces: []string{chaosOtherNS},
+		Clients:    []FileClient{{Name: chaosClient, WatchList: f.Client.WatchList, PageSize: f.Client.PageSize}},
+		Expect:     FileExpect{StoreEqualsServer: []string{chaosClient}},
 	}
-	live := map[string]bool{}
-	var client *Client
 	for i, op := range f.Ops {
-		var err error
+		var s FileStep
 		switch op.Op {
 		case "write":
-			if live[op.Name] {
-				_, err = e.Update(chaosNS, op.Name, fmt.Sprint(i))
-			} else {
-				_, err = e.Create(chaosNS, op.Name, fmt.Sprint(i))
-			}
-			live[op.Name] = true
+			s.Write = &FileWrite{Name: op.Name}
 		case "delete":
-			_, err = e.Delete(chaosNS, op.Name)
-			delete(live, op.Name)
+			s.Delete = &FileWrite{Name: op.Name}
 		case "write-elsewhere":
-			_, err = e.Create(chaosOtherNS, fmt.Sprintf("elsewhere-%d", i), "x")
+			s.Create = &FileWrite{Name: fmt.Sprintf("elsewhere-%d", i), Namespace: chaosOtherNS, Value: "x"}
 		case "start-client":
-			client, err = e.StartClient(chaosNS, listwatch.Options{WatchList: f.Client.WatchList, PageSize: f.Client.PageSize})
+			s.StartClient = chaosClient
 		case "fault":
-			fault := *op.Fault
-			e.Fault(fmt.Sprintf("%s %+v", fault.Kind, fault), func() { _, err = e.srv.Faults().Add(fault) })
+			s.Fault = op.Fault
 		case "advance":
-			e.Step(time.Duration(op.Advance))
+			s.Advance = op.Advance
 		}
-		if err != nil {
-			return fmt.Errorf("scenarios: op %d (%s): %w", i, op.Op, err)
-		}
-		e.settle()
+		out.Timeline = append(out.Timeline, s)
 	}
-	if client == nil {
-		return e.Expect(true, "no client to check")
-	}
-	e.srv.Faults().Clear()
-	e.Note("faults cleared; the client has %s of virtual time to converge", chaosSettle)
-	var diff string
-	waited := time.Duration(0)
-	for ; waited <= chaosSettle; waited += time.Second {
-		want, err := e.chaosState(chaosNS)
-		if err != nil {
-			return err
-		}
-		if diff = cmp.Diff(want, storeState(client)); diff == "" {
-			break
-		}
-		e.clock.Step(time.Second)
-		e.settle()
-	}
-	// The verdict is at the end of the window, whenever the client got
-	// there: how many real-time settles that took depends on the machine's
-	// load, and the timeline must not.
-	e.clock.Step(max(0, chaosSettle-waited))
-	e.Note("the server answered %d watch(es) with 410 Expired", e.srv.WatchStats().Expired)
-	if diff != "" {
-		return e.Expect(false, "the client's store equals the server's state; it does not (-server +store):\n%s", diff)
-	}
-	return e.Expect(true, "the client's store equals the server's state")
+	return out
 }
 
 // settle gives the client's goroutines a moment of real time to act on

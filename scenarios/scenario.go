@@ -56,8 +56,11 @@ func (s *Scenario) Questions() []Question {
 	return qs
 }
 
-//go:embed library/*.txt
-var explanations embed.FS
+// library holds the explanations (NAME.txt) and the built-ins written
+// as scenario files (NAME.yaml).
+//
+//go:embed library
+var library embed.FS
 
 // Library returns the built-in scenarios in teaching order (the article's
 // question order). Each call builds new values, so callers may change them
@@ -87,36 +90,46 @@ func Lookup(name string) (*Scenario, error) {
 // every scenario must have exactly one explanation file and every file a
 // scenario.
 func loadLibrary() ([]*Scenario, error) {
-	scs := builtins()
+	scs, err := builtins()
+	if err != nil {
+		return nil, err
+	}
 	names := make(map[string]bool, len(scs))
 	for _, s := range scs {
 		if names[s.Name] {
 			return nil, fmt.Errorf("scenarios: duplicate scenario %q", s.Name)
 		}
 		names[s.Name] = true
-		b, err := explanations.ReadFile("library/" + s.Name + ".txt")
+		b, err := library.ReadFile("library/" + s.Name + ".txt")
 		if err != nil {
 			return nil, fmt.Errorf("scenarios: explanation of %q: %w", s.Name, err)
 		}
 		s.Explanation = strings.TrimSpace(string(b))
 	}
-	files, err := explanations.ReadDir("library")
+	files, err := library.ReadDir("library")
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %w", err)
 	}
 	for _, f := range files {
-		if name := strings.TrimSuffix(f.Name(), ".txt"); !names[name] {
-			return nil, fmt.Errorf("scenarios: explanation %s has no scenario", f.Name())
+		// Every explanation and every scenario file is some built-in's.
+		if name := strings.TrimSuffix(strings.TrimSuffix(f.Name(), ".txt"), ".yaml"); !names[name] {
+			return nil, fmt.Errorf("scenarios: library file %s has no scenario", f.Name())
 		}
 	}
 	return scs, nil
 }
 
 // builtins is the library in teaching order.
-func builtins() []*Scenario {
-	return []*Scenario{
-		watchWithoutRVFloodsAdded(),
-		watchFromListRV(),
+func builtins() ([]*Scenario, error) {
+	var errs []error
+	file := func(name string) *Scenario {
+		sc, err := libraryFile(name)
+		errs = append(errs, err)
+		return sc
+	}
+	scs := []*Scenario{
+		file("watch-without-rv-floods-added"),
+		file("watch-from-list-rv"),
 		watchIsServerPush(),
 		watchTimeout(),
 		watchBreaks(),
@@ -131,4 +144,22 @@ func builtins() []*Scenario {
 		expiredContinue(),
 		listRVSemantics(),
 	}
+	return scs, errors.Join(errs...)
+}
+
+// libraryFile is the built-in written as library/<name>.yaml.
+func libraryFile(name string) (*Scenario, error) {
+	path := "library/" + name + ".yaml"
+	b, err := library.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %w", err)
+	}
+	f, err := ParseFile(path, b)
+	if err != nil {
+		return nil, err
+	}
+	if f.Name != name {
+		return nil, fmt.Errorf("scenarios: %s names itself %q", path, f.Name)
+	}
+	return f.Scenario(), nil
 }

@@ -1,0 +1,413 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/listwatch"
+)
+
+// fileSyncWindow is how long waitSync and storeEqualsServer give a client
+// by default, in virtual time: the largest backoff (30 s) plus a watch
+// deadline (2·5 min + 30 s), with room.
+const fileSyncWindow = 15 * time.Minute
+
+// Scenario turns f into a runnable scenario.
+func (f *File) Scenario() *Scenario {
+	return &Scenario{
+		Name:        f.Name,
+		Answers:     f.Answers,
+		Summary:     f.Summary,
+		Explanation: strings.TrimSpace(f.Explanation),
+		Seed:        max(f.Seed, 1),
+		Config: func(c *fakeapiserver.Config) {
+			if f.Server.WatchCacheMinEvents != 0 {
+				c.Watch.HistoryMinEvents = f.Server.WatchCacheMinEvents
+			}
+			if f.Server.WatchCacheMaxEvents != 0 {
+				c.Watch.HistoryMaxEvents = f.Server.WatchCacheMaxEvents
+			}
+			if f.Server.CountOnly {
+				c.Watch.HistoryMinAge = -1
+			}
+		},
+		Steps: func(e *Env) error { return (&fileRun{f: f, e: e}).run() },
+	}
+}
+
+// fileRun is the state of one run of a File.
+type fileRun struct {
+	f       *File
+	e       *Env
+	vars    map[string]string
+	live    map[string]bool
+	clients map[string]*Client
+	lists   map[string]*int
+	watches map[string]*Stream
+}
+
+func (r *fileRun) run() error {
+	r.vars, r.live = map[string]string{}, map[string]bool{}
+	r.clients, r.lists, r.watches = map[string]*Client{}, map[string]*int{}, map[string]*Stream{}
+	for _, ns := range r.f.Namespaces {
+		if _, err := r.e.quiet.CoreV1().Namespaces().Create(r.e.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("scenarios: namespace %s: %w", ns, err)
+		}
+	}
+	if err := r.seedObjects(); err != nil {
+		return err
+	}
+	for i := range r.f.Timeline {
+		s := &r.f.Timeline[i]
+		kind, _ := s.kind()
+		if err := r.step(i, s); err != nil {
+			return fmt.Errorf("timeline[%d] (%s): %w", i, kind, err)
+		}
+		if len(r.clients) > 0 {
+			// The clients' goroutines act on what the step did in real
+			// time (the clock is fake, the HTTP traffic real).
+			r.e.settle()
+		}
+	}
+	return r.expectations()
+}
+
+// seedObjects creates the objects, in a seeded order if asked (the draws
+// are those of createShuffled, so a built-in keeps its timeline).
+func (r *fileRun) seedObjects() error {
+	order := make([]int, len(r.f.Objects))
+	for i := range order {
+		order[i] = i
+	}
+	if r.f.ShuffleObjects {
+		order = r.e.Rand().Perm(len(order))
+	}
+	for _, i := range order {
+		o := r.f.Objects[i]
+		v := o.Value
+		if v == "" && r.f.ShuffleObjects {
+			v = fmt.Sprintf("v%d", r.e.Rand().IntN(100))
+		} else if v == "" {
+			v = "0"
+		}
+		if err := r.writeObject("create", o, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *fileRun) writeObject(kind string, w FileWrite, value string) error {
+	ns := w.Namespace
+	if ns == "" {
+		ns = Namespace
+	}
+	if w.Value != "" {
+		value = w.Value
+	}
+	k := ns + "/" + w.Name
+	if kind == "write" {
+		kind = "create"
+		if r.live[k] {
+			kind = "update"
+		}
+	}
+	var rv string
+	var err error
+	switch kind {
+	case "create":
+		rv, err = r.e.Create(ns, w.Name, value)
+		r.live[k] = true
+	case "update":
+		rv, err = r.e.Update(ns, w.Name, value)
+	case "delete":
+		rv, err = r.e.Delete(ns, w.Name)
+		delete(r.live, k)
+	}
+	r.vars[w.Name] = rv
+	return err
+}
+
+func (r *fileRun) step(i int, s *FileStep) error {
+	e := r.e
+	kind, _ := s.kind()
+	switch kind {
+	case "note":
+		text, err := r.expand(s.Note)
+		e.Note("%s", text)
+		return err
+	case "create", "update", "write", "delete":
+		return r.writeObject(kind, *s.write(), strconv.Itoa(i))
+	case "fault":
+		fault := *s.Fault
+		var err error
+		e.Fault(describeFault(fault), func() { _, err = e.srv.Faults().Add(fault) })
+		return err
+	case "clearFaults":
+		e.srv.Faults().Clear()
+		e.Note("faults cleared")
+	case "advance":
+		e.Step(time.Duration(s.Advance))
+	case "currentRV":
+		rv, err := e.CurrentRV()
+		r.vars[s.CurrentRV] = rv
+		return err
+	case "startClient":
+		return r.startClient(s.StartClient)
+	case "waitSync":
+		return r.waitSync(s.WaitSync.Client, time.Duration(s.WaitSync.Within))
+	case "list":
+		return r.list(s.List)
+	case "watch":
+		q, err := r.expand(s.Watch.Query)
+		if err != nil {
+			return err
+		}
+		e.SetLane(s.Watch.Lane)
+		w, err := e.Watch(cmPath + "?" + q)
+		e.SetLane("")
+		r.watches[s.Watch.ID] = w
+		return err
+	case "expectEvents":
+		return r.expectEvents(s.ExpectEvents)
+	case "close":
+		r.watches[s.Close].Close()
+	}
+	return nil
+}
+
+// describeFault renders a fault for the timeline: its kind and its JSON.
+func describeFault(f fakeapiserver.Fault) string {
+	return fmt.Sprintf("%s %+v", f.Kind, f)
+}
+
+func (r *fileRun) startClient(name string) error {
+	i := slices.IndexFunc(r.f.Clients, func(c FileClient) bool { return c.Name == name })
+	fc := r.f.Clients[i]
+	lists := new(int)
+	c, err := r.e.startClient(Namespace, listwatch.Options{
+		WatchList:       fc.WatchList,
+		PageSize:        fc.PageSize,
+		MinWatchTimeout: time.Duration(fc.MinWatchTimeout),
+	}, func(en Entry) {
+		if en.Kind == KindRequest && !strings.Contains(en.Text, "watch=") {
+			*lists++
+		}
+	})
+	r.clients[name], r.lists[name] = c, lists
+	return err
+}
+
+// waitSync steps the clock a second at a time until the client's store
+// equals the server's state, then to the end of the window, so that the
+// timeline does not depend on how fast the machine let the client get
+// there.
+func (r *fileRun) waitSync(name string, within time.Duration) error {
+	e := r.e
+	if within == 0 {
+		within = fileSyncWindow
+	}
+	var diff string
+	waited := time.Duration(0)
+	for ; waited <= within; waited += time.Second {
+		want, err := e.chaosState(Namespace)
+		if err != nil {
+			return err
+		}
+		if diff = cmp.Diff(want, storeState(r.clients[name])); diff == "" {
+			break
+		}
+		e.clock.Step(time.Second)
+		e.settle()
+	}
+	e.clock.Step(max(0, within-waited))
+	if diff != "" {
+		return e.Expect(false, "%s's store equals the server's state within %s; it does not (-server +store):\n%s", name, within, diff)
+	}
+	return e.Expect(true, "%s's store equals the server's state within %s", name, within)
+}
+
+func (r *fileRun) list(l *FileList) error {
+	q, err := r.expand(l.Query)
+	if err != nil {
+		return err
+	}
+	r.e.SetLane(l.Lane)
+	res, err := r.e.Get(cmPath + "?" + q)
+	r.e.SetLane("")
+	if err != nil {
+		return err
+	}
+	if l.ID != "" {
+		r.vars[l.ID] = res.RV
+	}
+	x := l.Expect
+	if x == nil {
+		return nil
+	}
+	var reason metav1.StatusReason
+	if res.Status != nil {
+		reason = res.Status.Reason
+	}
+	ok := (x.Code == 0 || res.Code == x.Code) && (x.Reason == "" || reason == x.Reason) && (x.Names == nil || slices.Equal(res.Names, x.Names))
+	if !ok {
+		return r.e.Expect(false, "LIST ?%s answers %s; got %d %s %v", q, describeListExpect(x), res.Code, reason, res.Names)
+	}
+	text, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	return r.e.Expect(true, "LIST ?%s answers %s%s", q, describeListExpect(x), lesson(text))
+}
+
+func describeListExpect(x *FileListExpect) string {
+	var parts []string
+	if x.Code != 0 {
+		parts = append(parts, strconv.Itoa(x.Code))
+	}
+	if x.Reason != "" {
+		parts = append(parts, string(x.Reason))
+	}
+	if x.Names != nil {
+		parts = append(parts, fmt.Sprint(x.Names))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (r *fileRun) expectEvents(x *FileEvents) error {
+	w := r.watches[x.Watch]
+	var got, want []string
+	for _, fe := range x.Events {
+		ev, err := w.Next()
+		if err != nil {
+			return err
+		}
+		rv, err := r.expand(fe.RV)
+		if err != nil {
+			return err
+		}
+		want = append(want, describeFileEvent(fe, rv))
+		if !eventMatches(ev, fe, rv) {
+			return r.e.Expect(false, "%s: events %v; got %v then %s", x.Watch, want, got, ev)
+		}
+		got = append(got, describeFileEvent(fe, rv))
+	}
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	return r.e.Expect(true, "%s: events %s%s", x.Watch, strings.Join(want, ", "), lesson(l))
+}
+
+func eventMatches(ev WatchEvent, fe FileEvent, rv string) bool {
+	if fe.End {
+		return ev.End
+	}
+	var code int32
+	var reason metav1.StatusReason
+	if ev.Status != nil {
+		code, reason = ev.Status.Code, ev.Status.Reason
+	}
+	return !ev.End && ev.Type == fe.Type &&
+		(fe.Name == "" || ev.Key == key(fe.Name)) &&
+		(rv == "" || ev.RV == rv) &&
+		(!fe.InitialEventsEnd || ev.InitialEventsEnd) &&
+		(fe.Code == 0 || code == fe.Code) &&
+		(fe.Reason == "" || reason == fe.Reason)
+}
+
+func describeFileEvent(fe FileEvent, rv string) string {
+	if fe.End {
+		return "end"
+	}
+	s := string(fe.Type)
+	for _, p := range []string{fe.Name, rv} {
+		if p != "" {
+			s += " " + p
+		}
+	}
+	if fe.InitialEventsEnd {
+		s += " (initial-events-end)"
+	}
+	if fe.Code != 0 {
+		s += " " + strconv.Itoa(int(fe.Code))
+	}
+	if fe.Reason != "" {
+		s += " " + string(fe.Reason)
+	}
+	return s
+}
+
+func (r *fileRun) expectations() error {
+	x := r.f.Expect
+	if len(x.StoreEqualsServer) > 0 {
+		r.e.srv.Faults().Clear()
+		r.e.Note("faults cleared; the clients have %s of virtual time to converge", fileSyncWindow)
+	}
+	for _, name := range x.StoreEqualsServer {
+		if r.clients[name] == nil {
+			return r.e.Expect(false, "client %s was started", name)
+		}
+		if err := r.waitSync(name, fileSyncWindow); err != nil {
+			return err
+		}
+	}
+	if len(x.StoreEqualsServer) > 0 {
+		r.e.Note("the server answered %d watch(es) with 410 Expired", r.e.srv.WatchStats().Expired)
+	}
+	names := make([]string, 0, len(x.MaxLists))
+	for n := range x.MaxLists {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		got := 0
+		if p := r.lists[n]; p != nil {
+			got = *p
+		}
+		if err := r.e.Expect(got <= x.MaxLists[n], "%s sent at most %d LIST(s); it sent %d", n, x.MaxLists[n], got); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// varRef is {{name}} or {{name+N}} in a query or an expected RV.
+var varRef = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]+?)\s*(?:\+\s*(\d+)\s*)?\}\}`)
+
+// expand replaces every {{name}} and {{name+N}} in s by the named
+// resourceVersion (plus N).
+func (r *fileRun) expand(s string) (string, error) {
+	var err error
+	out := varRef.ReplaceAllStringFunc(s, func(m string) string {
+		sm := varRef.FindStringSubmatch(m)
+		v, ok := r.vars[sm[1]]
+		if !ok {
+			err = fmt.Errorf("scenarios: %s: no result named %q yet", m, sm[1])
+			return m
+		}
+		if sm[2] != "" {
+			n, _ := strconv.ParseInt(sm[2], 10, 64)
+			v = strconv.FormatInt(rvNum(v)+n, 10)
+		}
+		return v
+	})
+	return out, err
+}
+
+// lesson renders a check's lesson as a suffix.
+func lesson(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
