@@ -30,13 +30,16 @@ type Client struct {
 // the timeline only when the scenario calls AwaitClient, so the timeline
 // does not depend on how goroutines are scheduled.
 func (e *Env) StartClient(ns string, opts listwatch.Options) (*Client, error) {
-	return e.startClient(ns, opts, nil)
+	return e.startClient(ns, "", opts, nil)
 }
 
-// startClient is StartClient; observe, if not nil, sees each request and
-// response entry the client records, on the client's goroutine.
-func (e *Env) startClient(ns string, opts listwatch.Options, observe func(Entry)) (*Client, error) {
-	lane := e.nextClientLane()
+// startClient is StartClient with the client's lane ("" for the next
+// default one); observe, if not nil, sees each request and response entry
+// the client records, on the client's goroutine.
+func (e *Env) startClient(ns, lane string, opts listwatch.Options, observe func(Entry)) (*Client, error) {
+	if lane == "" {
+		lane = e.nextClientLane()
+	}
 	cfg := e.restConfig(func(en Entry) {
 		en.Lane = lane
 		if observe != nil {

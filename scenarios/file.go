@@ -106,7 +106,10 @@ type FileStep struct {
 	CurrentRV   string `json:"currentRV,omitempty"`
 	StartClient string `json:"startClient,omitempty"`
 	// WaitSync waits until the client's store equals the server's state.
-	WaitSync     *FileSync   `json:"waitSync,omitempty"`
+	WaitSync *FileSync `json:"waitSync,omitempty"`
+	// AwaitClient waits for a decision of a client and puts what the
+	// clients did until then into the timeline.
+	AwaitClient  *FileAwait  `json:"awaitClient,omitempty"`
 	List         *FileList   `json:"list,omitempty"`
 	Watch        *FileWatch  `json:"watch,omitempty"`
 	ExpectEvents *FileEvents `json:"expectEvents,omitempty"`
@@ -119,6 +122,16 @@ type FileStep struct {
 type FileSync struct {
 	Client string                      `json:"client"`
 	Within fakeapiserver.FaultDuration `json:"within,omitempty"`
+}
+
+// FileAwait waits, stepping the clock through the client's backoffs, for
+// the client's first trace entry of kind Trace (synced, applied, relist,
+// watch-start, ... : listwatch's TraceKind; or "response", an answer to
+// one of the client's requests) whose text contains Contains.
+type FileAwait struct {
+	Client   string `json:"client"`
+	Trace    string `json:"trace"`
+	Contains string `json:"contains,omitempty"`
 }
 
 // FileList is a raw LIST of the ConfigMaps of [Namespace]; its RV is
@@ -244,7 +257,7 @@ func (f *File) validate() error {
 	for i, s := range f.Timeline {
 		kind, n := s.kind()
 		if n != 1 {
-			return fmt.Errorf("timeline[%d]: a step sets exactly one of note, create, update, write, delete, fault, clearFaults, advance, currentRV, startClient, waitSync, list, watch, expectEvents, close; it sets %d", i, n)
+			return fmt.Errorf("timeline[%d]: a step sets exactly one of note, create, update, write, delete, fault, clearFaults, advance, currentRV, startClient, waitSync, awaitClient, list, watch, expectEvents, close; it sets %d", i, n)
 		}
 		var err error
 		switch kind {
@@ -259,6 +272,10 @@ func (f *File) validate() error {
 		case "waitSync":
 			if !clients[s.WaitSync.Client] {
 				err = fmt.Errorf("no client %q", s.WaitSync.Client)
+			}
+		case "awaitClient":
+			if !clients[s.AwaitClient.Client] || s.AwaitClient.Trace == "" {
+				err = fmt.Errorf("no client %q or no trace kind", s.AwaitClient.Client)
 			}
 		case "watch":
 			if s.Watch.ID == "" {
@@ -300,7 +317,7 @@ func (s *FileStep) kind() (string, int) {
 		{"note", s.Note != ""}, {"create", s.Create != nil}, {"update", s.Update != nil},
 		{"write", s.Write != nil}, {"delete", s.Delete != nil}, {"fault", s.Fault != nil},
 		{"clearFaults", s.ClearFaults}, {"advance", s.Advance != 0}, {"currentRV", s.CurrentRV != ""},
-		{"startClient", s.StartClient != ""}, {"waitSync", s.WaitSync != nil}, {"list", s.List != nil},
+		{"startClient", s.StartClient != ""}, {"waitSync", s.WaitSync != nil}, {"awaitClient", s.AwaitClient != nil}, {"list", s.List != nil},
 		{"watch", s.Watch != nil}, {"expectEvents", s.ExpectEvents != nil}, {"close", s.Close != ""},
 	}
 	name, n := "", 0

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -165,6 +166,15 @@ func (r *fileRun) step(i int, s *FileStep) error {
 		return r.startClient(s.StartClient)
 	case "waitSync":
 		return r.waitSync(s.WaitSync.Client, time.Duration(s.WaitSync.Within))
+	case "awaitClient":
+		a := s.AwaitClient
+		kind, prefix := KindClient, "listwatch: "+a.Trace
+		if a.Trace == "response" {
+			kind, prefix = KindResponse, ""
+		}
+		return e.AwaitClientStepping(a.Client+" "+a.Trace+" "+a.Contains, func(en Entry) bool {
+			return en.Kind == kind && en.Lane == a.Client && strings.HasPrefix(en.Text, prefix) && strings.Contains(en.Text, a.Contains)
+		})
 	case "list":
 		return r.list(s.List)
 	case "watch":
@@ -185,16 +195,21 @@ func (r *fileRun) step(i int, s *FileStep) error {
 	return nil
 }
 
-// describeFault renders a fault for the timeline: its kind and its JSON.
+// describeFault renders a fault for the timeline: its kind and its JSON
+// spec (the control API's form, zero fields left out).
 func describeFault(f fakeapiserver.Fault) string {
-	return fmt.Sprintf("%s %+v", f.Kind, f)
+	b, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Sprintf("%s %+v", f.Kind, f)
+	}
+	return fmt.Sprintf("fault %s %s", f.Kind, b)
 }
 
 func (r *fileRun) startClient(name string) error {
 	i := slices.IndexFunc(r.f.Clients, func(c FileClient) bool { return c.Name == name })
 	fc := r.f.Clients[i]
 	lists := new(int)
-	c, err := r.e.startClient(Namespace, listwatch.Options{
+	c, err := r.e.startClient(Namespace, name, listwatch.Options{
 		WatchList:       fc.WatchList,
 		PageSize:        fc.PageSize,
 		MinWatchTimeout: time.Duration(fc.MinWatchTimeout),

@@ -24,6 +24,9 @@ var (
 type Scenario struct {
 	// Name is the scenario's stable, kebab-case name ("watch-timeout").
 	Name string
+	// Source is the file the scenario was loaded from, if the user gave
+	// one; "" for a built-in.
+	Source string
 	// Answers lists the questions the scenario answers, the main one first.
 	Answers []QuestionID
 	// Summary is the answer in one sentence.

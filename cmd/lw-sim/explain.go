@@ -13,7 +13,7 @@ import (
 
 var explainCommand = command{
 	name: "explain",
-	summary: `Explain a built-in scenario: the question(s) it answers, in English and in the
+	summary: `Explain a built-in scenario or a scenario file: the question(s) it answers, in English and in the
 seed article's Chinese, what kube-apiserver does and why, and the timeline of a
 run against an in-process fake kube-apiserver. "lw-sim run --list" lists them.
 
@@ -22,7 +22,7 @@ the same explanation and the run's timeline as a sequence diagram, a lane per
 client and one for the server, with a resourceVersion axis shaded below the
 compaction and watch-cache horizons.
 
-Usage: lw-sim explain NAME [--seed N] [--html OUT]`,
+Usage: lw-sim explain NAME|FILE [--seed N] [--html OUT]`,
 }
 
 // runExplain is "lw-sim explain".
@@ -34,19 +34,23 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if help || err != nil {
 		return err
 	}
-	if len(names) != 1 {
+	if len(names) != 1 || names[0] == runAll {
 		printUsage(explainCommand, fs, stderr)
-		return &usageError{msg: "explain: want one scenario name"}
+		return &usageError{msg: "explain: want one scenario name or file"}
 	}
-	sc, err := scenarios.Lookup(names[0])
+	scs, err := resolveScenarios(names[0])
 	if err != nil {
 		return err
 	}
+	sc := scs[0]
 	fmt.Fprintf(stdout, "%s\n%s\n\n", sc.Name, strings.Repeat("=", len(sc.Name)))
 	for _, q := range sc.Questions() {
 		fmt.Fprintf(stdout, "Q: %s\n   %s\n", q.English, q.Chinese)
 	}
-	fmt.Fprintf(stdout, "\nIn short: %s\n\n%s\n\n", sc.Summary, sc.Explanation)
+	fmt.Fprintf(stdout, "\nIn short: %s\n\n", sc.Summary)
+	if sc.Explanation != "" {
+		fmt.Fprintf(stdout, "%s\n\n", sc.Explanation)
+	}
 	res, runErr := scenarios.Run(ctx, sc, scenarios.RunOptions{Seed: *seed})
 	fmt.Fprintf(stdout, "What happens, step by step (virtual time, resourceVersion, what), seed %d:\n\n", res.Seed)
 	_ = res.Timeline.Write(stdout, "  ")

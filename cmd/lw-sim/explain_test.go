@@ -56,3 +56,29 @@ func TestExplainHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainFile: explain takes a scenario file as it takes a built-in's
+// name, --html included.
+func TestExplainFile(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	const file = "../../scenarios/testdata/files/relist-stays-in-sync.yaml"
+	out := filepath.Join(t.TempDir(), "page.html")
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"explain", file, "--html", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("run(explain %s --html) = %v, want nil; stdout:\n%s", file, err, stdout.String())
+	}
+	for _, want := range []string{"relist-stays-in-sync\n====", "fault CutWatch {\"kind\":\"CutWatch\",\"streams\":\"open\"}", "ok: lw's store equals the server's state", "PASS: the fake behaved as described."} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("explain FILE output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `data-lane="lw"`) {
+		t.Error("explain FILE --html page lacks the lane of client lw")
+	}
+}

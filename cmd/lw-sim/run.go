@@ -20,11 +20,14 @@ var runCommand = command{
 	summary: `Run a built-in scenario (or "all") against an in-process fake kube-apiserver on
 a virtual clock and print its timeline and PASS or FAIL. Each scenario answers
 one of the seed article's List & Watch questions; --list shows them. Exits
-non-zero if an expectation fails. A FILE ending in .json is a chaos schedule
-(scenarios.ChaosFile, written by a failing client chaos property test): it is
-replayed against this project's listwatch client.
+non-zero if an expectation fails, naming the file and the expectation.
 
-Usage: lw-sim run NAME|all|FILE.json [--seed N] [--json]
+A FILE (.yaml, .yml or .json) is a scenario file: objects to seed, listwatch
+clients, a timeline of writes, faults, clock steps, raw LISTs and WATCHes, and
+expectations (see scenarios.File and the README). A chaos schedule written by a
+failing client chaos property test (scenarios.ChaosFile) is one too.
+
+Usage: lw-sim run NAME|all|FILE... [--seed N] [--json]
        lw-sim run --list`,
 }
 
@@ -53,33 +56,24 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return listScenarios(stdout)
 	}
-	if len(names) != 1 {
+	if len(names) == 0 {
 		printUsage(runCommand, fs, stderr)
-		return &usageError{msg: "run: want one scenario name (or all)"}
+		return &usageError{msg: "run: want a scenario name, all, or scenario files"}
 	}
 	var scs []*scenarios.Scenario
-	switch {
-	case names[0] == runAll:
-		scs = scenarios.Library()
-	case strings.HasSuffix(names[0], ".json"):
-		cf, err := scenarios.ReadChaosFile(names[0])
+	for _, name := range names {
+		more, err := resolveScenarios(name)
 		if err != nil {
 			return err
 		}
-		scs = []*scenarios.Scenario{cf.Scenario()}
-	default:
-		sc, err := scenarios.Lookup(names[0])
-		if err != nil {
-			return err
-		}
-		scs = []*scenarios.Scenario{sc}
+		scs = append(scs, more...)
 	}
 	results := make([]*scenarios.Result, 0, len(scs))
 	var failed []string
 	for _, sc := range scs {
 		res, err := scenarios.Run(ctx, sc, scenarios.RunOptions{Seed: f.seed})
 		if err != nil {
-			failed = append(failed, sc.Name)
+			failed = append(failed, describeFailure(sc, err))
 			if !errors.Is(err, scenarios.ErrExpectation) && ctx.Err() != nil {
 				return err
 			}
@@ -91,7 +85,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if f.asJSON {
 		var v any = results
-		if names[0] != runAll {
+		if len(names) == 1 && names[0] != runAll {
 			v = results[0]
 		}
 		enc := json.NewEncoder(stdout)
@@ -103,9 +97,53 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "%d of %d scenarios passed\n", len(scs)-len(failed), len(scs))
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("run: scenario(s) failed: %s", strings.Join(failed, ", "))
+		return fmt.Errorf("run: %d scenario(s) failed:\n  %s", len(failed), strings.Join(failed, "\n  "))
 	}
 	return nil
+}
+
+// resolveScenarios is what one argument of run or explain names: a
+// built-in, every built-in ("all"), or a scenario file (.yaml, .yml or
+// .json, chaos schedules included).
+func resolveScenarios(name string) ([]*scenarios.Scenario, error) {
+	switch {
+	case name == runAll:
+		return scenarios.Library(), nil
+	case isScenarioFile(name):
+		f, err := scenarios.LoadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		sc := f.Scenario()
+		sc.Source = name
+		return []*scenarios.Scenario{sc}, nil
+	default:
+		sc, err := scenarios.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		return []*scenarios.Scenario{sc}, nil
+	}
+}
+
+// isScenarioFile reports whether name is a file name, not a built-in's.
+func isScenarioFile(name string) bool {
+	for _, ext := range []string{".yaml", ".yml", ".json"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// describeFailure names a failed run: the scenario, its file if any, and
+// the error (the failed expectation).
+func describeFailure(sc *scenarios.Scenario, err error) string {
+	where := sc.Name
+	if sc.Source != "" {
+		where = sc.Source
+	}
+	return where + ": " + err.Error()
 }
 
 // printResult prints one run as text: header, timeline, verdict.

@@ -96,7 +96,8 @@ func TestRunErrors(t *testing.T) {
 		wantErr   error
 	}{
 		{name: "no name", args: []string{"run"}, wantUsage: true},
-		{name: "two names", args: []string{"run", "a", "b"}, wantUsage: true},
+		{name: "bad file", args: []string{"run", "../../scenarios/testdata/files/unknown-field.yaml"}, wantErr: scenarios.ErrFile},
+		{name: "explain two", args: []string{"explain", "a", "b"}, wantUsage: true},
 		{name: "list with name", args: []string{"run", "--list", "watch-timeout"}, wantUsage: true},
 		{name: "bad flag", args: []string{"run", "--nope"}, wantUsage: true},
 		{name: "unknown scenario", args: []string{"run", "nope"}, wantErr: scenarios.ErrUnknownScenario},
@@ -155,5 +156,24 @@ func TestRunChaosFile(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("two replays differ (-first +second):\n%s", cmp.Diff(outs[0], outs[1]))
+	}
+}
+
+// TestRunFiles: "lw-sim run FILE..." runs every file and fails naming the
+// file and the expectation that did not hold.
+func TestRunFiles(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	const good, bad = "../../scenarios/testdata/files/relist-stays-in-sync.yaml", "../../scenarios/testdata/files/wrong-expectation.yaml"
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"run", good, bad}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), bad+": scenario wrong-expectation:") || !strings.Contains(err.Error(), "w1: events [DELETED alpha]") || strings.Contains(err.Error(), good) {
+		t.Fatalf("run(run good bad) = %v, want a failure naming %s and its expectation only", err, bad)
+	}
+	for _, want := range []string{"--- PASS: relist-stays-in-sync", "--- FAIL: wrong-expectation", "1 of 2 scenarios passed"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
 	}
 }

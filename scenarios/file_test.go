@@ -1,0 +1,110 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFileRuns: a file using clients, faults, raw LISTs with status
+// expectations and list counting passes.
+func TestFileRuns(t *testing.T) {
+	f, err := LoadFile("testdata/files/relist-stays-in-sync.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(relist-stays-in-sync) = %v; timeline:\n%s", err, timelineText(res.Timeline))
+	}
+}
+
+// TestFileWrongExpectation: a file whose expected event is wrong fails
+// with ErrExpectation, and the error names the scenario, the step and the
+// expectation.
+func TestFileWrongExpectation(t *testing.T) {
+	f, err := LoadFile("testdata/files/wrong-expectation.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
+	if !errors.Is(err, ErrExpectation) {
+		t.Fatalf("Run(wrong-expectation) = %v, want ErrExpectation", err)
+	}
+	for _, want := range []string{"wrong-expectation", "timeline[3] (expectEvents)", "w1: events [DELETED alpha]", "MODIFIED default/alpha"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	if res.Passed {
+		t.Error("Result.Passed = true, want false")
+	}
+}
+
+// TestFileUnknownField: an unknown field is refused with file:line and
+// the field's name and place.
+func TestFileUnknownField(t *testing.T) {
+	_, err := LoadFile("testdata/files/unknown-field.yaml")
+	want := `testdata/files/unknown-field.yaml:7: unknown field "afterEvents" in timeline[1].fault.trigger`
+	if !errors.Is(err, ErrFile) || err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("LoadFile(unknown-field) = %v, want ErrFile containing %q", err, want)
+	}
+}
+
+// TestFileInvalid: what decoding accepts but the format does not is
+// refused with the file and the reason.
+func TestFileInvalid(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct{ body, want string }{
+		"version":    {`{"version": 2, "timeline": []}`, "version 2, want 1"},
+		"two-fields": {"version: 1\ntimeline: [{note: x, advance: 1s}]", "timeline[0]: a step sets exactly one"},
+		"no-client":  {"version: 1\ntimeline: [{startClient: lw}]", `timeline[0] (startClient): no client "lw"`},
+		"no-watch":   {"version: 1\ntimeline: [{close: w9}]", `no watch "w9"`},
+		"bad-kind":   {"version: 1\nclients: [{name: a, kind: informer}]\ntimeline: []", `kind "informer"`},
+		"bad-type":   {"version: 1\nseed: many\ntimeline: []", "seed"},
+		"top-level":  {"version: 1\ntimelines: []", `bad-top-level.yaml:2: unknown field "timelines"`},
+	} {
+		p := filepath.Join(dir, "bad-"+name+".yaml")
+		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadFile(p)
+		if !errors.Is(err, ErrFile) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: LoadFile = %v, want ErrFile naming %s and containing %q", name, err, p, tc.want)
+		}
+	}
+}
+
+// TestFileAcceptsChaosJSON: the kept chaos schedules load through the one
+// loader.
+func TestFileAcceptsChaosJSON(t *testing.T) {
+	f, err := LoadFile("testdata/chaos/relist-after-restart-deletes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "relist-after-restart-deletes" || len(f.Timeline) != 11 || f.Timeline[4].Fault == nil || f.Timeline[4].Fault.Code != 503 {
+		t.Fatalf("LoadFile(chaos) = %+v, want the chaos schedule as a file", f)
+	}
+}
+
+func timelineText(tl Timeline) string {
+	var b strings.Builder
+	_ = tl.Write(&b, "  ")
+	return b.String()
+}
+
+// TestFileMaxListsFails: a LIST bound the client exceeds fails the run,
+// naming the client and the count.
+func TestFileMaxListsFails(t *testing.T) {
+	f, err := LoadFile("testdata/files/relist-stays-in-sync.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Expect.MaxLists["lw"] = 1
+	_, err = Run(t.Context(), f.Scenario(), RunOptions{})
+	if !errors.Is(err, ErrExpectation) || !strings.Contains(err.Error(), "lw sent at most 1 LIST(s); it sent") {
+		t.Fatalf("Run(maxLists 1) = %v, want ErrExpectation naming the bound", err)
+	}
+}
