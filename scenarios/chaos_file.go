@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 )
@@ -181,9 +182,9 @@ func (e *Env) chaosState(ns string) (map[string]string, error) {
 }
 
 // storeState is a client's store: key → resourceVersion.
-func storeState(c *Client) map[string]string {
+func storeState(store cache.Store) map[string]string {
 	out := map[string]string{}
-	for _, o := range c.Indexer().List() {
+	for _, o := range store.List() {
 		cm := o.(*corev1.ConfigMap)
 		out[cm.Namespace+"/"+cm.Name] = cm.ResourceVersion
 	}

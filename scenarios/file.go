@@ -72,7 +72,10 @@ type FileServer struct {
 }
 
 // FileClient is a client the timeline starts with startClient. Kind is
-// "listwatch" (this project's client; the default).
+// "listwatch" (this project's client; the default), "reflector" (a bare
+// client-go Reflector into a store) or "informer" (a client-go
+// SharedIndexInformer). WatchList syncs by a watch-list stream instead of
+// LIST+WATCH. The client's lane in the timeline is its name.
 type FileClient struct {
 	Name            string                      `json:"name"`
 	Kind            string                      `json:"kind,omitempty"`
@@ -248,8 +251,15 @@ func (f *File) validate() error {
 		if c.Name == "" || clients[c.Name] {
 			return fmt.Errorf("clients[%d]: missing or duplicate name %q", i, c.Name)
 		}
-		if c.Kind != "" && c.Kind != "listwatch" {
-			return fmt.Errorf("clients[%d] (%s): kind %q: only listwatch is supported", i, c.Name, c.Kind)
+		switch c.Kind {
+		case "", "listwatch", clientReflector, clientInformer:
+		default:
+			return fmt.Errorf("clients[%d] (%s): kind %q: want listwatch, reflector or informer", i, c.Name, c.Kind)
+		}
+		if c.Kind == clientReflector || c.Kind == clientInformer {
+			if c.PageSize != 0 || c.MinWatchTimeout != 0 {
+				return fmt.Errorf("clients[%d] (%s): pageSize and minWatchTimeout are listwatch options", i, c.Name)
+			}
 		}
 		clients[c.Name] = true
 	}

@@ -62,7 +62,7 @@ func TestFileInvalid(t *testing.T) {
 		"two-fields": {"version: 1\ntimeline: [{note: x, advance: 1s}]", "timeline[0]: a step sets exactly one"},
 		"no-client":  {"version: 1\ntimeline: [{startClient: lw}]", `timeline[0] (startClient): no client "lw"`},
 		"no-watch":   {"version: 1\ntimeline: [{close: w9}]", `no watch "w9"`},
-		"bad-kind":   {"version: 1\nclients: [{name: a, kind: informer}]\ntimeline: []", `kind "informer"`},
+		"bad-kind":   {"version: 1\nclients: [{name: a, kind: operator}]\ntimeline: []", `kind "operator"`},
 		"bad-type":   {"version: 1\nseed: many\ntimeline: []", "seed"},
 		"top-level":  {"version: 1\ntimelines: []", `bad-top-level.yaml:2: unknown field "timelines"`},
 	} {
@@ -106,5 +106,18 @@ func TestFileMaxListsFails(t *testing.T) {
 	_, err = Run(t.Context(), f.Scenario(), RunOptions{})
 	if !errors.Is(err, ErrExpectation) || !strings.Contains(err.Error(), "lw sent at most 1 LIST(s); it sent") {
 		t.Fatalf("Run(maxLists 1) = %v, want ErrExpectation naming the bound", err)
+	}
+}
+
+// TestFileClientGoClients: client-go's Reflector and informer in both
+// watch modes run from a file and are checked like listwatch.
+func TestFileClientGoClients(t *testing.T) {
+	f, err := LoadFile("testdata/files/client-go-clients.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(client-go-clients) = %v; timeline:\n%s", err, timelineText(res.Timeline))
 	}
 }

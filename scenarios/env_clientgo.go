@@ -1,0 +1,81 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/lw-sim/lw-sim/listwatch"
+)
+
+// Client-go client kinds a scenario file can start.
+const (
+	clientReflector = "reflector"
+	clientInformer  = "informer"
+)
+
+// noWatchList hides watch-list support from a Reflector, as
+// KUBE_FEATURE_WatchListClient=false does for the whole process, so one
+// run can have client-go clients in both watch modes.
+type noWatchList struct{ *cache.ListWatch }
+
+func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
+
+// startClientGo starts a client-go Reflector (into a plain store) or
+// SharedIndexInformer for the ConfigMaps of ns, syncing by watch-list or
+// by LIST+WATCH, and returns its store. Its requests are recorded in lane
+// like a listwatch client's: they enter the timeline when the scenario
+// awaits a client. The Reflector runs on the run's clock with the
+// scenarios' jitter-free backoff; an informer cannot be given a clock, so
+// its backoffs take real time. Both log nothing (client-go logs watch
+// errors through klog, which would interleave with a CLI's output).
+func (e *Env) startClientGo(ns, lane, kind string, watchList bool, observe func(Entry)) (cache.Store, error) {
+	cfg := e.restConfig(func(en Entry) {
+		en.Lane = lane
+		if observe != nil {
+			observe(en)
+		}
+		e.logClient(clientEntry{Entry: en})
+	})
+	cfg.Transport.(*recordingTransport).maskWatchTimeout = true
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %s client: %w", kind, err)
+	}
+	var lw cache.ListerWatcher = listwatch.ToCache(listwatch.FromTyped(cs.CoreV1().ConfigMaps(ns)))
+	if !watchList {
+		lw = noWatchList{lw.(*cache.ListWatch)}
+	}
+	var quiet klog.Logger // the zero logger discards
+	var store cache.Store
+	var run func(context.Context)
+	switch kind {
+	case clientReflector:
+		store = cache.NewStore(cache.MetaNamespaceKeyFunc)
+		backoff := scenarioBackoff
+		refl := cache.NewReflectorWithOptions(lw, &corev1.ConfigMap{}, store, cache.ReflectorOptions{
+			Name: lane, Logger: &quiet, Clock: e.clock, Backoff: &backoff,
+		})
+		run = refl.RunWithContext
+	case clientInformer:
+		inf := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
+		// The default handler reports through utilruntime.HandleError,
+		// which logs; the run's timeline already has the failed requests.
+		if err := inf.SetWatchErrorHandlerWithContext(func(context.Context, *cache.Reflector, error) {}); err != nil {
+			return nil, fmt.Errorf("scenarios: informer: %w", err)
+		}
+		store, run = inf.GetStore(), inf.RunWithContext
+	default:
+		return nil, fmt.Errorf("scenarios: unknown client kind %q", kind)
+	}
+	ctx, cancel := context.WithCancel(klog.NewContext(e.ctx, quiet))
+	var wg sync.WaitGroup
+	wg.Go(func() { run(ctx) })
+	e.addCloser(sync1(func() { cancel(); wg.Wait() }))
+	return store, nil
+}
