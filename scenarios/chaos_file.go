@@ -25,8 +25,9 @@ const ChaosFileVersion = 1
 const chaosOtherNS = "elsewhere"
 
 // ChaosFile is a replayable chaos schedule: what the client chaos property
-// test (listwatch's TestRapidClientChaos) drew in a failing check, as JSON,
-// until the scenario file format of issue 12 replaces it. A replay runs
+// test (listwatch's TestRapidClientChaos) drew in a failing check, as JSON.
+// It is a profile of the scenario file format: [ChaosFile.File] is the
+// [File] it stands for, and [LoadFile] accepts it. A replay runs
 // this package's listwatch client on the ConfigMaps of "default", plays
 // the ops in order on the run's fake clock, clears the faults, and expects
 // the client's store to equal the server's state within 15 virtual

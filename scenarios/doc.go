@@ -32,13 +32,24 @@
 // # The library
 //
 // [Library] returns the built-in scenarios, one or more for each of the
-// article's nine questions ([Questions]). They are Go values rather than
-// files in a script language: each step drives real client-go code (the
-// pager, a typed clientset, the listwatch client) and checks the answer
-// with Go expressions, which a file format would have to re-invent as an
-// interpreter. The prose that teaches each edge case is text, though, and
-// lives in library/<name>.txt, embedded with go:embed so writers can edit it
-// without touching Go.
+// article's nine questions ([Questions]). Those a [File] can say are
+// scenario files, library/<name>.yaml; the rest are Go, where a step
+// checks something the format has no words for (response headers, the
+// pager, a hand-written naive client, the server's counters). The prose
+// that teaches each edge case is text in library/<name>.txt. Both are
+// embedded with go:embed, so writers can edit them without touching Go.
+//
+// # Scenario files
+//
+// A [File] is a scenario as YAML (or JSON): objects to seed, clients
+// (listwatch, a client-go Reflector or informer, by LIST+WATCH or
+// watch-list), a timeline of writes, faults in the fault API's JSON form,
+// clock steps, raw LISTs and WATCHes and waits for clients, and
+// expectations (a client's store equals the server's state, an exact event
+// sequence on a raw watch, a LIST's status code and reason, at most N
+// LISTs per client). [LoadFile] decodes strictly and names the file, line
+// and field of an unknown key; a [ChaosFile] loads as the File it is a
+// profile of, so there is one runner for both.
 //
 // Run a scenario from the command line with "lw-sim run NAME" or read it
 // with "lw-sim explain NAME".
