@@ -116,6 +116,15 @@ type FileStep struct {
 	List         *FileList   `json:"list,omitempty"`
 	Watch        *FileWatch  `json:"watch,omitempty"`
 	ExpectEvents *FileEvents `json:"expectEvents,omitempty"`
+	// AwaitList receives the answer of the async list with this id and
+	// checks it.
+	AwaitList string `json:"awaitList,omitempty"`
+	// AwaitTimers waits until this many timers are armed on the clock
+	// (the server's watch deadlines, bookmarks, reads waiting for an RV):
+	// before an advance that must fire them.
+	AwaitTimers int `json:"awaitTimers,omitempty"`
+	// Compact compacts the history below this RV, as etcd does.
+	Compact string `json:"compact,omitempty"`
 	// Close closes the watch with this id.
 	Close string `json:"close,omitempty"`
 }
@@ -140,7 +149,10 @@ type FileAwait struct {
 // FileList is a raw LIST of the ConfigMaps of [Namespace]; its RV is
 // stored under ID.
 type FileList struct {
-	ID     string          `json:"id,omitempty"`
+	ID string `json:"id,omitempty"`
+	// Async sends the LIST without waiting for the answer (a read the
+	// server holds until an RV arrives); awaitList ID receives it.
+	Async  bool            `json:"async,omitempty"`
 	Query  string          `json:"query,omitempty"`
 	Lane   string          `json:"lane,omitempty"`
 	Expect *FileListExpect `json:"expect,omitempty"`
@@ -151,7 +163,13 @@ type FileList struct {
 type FileListExpect struct {
 	Code   int                 `json:"code,omitempty"`
 	Reason metav1.StatusReason `json:"reason,omitempty"`
-	Names  []string            `json:"names,omitempty"`
+	// Message is the Status's message.
+	Message string `json:"message,omitempty"`
+	// RV is the list's resourceVersion.
+	RV    string   `json:"rv,omitempty"`
+	Names []string `json:"names,omitempty"`
+	// Header are response headers and their values.
+	Header map[string]string `json:"header,omitempty"`
 	// Lesson is what the answer teaches, for the timeline's check line.
 	Lesson string `json:"lesson,omitempty"`
 }
@@ -263,11 +281,11 @@ func (f *File) validate() error {
 		}
 		clients[c.Name] = true
 	}
-	watches := map[string]bool{}
+	watches, pending := map[string]bool{}, map[string]bool{}
 	for i, s := range f.Timeline {
 		kind, n := s.kind()
 		if n != 1 {
-			return fmt.Errorf("timeline[%d]: a step sets exactly one of note, create, update, write, delete, fault, clearFaults, advance, currentRV, startClient, waitSync, awaitClient, list, watch, expectEvents, close; it sets %d", i, n)
+			return fmt.Errorf("timeline[%d]: a step sets exactly one of note, create, update, write, delete, fault, clearFaults, advance, currentRV, startClient, waitSync, awaitClient, list, awaitList, awaitTimers, watch, expectEvents, close, compact; it sets %d", i, n)
 		}
 		var err error
 		switch kind {
@@ -287,6 +305,18 @@ func (f *File) validate() error {
 			if !clients[s.AwaitClient.Client] || s.AwaitClient.Trace == "" {
 				err = fmt.Errorf("no client %q or no trace kind", s.AwaitClient.Client)
 			}
+		case "list":
+			if s.List.Async && s.List.ID == "" {
+				err = fmt.Errorf("an async list needs an id")
+			}
+			if s.List.Async {
+				pending[s.List.ID] = true
+			}
+		case "awaitList":
+			if !pending[s.AwaitList] {
+				err = fmt.Errorf("no async list %q sent before", s.AwaitList)
+			}
+			delete(pending, s.AwaitList)
 		case "watch":
 			if s.Watch.ID == "" {
 				err = fmt.Errorf("no id")
@@ -329,6 +359,7 @@ func (s *FileStep) kind() (string, int) {
 		{"clearFaults", s.ClearFaults}, {"advance", s.Advance != 0}, {"currentRV", s.CurrentRV != ""},
 		{"startClient", s.StartClient != ""}, {"waitSync", s.WaitSync != nil}, {"awaitClient", s.AwaitClient != nil}, {"list", s.List != nil},
 		{"watch", s.Watch != nil}, {"expectEvents", s.ExpectEvents != nil}, {"close", s.Close != ""},
+		{"awaitList", s.AwaitList != ""}, {"awaitTimers", s.AwaitTimers != 0}, {"compact", s.Compact != ""},
 	}
 	name, n := "", 0
 	for _, f := range set {

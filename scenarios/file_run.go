@@ -54,12 +54,14 @@ type fileRun struct {
 	live    map[string]bool
 	stores  map[string]cache.Store
 	lists   map[string]*int
+	pending map[string]pendingList
 	watches map[string]*Stream
 }
 
 func (r *fileRun) run() error {
 	r.vars, r.live = map[string]string{}, map[string]bool{}
 	r.stores, r.lists, r.watches = map[string]cache.Store{}, map[string]*int{}, map[string]*Stream{}
+	r.pending = map[string]pendingList{}
 	for _, ns := range r.f.Namespaces {
 		if _, err := r.e.quiet.CoreV1().Namespaces().Create(r.e.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("scenarios: namespace %s: %w", ns, err)
@@ -178,6 +180,16 @@ func (r *fileRun) step(i int, s *FileStep) error {
 		})
 	case "list":
 		return r.list(s.List)
+	case "awaitList":
+		return r.awaitList(s.AwaitList)
+	case "awaitTimers":
+		return e.AwaitTimers(s.AwaitTimers)
+	case "compact":
+		rv, err := r.expand(s.Compact)
+		if err != nil {
+			return err
+		}
+		return e.Compact(rv)
 	case "watch":
 		q, err := r.expand(s.Watch.Query)
 		if err != nil {
@@ -266,12 +278,42 @@ func (r *fileRun) list(l *FileList) error {
 	if err != nil {
 		return err
 	}
+	path := cmPath
+	if q != "" {
+		path += "?" + q
+	}
 	r.e.SetLane(l.Lane)
-	res, err := r.e.Get(cmPath + "?" + q)
-	r.e.SetLane("")
+	defer r.e.SetLane("")
+	if l.Async {
+		r.pending[l.ID] = pendingList{l: l, q: q, ch: r.e.GetAsync(path)}
+		return nil
+	}
+	res, err := r.e.Get(path)
 	if err != nil {
 		return err
 	}
+	return r.checkList(l, q, res)
+}
+
+// pendingList is an async LIST waiting for awaitList.
+type pendingList struct {
+	l  *FileList
+	q  string
+	ch <-chan getResult
+}
+
+func (r *fileRun) awaitList(id string) error {
+	p := r.pending[id]
+	delete(r.pending, id)
+	res, err := r.e.Await(p.ch)
+	if err != nil {
+		return err
+	}
+	return r.checkList(p.l, p.q, res)
+}
+
+// checkList stores a LIST's RV under its id and checks its expectation.
+func (r *fileRun) checkList(l *FileList, q string, res *ListResult) error {
 	if l.ID != "" {
 		r.vars[l.ID] = res.RV
 	}
@@ -279,19 +321,41 @@ func (r *fileRun) list(l *FileList) error {
 	if x == nil {
 		return nil
 	}
-	var reason metav1.StatusReason
-	if res.Status != nil {
-		reason = res.Status.Reason
+	var want FileListExpect = *x
+	var err error
+	if want.RV, err = r.expand(x.RV); err != nil {
+		return err
 	}
-	ok := (x.Code == 0 || res.Code == x.Code) && (x.Reason == "" || reason == x.Reason) && (x.Names == nil || slices.Equal(res.Names, x.Names))
+	if want.Message, err = r.expand(x.Message); err != nil {
+		return err
+	}
+	var reason metav1.StatusReason
+	var message string
+	if res.Status != nil {
+		reason, message = res.Status.Reason, res.Status.Message
+	}
+	ok := (want.Code == 0 || res.Code == want.Code) && (want.Reason == "" || reason == want.Reason) &&
+		(want.Message == "" || message == want.Message) && (want.RV == "" || res.RV == want.RV) &&
+		(want.Names == nil || slices.Equal(res.Names, want.Names))
+	for h, v := range want.Header {
+		ok = ok && res.Header.Get(h) == v
+	}
 	if !ok {
-		return r.e.Expect(false, "LIST ?%s answers %s; got %d %s %v", q, describeListExpect(x), res.Code, reason, res.Names)
+		return r.e.Expect(false, "%s answers %s; got %d %s %q rv %s %v", listTarget(q), describeListExpect(&want), res.Code, reason, message, res.RV, res.Names)
 	}
 	text, err := r.expand(x.Lesson)
 	if err != nil {
 		return err
 	}
-	return r.e.Expect(true, "LIST ?%s answers %s%s", q, describeListExpect(x), lesson(text))
+	return r.e.Expect(true, "%s answers %s%s", listTarget(q), describeListExpect(&want), lesson(text))
+}
+
+// listTarget names a LIST by its query in check lines.
+func listTarget(q string) string {
+	if q == "" {
+		return "LIST"
+	}
+	return "LIST ?" + q
 }
 
 func describeListExpect(x *FileListExpect) string {
@@ -302,9 +366,21 @@ func describeListExpect(x *FileListExpect) string {
 	if x.Reason != "" {
 		parts = append(parts, string(x.Reason))
 	}
+	if x.Message != "" {
+		parts = append(parts, strconv.Quote(x.Message))
+	}
+	if x.RV != "" {
+		parts = append(parts, "rv "+x.RV)
+	}
 	if x.Names != nil {
 		parts = append(parts, fmt.Sprint(x.Names))
 	}
+	hs := make([]string, 0, len(x.Header))
+	for h, v := range x.Header {
+		hs = append(hs, h+": "+v)
+	}
+	slices.Sort(hs)
+	parts = append(parts, hs...)
 	return strings.Join(parts, " ")
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -282,103 +281,6 @@ func expiredContinue() *Scenario {
 				return err
 			}
 			return e.Expect(slices.Equal(got, want) && listRV != p1.RV, "its result is one consistent list at rv %s with all %d items", listRV, len(want))
-		},
-	}
-}
-
-func listRVSemantics() *Scenario {
-	return &Scenario{
-		Name:    "list-rv-semantics",
-		Answers: []QuestionID{QListResourceVersion},
-		Summary: "LIST resourceVersion: unset = latest (consistent), \"0\" = any (cache, limit ignored), N = not older than N, N+Exact (or N+limit) = exactly N (410 once compacted), N in the future = 504 after 3 s.",
-		Seed:    10,
-		Steps: func(e *Env) error {
-			rvs, err := createShuffled(e, []string{"alpha", "bravo"})
-			if err != nil {
-				return err
-			}
-			// old: both objects exist, alpha in its first version.
-			old := rvs["alpha"]
-			if rvNum(rvs["bravo"]) > rvNum(old) {
-				old = rvs["bravo"]
-			}
-			if _, err := e.Update(Namespace, "alpha", "changed"); err != nil {
-				return err
-			}
-			cur, err := e.CurrentRV()
-			if err != nil {
-				return err
-			}
-			checks := []struct {
-				query, wantRV, what string
-				names               []string
-			}{
-				{"", cur, "unset: the latest state, a consistent read", []string{"alpha", "bravo"}},
-				{"?resourceVersion=0&limit=1", cur, "0: any state the cache has, no wait; limit is ignored", []string{"alpha", "bravo"}},
-				{"?resourceVersion=" + old, cur, "N alone: not older than N, so the latest, not N", []string{"alpha", "bravo"}},
-				{"?resourceVersion=" + old + "&resourceVersionMatch=NotOlderThan&limit=1", cur, "N + NotOlderThan: same, and limit is honoured", []string{"alpha"}},
-				{"?resourceVersion=" + old + "&resourceVersionMatch=Exact", old, "N + Exact: the state exactly at N (alpha's old version)", []string{"alpha", "bravo"}},
-				{"?resourceVersion=" + old + "&limit=1", old, "N + limit (no match): exact too, the legacy paging rule", []string{"alpha"}},
-			}
-			for _, c := range checks {
-				r, err := e.Get(cmPath + c.query)
-				if err != nil {
-					return err
-				}
-				if err := e.Expect(r.Code == http.StatusOK && r.RV == c.wantRV && slices.Equal(r.Names, c.names),
-					"%s → list rv %s, items %v", c.what, c.wantRV, c.names); err != nil {
-					return err
-				}
-			}
-			if err := e.Compact(cur); err != nil {
-				return err
-			}
-			r, err := e.Get(cmPath + "?resourceVersion=" + old + "&resourceVersionMatch=Exact")
-			if err != nil {
-				return err
-			}
-			if err := e.Expect(r.Code == http.StatusGone && r.Status.Message == "The resourceVersion for the provided list is too old.",
-				"Exact at a compacted RV: 410 Expired"); err != nil {
-				return err
-			}
-			if r, err = e.Get(cmPath + "?resourceVersion=" + old); err != nil {
-				return err
-			}
-			if err := e.Expect(r.Code == http.StatusOK && r.RV == cur, "NotOlderThan a compacted RV is still fine: the latest state"); err != nil {
-				return err
-			}
-
-			next := strconv.FormatInt(rvNum(cur)+1, 10)
-			e.Note("an RV the server has not reached: it waits up to 3 s for it")
-			pending := e.GetAsync(cmPath + "?resourceVersion=" + next)
-			if err := e.AwaitTimers(1); err != nil {
-				return err
-			}
-			e.Step(time.Second)
-			rv, err := e.Create(Namespace, "charlie", "new")
-			if err != nil {
-				return err
-			}
-			if r, err = e.Await(pending); err != nil {
-				return err
-			}
-			if err := e.Expect(r.Code == http.StatusOK && r.RV == rv && rv == next, "the write reached rv %s within the wait: 200 at rv %s", next, rv); err != nil {
-				return err
-			}
-			far := strconv.FormatInt(rvNum(rv)+100, 10)
-			pending = e.GetAsync(cmPath + "?resourceVersion=" + far)
-			if err := e.AwaitTimers(1); err != nil {
-				return err
-			}
-			start := e.Elapsed()
-			e.Step(3 * time.Second)
-			if r, err = e.Await(pending); err != nil {
-				return err
-			}
-			want := fmt.Sprintf("Timeout: Too large resource version: %s, current: %s", far, rv)
-			return e.Expect(r.Code == http.StatusGatewayTimeout && r.Status.Message == want && r.Header.Get("Retry-After") == "1" &&
-				r.Status.Reason == metav1.StatusReasonTimeout && e.Elapsed()-start == 3*time.Second,
-				"after 3 s: 504 %q with Retry-After: 1 (client-go retries it by itself)", want)
 		},
 	}
 }

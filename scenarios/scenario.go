@@ -145,7 +145,7 @@ func builtins() ([]*Scenario, error) {
 		watchListVsPaging(),
 		listChunking(),
 		expiredContinue(),
-		listRVSemantics(),
+		file("list-rv-semantics"),
 	}
 	return scs, errors.Join(errs...)
 }
