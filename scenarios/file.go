@@ -125,6 +125,9 @@ type FileStep struct {
 	AwaitTimers int `json:"awaitTimers,omitempty"`
 	// Compact compacts the history below this RV, as etcd does.
 	Compact string `json:"compact,omitempty"`
+	// WatchCacheHorizon says where the watch cache's window starts (only
+	// the file knows: it sized the window), for the HTML diagram.
+	WatchCacheHorizon *FileHorizon `json:"watchCacheHorizon,omitempty"`
 	// Close closes the watch with this id.
 	Close string `json:"close,omitempty"`
 }
@@ -144,6 +147,12 @@ type FileAwait struct {
 	Client   string `json:"client"`
 	Trace    string `json:"trace"`
 	Contains string `json:"contains,omitempty"`
+}
+
+// FileHorizon is an RV and what it means, both expanded.
+type FileHorizon struct {
+	RV   string `json:"rv"`
+	Note string `json:"note"`
 }
 
 // FileList is a raw LIST of the ConfigMaps of [Namespace]; its RV is
@@ -198,6 +207,8 @@ type FileEvent struct {
 	InitialEventsEnd bool                `json:"initialEventsEnd,omitempty"`
 	Code             int32               `json:"code,omitempty"`
 	Reason           metav1.StatusReason `json:"reason,omitempty"`
+	// Message is an ERROR event's Status message (expanded).
+	Message string `json:"message,omitempty"`
 	// End expects the end of the stream.
 	End bool `json:"end,omitempty"`
 }
@@ -285,7 +296,7 @@ func (f *File) validate() error {
 	for i, s := range f.Timeline {
 		kind, n := s.kind()
 		if n != 1 {
-			return fmt.Errorf("timeline[%d]: a step sets exactly one of note, create, update, write, delete, fault, clearFaults, advance, currentRV, startClient, waitSync, awaitClient, list, awaitList, awaitTimers, watch, expectEvents, close, compact; it sets %d", i, n)
+			return fmt.Errorf("timeline[%d]: a step sets exactly one of note, create, update, write, delete, fault, clearFaults, advance, currentRV, startClient, waitSync, awaitClient, list, awaitList, awaitTimers, watch, expectEvents, close, compact, watchCacheHorizon; it sets %d", i, n)
 		}
 		var err error
 		switch kind {
@@ -360,6 +371,7 @@ func (s *FileStep) kind() (string, int) {
 		{"startClient", s.StartClient != ""}, {"waitSync", s.WaitSync != nil}, {"awaitClient", s.AwaitClient != nil}, {"list", s.List != nil},
 		{"watch", s.Watch != nil}, {"expectEvents", s.ExpectEvents != nil}, {"close", s.Close != ""},
 		{"awaitList", s.AwaitList != ""}, {"awaitTimers", s.AwaitTimers != 0}, {"compact", s.Compact != ""},
+		{"watchCacheHorizon", s.WatchCacheHorizon != nil},
 	}
 	name, n := "", 0
 	for _, f := range set {

@@ -184,6 +184,15 @@ func (r *fileRun) step(i int, s *FileStep) error {
 		return r.awaitList(s.AwaitList)
 	case "awaitTimers":
 		return e.AwaitTimers(s.AwaitTimers)
+	case "watchCacheHorizon":
+		h := s.WatchCacheHorizon
+		rv, err := r.expand(h.RV)
+		if err != nil {
+			return err
+		}
+		note, err := r.expand(h.Note)
+		e.WatchCacheHorizon(rv, "%s", note)
+		return err
 	case "compact":
 		rv, err := r.expand(s.Compact)
 		if err != nil {
@@ -396,6 +405,9 @@ func (r *fileRun) expectEvents(x *FileEvents) error {
 		if err != nil {
 			return err
 		}
+		if fe.Message, err = r.expand(fe.Message); err != nil {
+			return err
+		}
 		want = append(want, describeFileEvent(fe, rv))
 		if !eventMatches(ev, fe, rv) {
 			return r.e.Expect(false, "%s: events %v; got %v then %s", x.Watch, want, got, ev)
@@ -415,15 +427,17 @@ func eventMatches(ev WatchEvent, fe FileEvent, rv string) bool {
 	}
 	var code int32
 	var reason metav1.StatusReason
+	var message string
 	if ev.Status != nil {
-		code, reason = ev.Status.Code, ev.Status.Reason
+		code, reason, message = ev.Status.Code, ev.Status.Reason, ev.Status.Message
 	}
 	return !ev.End && ev.Type == fe.Type &&
 		(fe.Name == "" || ev.Key == key(fe.Name)) &&
 		(rv == "" || ev.RV == rv) &&
 		(!fe.InitialEventsEnd || ev.InitialEventsEnd) &&
 		(fe.Code == 0 || code == fe.Code) &&
-		(fe.Reason == "" || reason == fe.Reason)
+		(fe.Reason == "" || reason == fe.Reason) &&
+		(fe.Message == "" || message == fe.Message)
 }
 
 func describeFileEvent(fe FileEvent, rv string) string {
@@ -444,6 +458,9 @@ func describeFileEvent(fe FileEvent, rv string) string {
 	}
 	if fe.Reason != "" {
 		s += " " + string(fe.Reason)
+	}
+	if fe.Message != "" {
+		s += " " + strconv.Quote(fe.Message)
 	}
 	return s
 }

@@ -137,7 +137,7 @@ func builtins() ([]*Scenario, error) {
 		watchTimeout(),
 		watchBreaks(),
 		watchCutAndHang(),
-		watchCacheWindow(),
+		file("watch-cache-window"),
 		slowConsumer(),
 		noLostEvents(),
 		lostEvents(),
