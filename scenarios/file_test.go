@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestFileRuns: a file using clients, faults, raw LISTs with status
@@ -119,5 +121,25 @@ func TestFileClientGoClients(t *testing.T) {
 	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
 	if err != nil {
 		t.Fatalf("Run(client-go-clients) = %v; timeline:\n%s", err, timelineText(res.Timeline))
+	}
+}
+
+// TestREADMEExampleIsTested: the example file the README shows is the
+// one TestFileRuns runs.
+func TestREADMEExampleIsTested(t *testing.T) {
+	const path = "testdata/files/relist-stays-in-sync.yaml"
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "`scenarios/"+path+"`:\n\n```yaml\n")
+	example, _, ok2 := strings.Cut(after, "```\n")
+	_, body, ok3 := strings.Cut(string(file), "\nversion: 1\n")
+	if !ok || !ok2 || !ok3 || "version: 1\n"+body != example {
+		t.Errorf("README's example differs from %s:\n%s", path, cmp.Diff("version: 1\n"+body, example))
 	}
 }
