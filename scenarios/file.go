@@ -196,6 +196,9 @@ type FileEvents struct {
 	Events []FileEvent `json:"events"`
 	// Lesson is what the events teach, for the timeline's check line.
 	Lesson string `json:"lesson,omitempty"`
+	// At, if set, is the virtual time since the start at which the last
+	// event must have arrived.
+	At fakeapiserver.FaultDuration `json:"at,omitempty"`
 }
 
 // FileEvent is one expected event; unset fields are not checked, but Type
@@ -209,7 +212,8 @@ type FileEvent struct {
 	Reason           metav1.StatusReason `json:"reason,omitempty"`
 	// Message is an ERROR event's Status message (expanded).
 	Message string `json:"message,omitempty"`
-	// End expects the end of the stream.
+	// End expects the clean end of the stream (the response ended, no
+	// decode error).
 	End bool `json:"end,omitempty"`
 }
 

@@ -418,12 +418,15 @@ func (r *fileRun) expectEvents(x *FileEvents) error {
 	if err != nil {
 		return err
 	}
+	if at := time.Duration(x.At); at != 0 && r.e.Elapsed() != at {
+		return r.e.Expect(false, "%s: events %s at %s; they came at %s", x.Watch, strings.Join(want, ", "), Offset(at), Offset(r.e.Elapsed()))
+	}
 	return r.e.Expect(true, "%s: events %s%s", x.Watch, strings.Join(want, ", "), lesson(l))
 }
 
 func eventMatches(ev WatchEvent, fe FileEvent, rv string) bool {
 	if fe.End {
-		return ev.End
+		return ev.End && ev.Err == nil
 	}
 	var code int32
 	var reason metav1.StatusReason

@@ -134,7 +134,7 @@ func builtins() ([]*Scenario, error) {
 		file("watch-without-rv-floods-added"),
 		file("watch-from-list-rv"),
 		watchIsServerPush(),
-		watchTimeout(),
+		file("watch-timeout"),
 		watchBreaks(),
 		watchCutAndHang(),
 		file("watch-cache-window"),
