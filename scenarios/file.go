@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -253,14 +254,36 @@ func ParseFile(path string, b []byte) (*File, error) {
 	if err := checkFields(path, b, &File{}); err != nil {
 		return nil, err
 	}
-	var f File
-	if err := yaml.UnmarshalStrict(b, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrFile, path, err)
+	f, err := decodeFile(path, b)
+	if err != nil {
+		return nil, err
 	}
 	if f.Name == "" {
 		f.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	if err := f.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrFile, path, err)
+	}
+	return f, nil
+}
+
+// decodeFile decodes b strictly (duplicate keys and unknown fields are
+// errors); a value of the wrong type is reported with its line.
+func decodeFile(path string, b []byte) (*File, error) {
+	j, err := yaml.YAMLToJSONStrict(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrFile, path, err)
+	}
+	var f File
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			if line := fieldLine(b, strings.Split(te.Field, ".")); line > 0 {
+				return nil, fmt.Errorf("%w: %s:%d: field %s: %s value, want %s", ErrFile, path, line, te.Field, te.Value, te.Type)
+			}
+		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrFile, path, err)
 	}
 	return &f, nil

@@ -121,3 +121,37 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	}
 	return out
 }
+
+// fieldLine is the line of the first value at the dotted field path
+// (encoding/json's UnmarshalTypeError.Field, which leaves out list
+// indices, so every element of a list is searched), or 0.
+func fieldLine(b []byte, path []string) int {
+	var root yamlv3.Node
+	if yamlv3.Unmarshal(b, &root) != nil || len(root.Content) == 0 {
+		return 0
+	}
+	return findLine(root.Content[0], path)
+}
+
+func findLine(n *yamlv3.Node, path []string) int {
+	if len(path) == 0 {
+		return n.Line
+	}
+	switch n.Kind {
+	case yamlv3.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == path[0] {
+				if line := findLine(n.Content[i+1], path[1:]); line > 0 {
+					return line
+				}
+			}
+		}
+	case yamlv3.SequenceNode:
+		for _, el := range n.Content {
+			if line := findLine(el, path); line > 0 {
+				return line
+			}
+		}
+	}
+	return 0
+}

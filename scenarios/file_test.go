@@ -65,7 +65,8 @@ func TestFileInvalid(t *testing.T) {
 		"no-client":  {"version: 1\ntimeline: [{startClient: lw}]", `timeline[0] (startClient): no client "lw"`},
 		"no-watch":   {"version: 1\ntimeline: [{close: w9}]", `no watch "w9"`},
 		"bad-kind":   {"version: 1\nclients: [{name: a, kind: operator}]\ntimeline: []", `kind "operator"`},
-		"bad-type":   {"version: 1\nseed: many\ntimeline: []", "seed"},
+		"bad-type":   {"version: 1\nseed: many\ntimeline: []", `bad-bad-type.yaml:2: field seed: string value, want uint64`},
+		"bad-nested": {"version: 1\ntimeline:\n  - note: x\n  - create: {name: [a]}", `bad-bad-nested.yaml:4: field timeline.create.name: array value, want string`},
 		"top-level":  {"version: 1\ntimelines: []", `bad-top-level.yaml:2: unknown field "timelines"`},
 	} {
 		p := filepath.Join(dir, "bad-"+name+".yaml")
