@@ -189,6 +189,17 @@ type FileWatch struct {
 	ID    string `json:"id"`
 	Query string `json:"query,omitempty"`
 	Lane  string `json:"lane,omitempty"`
+	// Expect checks the response's head, before any event.
+	Expect *FileWatchExpect `json:"expect,omitempty"`
+}
+
+// FileWatchExpect is what a WATCH's response head must be: its status
+// code, headers, and whether it is chunked with no Content-Length.
+type FileWatchExpect struct {
+	Code    int               `json:"code,omitempty"`
+	Header  map[string]string `json:"header,omitempty"`
+	Chunked bool              `json:"chunked,omitempty"`
+	Lesson  string            `json:"lesson,omitempty"`
 }
 
 // FileEvents is the exact sequence of the next events of a watch.
@@ -213,6 +224,9 @@ type FileEvent struct {
 	Reason           metav1.StatusReason `json:"reason,omitempty"`
 	// Message is an ERROR event's Status message (expanded).
 	Message string `json:"message,omitempty"`
+	// Kind and APIVersion are the event object's (raw watches).
+	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
 	// End expects the clean end of the stream (the response ended, no
 	// decode error).
 	End bool `json:"end,omitempty"`
@@ -225,6 +239,17 @@ type FileExpect struct {
 	StoreEqualsServer []string `json:"storeEqualsServer,omitempty"`
 	// MaxLists bounds the LIST requests each named client sent.
 	MaxLists map[string]int `json:"maxLists,omitempty"`
+	// WatchStats are the server's watch counters at the end.
+	WatchStats *FileWatchStats `json:"watchStats,omitempty"`
+}
+
+// FileWatchStats are the server's watch counters (fakeapiserver's
+// WatchStats) a run must end with; nil fields are not checked.
+type FileWatchStats struct {
+	Started    *int64 `json:"started,omitempty"`
+	EventsSent *int64 `json:"eventsSent,omitempty"`
+	Expired    *int64 `json:"expired,omitempty"`
+	Lesson     string `json:"lesson,omitempty"`
 }
 
 // ErrFile is wrapped by every error of reading a scenario file.

@@ -208,7 +208,10 @@ func (r *fileRun) step(i int, s *FileStep) error {
 		w, err := e.Watch(cmPath + "?" + q)
 		e.SetLane("")
 		r.watches[s.Watch.ID] = w
-		return err
+		if err != nil || s.Watch.Expect == nil {
+			return err
+		}
+		return r.checkWatchHead(w, s.Watch.Expect)
 	case "expectEvents":
 		return r.expectEvents(s.ExpectEvents)
 	case "close":
@@ -424,6 +427,36 @@ func (r *fileRun) expectEvents(x *FileEvents) error {
 	return r.e.Expect(true, "%s: events %s%s", x.Watch, strings.Join(want, ", "), lesson(l))
 }
 
+// checkWatchHead checks a watch's response head.
+func (r *fileRun) checkWatchHead(w *Stream, x *FileWatchExpect) error {
+	resp := w.Response
+	var want []string
+	ok := true
+	if x.Code != 0 {
+		want = append(want, "status "+strconv.Itoa(x.Code))
+		ok = ok && resp.StatusCode == x.Code
+	}
+	hs := make([]string, 0, len(x.Header))
+	for h, v := range x.Header {
+		hs = append(hs, h+": "+v)
+		ok = ok && resp.Header.Get(h) == v
+	}
+	slices.Sort(hs)
+	want = append(want, hs...)
+	if x.Chunked {
+		want = append(want, "Transfer-Encoding chunked and no Content-Length")
+		ok = ok && slices.Equal(resp.TransferEncoding, []string{"chunked"}) && resp.ContentLength == -1
+	}
+	text, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return r.e.Expect(false, "%s: response %s; got %s %v", w.Name(), strings.Join(want, ", "), resp.Status, resp.Header)
+	}
+	return r.e.Expect(true, "%s: response %s%s", w.Name(), strings.Join(want, ", "), lesson(text))
+}
+
 func eventMatches(ev WatchEvent, fe FileEvent, rv string) bool {
 	if fe.End {
 		return ev.End && ev.Err == nil
@@ -440,7 +473,9 @@ func eventMatches(ev WatchEvent, fe FileEvent, rv string) bool {
 		(!fe.InitialEventsEnd || ev.InitialEventsEnd) &&
 		(fe.Code == 0 || code == fe.Code) &&
 		(fe.Reason == "" || reason == fe.Reason) &&
-		(fe.Message == "" || message == fe.Message)
+		(fe.Message == "" || message == fe.Message) &&
+		(fe.Kind == "" || ev.Kind == fe.Kind) &&
+		(fe.APIVersion == "" || ev.APIVersion == fe.APIVersion)
 }
 
 func describeFileEvent(fe FileEvent, rv string) string {
@@ -464,6 +499,9 @@ func describeFileEvent(fe FileEvent, rv string) string {
 	}
 	if fe.Message != "" {
 		s += " " + strconv.Quote(fe.Message)
+	}
+	if fe.Kind != "" || fe.APIVersion != "" {
+		s += " (" + strings.TrimSpace(fe.APIVersion+" "+fe.Kind) + ")"
 	}
 	return s
 }
@@ -490,6 +528,11 @@ func (r *fileRun) expectations() error {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	if ws := x.WatchStats; ws != nil {
+		if err := r.checkWatchStats(ws); err != nil {
+			return err
+		}
+	}
 	var failed error
 	for _, n := range names {
 		got := 0
@@ -533,4 +576,31 @@ func lesson(s string) string {
 		return ""
 	}
 	return ": " + s
+}
+
+// checkWatchStats checks the server's watch counters.
+func (r *fileRun) checkWatchStats(x *FileWatchStats) error {
+	st := r.e.srv.WatchStats()
+	var want, got []string
+	ok := true
+	for _, c := range []struct {
+		name string
+		want *int64
+		got  int64
+	}{{"started", x.Started, st.Started}, {"eventsSent", x.EventsSent, st.EventsSent}, {"expired", x.Expired, st.Expired}} {
+		if c.want == nil {
+			continue
+		}
+		want = append(want, fmt.Sprintf("%s %d", c.name, *c.want))
+		got = append(got, fmt.Sprintf("%s %d", c.name, c.got))
+		ok = ok && *c.want == c.got
+	}
+	text, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return r.e.Expect(false, "the server's watch counters are %s; they are %s", strings.Join(want, ", "), strings.Join(got, ", "))
+	}
+	return r.e.Expect(true, "the server's watch counters are %s%s", strings.Join(want, ", "), lesson(text))
 }

@@ -133,7 +133,7 @@ func builtins() ([]*Scenario, error) {
 	scs := []*Scenario{
 		file("watch-without-rv-floods-added"),
 		file("watch-from-list-rv"),
-		watchIsServerPush(),
+		file("watch-is-server-push"),
 		file("watch-timeout"),
 		watchBreaks(),
 		watchCutAndHang(),
