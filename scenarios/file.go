@@ -26,7 +26,7 @@ const FileVersion = 1
 // ConfigMaps of [Namespace]. A minimal file:
 //
 //	version: 1
-//	name: relist-after-compaction
+//	name: delete-while-watching
 //	seed: 7
 //	objects: [{name: alpha}, {name: bravo}]
 //	clients: [{name: lw, pageSize: 2}]
