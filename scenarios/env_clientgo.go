@@ -32,7 +32,10 @@ func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
 // like a listwatch client's: they enter the timeline when the scenario
 // awaits a client. The Reflector runs on the run's clock with the
 // scenarios' jitter-free backoff; an informer cannot be given a clock, so
-// its backoffs take real time. Both log nothing (client-go logs watch
+// its backoffs take real time, and its "very short watch" check (a watch
+// that ends within a real second with no event is an error) sees a watch
+// the server ends on virtual time as one and relists: count an informer's
+// LISTs with that in mind. Both log nothing (client-go logs watch
 // errors through klog, which would interleave with a CLI's output).
 func (e *Env) startClientGo(ns, lane, kind string, watchList bool, observe func(Entry)) (cache.Store, error) {
 	cfg := e.restConfig(func(en Entry) {
