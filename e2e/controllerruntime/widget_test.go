@@ -159,6 +159,10 @@ func TestManagerReconcilesWidget(t *testing.T) {
 		// Every test run builds a controller of the same name in one
 		// process (-count=N); name uniqueness is a process-wide registry.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		// By default the manager's client reads unstructured objects from
+		// the API; the reconciler is to read Widgets from the informer
+		// cache, as a typed controller would.
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	})
 	if err != nil {
 		t.Fatalf("NewManager: %v", err)
@@ -198,7 +202,9 @@ func TestManagerReconcilesWidget(t *testing.T) {
 		t.Fatalf("create widget: %v", err)
 	}
 	key := client.ObjectKeyFromObject(w)
-	cached := mgr.GetClient()
+	// The cache itself, not the manager's client: a read served by the
+	// API would not prove that the informer on the CRD follows the Widget.
+	cached := mgr.GetCache()
 	waitObserved(ctx, t, cached, key, 3)
 	checkChild(ctx, t, direct, w, 3)
 
