@@ -101,7 +101,7 @@ func (r *widgetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err := unstructured.SetNestedField(w.Object, size, "status", "observedSize"); err != nil {
 		return ctrl.Result{}, fmt.Errorf("widget %s: set status.observedSize: %w", req, err)
 	}
-	if err := r.Status().Update(ctx, w); err != nil {
+	if err := r.Status().Update(ctx, w, client.FieldOwner(fieldOwner)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("update status of widget %s: %w", req, err)
 	}
 	return ctrl.Result{}, nil
@@ -271,6 +271,23 @@ func waitObserved(ctx context.Context, t *testing.T, cached client.Reader, key c
 		observed, found, _ := unstructured.NestedInt64(w.Object, "status", "observedSize")
 		return found && observed == want && size == want, nil
 	}, func() string { return fmt.Sprintf("last cached widget: %v", last) })
+	w := &unstructured.Unstructured{Object: last}
+	if !hasManagedFields(w.GetManagedFields(), metav1.ManagedFieldsOperationUpdate, "status", `"f:observedSize"`) {
+		t.Errorf("widget managedFields: want an Update of subresource status by %q owning status.observedSize, got %+v", fieldOwner, w.GetManagedFields())
+	}
+}
+
+// hasManagedFields reports whether entries hold exactly one entry of
+// fieldOwner with the operation and subresource whose fieldsV1 mention
+// every one of fields.
+func hasManagedFields(entries []metav1.ManagedFieldsEntry, op metav1.ManagedFieldsOperationType, subresource string, fields ...string) bool {
+	var match []metav1.ManagedFieldsEntry
+	for _, e := range entries {
+		if e.Manager == fieldOwner && e.Operation == op && e.Subresource == subresource {
+			match = append(match, e)
+		}
+	}
+	return len(match) == 1 && match[0].FieldsV1 != nil && containsAll(string(match[0].FieldsV1.Raw), fields...)
 }
 
 // checkChild reads w's ConfigMap from the API and checks its data, its
@@ -290,16 +307,7 @@ func checkChild(ctx context.Context, t *testing.T, c client.Client, w *unstructu
 	if owner := metav1.GetControllerOf(cm); owner == nil || owner.UID != w.GetUID() || owner.Kind != "Widget" {
 		t.Errorf("child configmap controller = %+v, want Widget %s (uid %s)", owner, w.GetName(), w.GetUID())
 	}
-	var applied []metav1.ManagedFieldsEntry
-	for _, e := range cm.ManagedFields {
-		if e.Manager == fieldOwner && e.Operation == metav1.ManagedFieldsOperationApply {
-			applied = append(applied, e)
-		}
-	}
-	if len(applied) != 1 {
-		t.Fatalf("managedFields: want one Apply entry of %q, got %+v", fieldOwner, cm.ManagedFields)
-	}
-	if fields := string(applied[0].FieldsV1.Raw); !containsAll(fields, `"f:data"`, `"f:size"`, `"f:ownerReferences"`) {
-		t.Errorf("managedFields of %q = %s, want data.size and ownerReferences", fieldOwner, fields)
+	if !hasManagedFields(cm.ManagedFields, metav1.ManagedFieldsOperationApply, "", `"f:data"`, `"f:size"`, `"f:ownerReferences"`) {
+		t.Errorf("child configmap managedFields: want one Apply by %q owning data.size and ownerReferences, got %+v", fieldOwner, cm.ManagedFields)
 	}
 }
