@@ -89,6 +89,13 @@ func (s *Server) establishedCRDs() []*apiextensionsv1.CustomResourceDefinition {
 // document of the CRDs serving it and its v2 paths and definitions; one no
 // CRD serves any more is withdrawn. Configured group-versions are never
 // touched.
+//
+// The v3 document is built now (discovery and /openapi/v3 list it at
+// once), the v2 part only when /openapi/v2 is first served with it: it
+// needs the parsed captured /openapi/v2 (seconds under -race, paid once
+// per process) and few tests ever ask for v2. The part is built from the
+// CRDs of this moment (stored objects are immutable), so what a v2
+// document generation serves does not depend on when it is first asked.
 func (s *Server) syncCRDOpenAPI(gvs []schema.GroupVersion) {
 	if s.openapi == nil {
 		return
@@ -102,18 +109,22 @@ func (s *Server) syncCRDOpenAPI(gvs []schema.GroupVersion) {
 			s.openapi.removeGroupVersion(gv)
 			continue
 		}
-		s.openapi.addGroupVersion(gv, doc, s.customOpenAPIV2Part(gv))
+		crds := s.establishedCRDs()
+		s.openapi.addGroupVersion(gv, doc, func() (*openAPIV2Part, error) {
+			return customOpenAPIV2Part(crds, gv), nil
+		})
 	}
 }
 
 // customOpenAPIV2Part is the /openapi/v2 contribution of a CRD
-// group-version: its paths and its kinds' definitions, plus the shared
-// definitions the server's base document lacks (the base's own, with every
-// group's kinds in their x-kubernetes-group-version-kind, win, as
-// builder.MergeSpecs keeps the static spec's).
-func (s *Server) customOpenAPIV2Part(gv schema.GroupVersion) *openAPIV2Part {
+// group-version, built from the established crds: its paths and its kinds'
+// definitions, plus the shared definitions the server's base document
+// lacks (the base's own, with every group's kinds in their
+// x-kubernetes-group-version-kind, win, as builder.MergeSpecs keeps the
+// static spec's). It is nil when no crd serves gv or one cannot be built.
+func customOpenAPIV2Part(crds []*apiextensionsv1.CustomResourceDefinition, gv schema.GroupVersion) *openAPIV2Part {
 	merged := &spec.Swagger{}
-	for _, crd := range s.establishedCRDs() {
+	for _, crd := range crds {
 		if crd.Spec.Group != gv.Group || !apihelpers.HasServedCRDVersion(crd, gv.Version) {
 			continue
 		}

@@ -3,14 +3,19 @@ package fakeapiserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 )
 
 // TestCRDOpenAPIDocuments checks the v2 and v3 documents built for a CRD
@@ -137,6 +142,89 @@ func TestCRDOpenAPIServed(t *testing.T) {
 	}
 	v2 = getRaw(t, srv, http.MethodGet, "/openapi/v2", nil)
 	if bytes.Contains(v2.body, []byte(`"com.example.v1.Widget"`)) {
+		t.Errorf("/openapi/v2 still has com.example.v1.Widget after the CRD is deleted")
+	}
+}
+
+// TestCRDOpenAPIV2FollowsChanges checks /openapi/v2, which is built only
+// when asked for, against CRD changes made while nobody asked: it serves
+// the CRD's latest schema with a new ETag, validates its own ETag, and
+// stays consistent while CRDs change under concurrent readers.
+func TestCRDOpenAPIV2FollowsChanges(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	first := getRaw(t, srv, http.MethodGet, "/openapi/v2", nil)
+	etag := first.header.Get("Etag")
+	if first.code != http.StatusOK || etag == "" {
+		t.Fatalf("GET /openapi/v2 = %d with ETag %q, want 200 and an ETag", first.code, etag)
+	}
+	installCRD(t, srv, testWidgetCRD())
+	crds := apiextensionsclient.NewForConfigOrDie(srv.RESTConfig()).ApiextensionsV1().CustomResourceDefinitions()
+	crd, err := crds.Get(t.Context(), "widgets.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["size"] = apiextensionsv1.JSONSchemaProps{Type: "integer", Maximum: ptr.To(7.0)}
+	if _, err := crds.Update(t.Context(), crd, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	got := getRaw(t, srv, http.MethodGet, "/openapi/v2", map[string]string{"If-None-Match": etag})
+	if got.code != http.StatusOK || got.header.Get("Etag") == etag {
+		t.Fatalf("GET /openapi/v2 after a CRD create and update = %d with ETag %q, want 200 and an ETag other than %q", got.code, got.header.Get("Etag"), etag)
+	}
+	var doc struct {
+		Definitions map[string]struct {
+			Properties map[string]struct {
+				Properties map[string]struct {
+					Maximum *float64 `json:"maximum"`
+				} `json:"properties"`
+			} `json:"properties"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(got.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	widget, ok := doc.Definitions["com.example.v1.Widget"]
+	if !ok {
+		t.Fatalf("/openapi/v2 lacks com.example.v1.Widget")
+	}
+	if m := widget.Properties["spec"].Properties["size"].Maximum; m == nil || *m != 7 {
+		t.Errorf("/openapi/v2 spec.size maximum = %v, want the updated 7", m)
+	}
+	etag = got.header.Get("Etag")
+	if again := getRaw(t, srv, http.MethodGet, "/openapi/v2", map[string]string{"If-None-Match": etag}); again.code != http.StatusNotModified {
+		t.Errorf("GET /openapi/v2 with its current ETag = %d, want 304", again.code)
+	}
+
+	// Readers racing a CRD's removal and re-creation (run with -race).
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			resp, err := client.Get(srv.URL() + "/openapi/v2")
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer resp.Body.Close()
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+				errs <- fmt.Errorf("GET /openapi/v2 = %d, %v", resp.StatusCode, err)
+			}
+		})
+	}
+	if err := crds.Delete(t.Context(), "widgets.example.com", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if v2 := getRaw(t, srv, http.MethodGet, "/openapi/v2", nil); bytes.Contains(v2.body, []byte(`"com.example.v1.Widget"`)) {
 		t.Errorf("/openapi/v2 still has com.example.v1.Widget after the CRD is deleted")
 	}
 }

@@ -40,9 +40,11 @@ const (
 // The internal API, safe for concurrent use:
 //
 //	addGroupVersion(gv, v3, v2)  publish gv: v3 is its /openapi/v3/<api|apis/g>/<v>
-//	                             document, v2 (may be nil) its /openapi/v2 paths and
-//	                             definitions; replaces what gv had. The first version
-//	                             of a group also publishes /openapi/v3/apis/<g>.
+//	                             document, v2 builds its /openapi/v2 paths and
+//	                             definitions (nil part: none) when /openapi/v2 is
+//	                             first served after this, at most once; replaces
+//	                             what gv had. The first version of a group also
+//	                             publishes /openapi/v3/apis/<g>.
 //	removeGroupVersion(gv)       withdraw gv from both (and the group document with
 //	                             the group's last version).
 //
@@ -131,13 +133,12 @@ func capturedV2Part(gv schema.GroupVersion) func() (*openAPIV2Part, error) {
 	}
 }
 
-// addGroupVersion publishes gv's documents; see [openAPIService].
-func (o *openAPIService) addGroupVersion(gv schema.GroupVersion, v3 *spec3.OpenAPI, v2 *openAPIV2Part) {
-	var part func() (*openAPIV2Part, error)
-	if v2 != nil {
-		part = func() (*openAPIV2Part, error) { return v2, nil }
-	}
-	o.publish(gv, specDoc(v3), part)
+// addGroupVersion publishes gv's documents; see [openAPIService]. v2 runs
+// without o.mu held, from the goroutine serving /openapi/v2; it is
+// memoised, as later v2 generations reuse the part of a group-version that
+// has not changed.
+func (o *openAPIService) addGroupVersion(gv schema.GroupVersion, v3 *spec3.OpenAPI, v2 func() (*openAPIV2Part, error)) {
+	o.publish(gv, specDoc(v3), sync.OnceValues(v2))
 }
 
 // removeGroupVersion withdraws gv's documents; see [openAPIService].

@@ -23,7 +23,7 @@ func TestOpenAPIRuntimeGroupVersion(t *testing.T) {
 		Paths:       map[string]spec.PathItem{"/apis/stable.example.com/v1/crontabs": {}},
 		Definitions: spec.Definitions{"com.example.stable.v1.CronTab": *spec.StringProperty()},
 	}
-	srv.openapi.addGroupVersion(gv, v3, v2)
+	srv.openapi.addGroupVersion(gv, v3, func() (*openAPIV2Part, error) { return v2, nil })
 	checkPublished(t, srv, true)
 	srv.openapi.removeGroupVersion(gv)
 	checkPublished(t, srv, false)
