@@ -146,6 +146,7 @@ func builtins() ([]*Scenario, error) {
 		listChunking(),
 		expiredContinue(),
 		file("list-rv-semantics"),
+		multiAPIServerStaleRelist(),
 	}
 	return scs, errors.Join(errs...)
 }
