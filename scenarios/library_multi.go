@@ -81,8 +81,9 @@ func (rv0Lister) IsWatchListSemanticsUnSupported() bool { return true }
 
 // startBalancedReflector starts a client-go Reflector for the ConfigMaps
 // of [Namespace] behind a laggingBalancer, recorded in lane; rv0 makes its
-// LISTs the 1.11-era ones. It returns the store and a stop function.
-func (e *Env) startBalancedReflector(lane, lagRV string, rv0 bool) (cache.Store, func(), error) {
+// LISTs the 1.11-era ones. It returns the Reflector, its store and a stop
+// function.
+func (e *Env) startBalancedReflector(lane, lagRV string, rv0 bool) (*cache.Reflector, cache.Store, func(), error) {
 	cfg := e.restConfig(func(en Entry) {
 		en.Lane = lane
 		e.logClient(clientEntry{Entry: en})
@@ -92,7 +93,7 @@ func (e *Env) startBalancedReflector(lane, lagRV string, rv0 bool) (cache.Store,
 	rt.base = &laggingBalancer{base: rt.base, lagRV: lagRV}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scenarios: reflector: %w", err)
+		return nil, nil, nil, fmt.Errorf("scenarios: reflector: %w", err)
 	}
 	lw := listwatch.ToCache(listwatch.FromTyped(cs.CoreV1().ConfigMaps(Namespace)))
 	var lister cache.ListerWatcher = noWatchList{lw}
@@ -110,7 +111,7 @@ func (e *Env) startBalancedReflector(lane, lagRV string, rv0 bool) (cache.Store,
 	wg.Go(func() { refl.RunWithContext(ctx) })
 	stop := sync1(func() { cancel(); wg.Wait() })
 	e.addCloser(stop)
-	return store, stop, nil
+	return refl, store, stop, nil
 }
 
 // stopClient stops a client and drops what it recorded that the scenario
@@ -149,6 +150,22 @@ func (e *Env) awaitStore(s cache.Store, want string) error {
 	return nil
 }
 
+// awaitRV waits, in wall time, until the Reflector's last-synced RV is rv.
+func (e *Env) awaitRV(refl *cache.Reflector, rv string) error {
+	deadline := time.Now().Add(waitTimeout)
+	for refl.LastSyncResourceVersion() != rv {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: the reflector synced RV %s after %s, want %s", ErrExpectation, refl.LastSyncResourceVersion(), waitTimeout, rv)
+		}
+		select {
+		case <-e.ctx.Done():
+			return e.ctx.Err()
+		case <-time.After(pollInterval):
+		}
+	}
+	return nil
+}
+
 // isListRequest matches the recorded LIST request of lane.
 func isListRequest(lane string) func(Entry) bool {
 	return func(en Entry) bool {
@@ -165,7 +182,7 @@ func isResponse(lane string) func(Entry) bool {
 // lists and watches, sees bravo deleted, loses its watch to an apiserver
 // restart, backs off and relists; it returns the store after the relist.
 func (e *Env) reflectorRelist(lane, lagRV string, rv0 bool, bravoGone string) (string, error) {
-	store, stop, err := e.startBalancedReflector(lane, lagRV, rv0)
+	refl, store, stop, err := e.startBalancedReflector(lane, lagRV, rv0)
 	if err != nil {
 		return "", err
 	}
@@ -195,17 +212,19 @@ func (e *Env) reflectorRelist(lane, lagRV string, rv0 bool, bravoGone string) (s
 	// The Reflector re-watches from its last RV, gets ERROR 410 and
 	// relists after its backoff, which client-go waits in real time
 	// (wait.DelayFunc.Until uses the real clock, not the Reflector's).
-	for _, step := range []func(Entry) bool{isListRequest(lane), isResponse(lane)} {
-		if err := e.AwaitClient("relist", step); err != nil {
-			return "", err
-		}
+	if err := e.AwaitClient("relist", isListRequest(lane)); err != nil {
+		return "", err
 	}
-	// The store is replaced right after the LIST's response is decoded.
-	want := "[alpha]"
-	if rv0 {
-		want = "[alpha bravo]"
+	var listRV string
+	if err := e.AwaitClient("relist response", func(en Entry) bool {
+		listRV = en.RV
+		return isResponse(lane)(en)
+	}); err != nil {
+		return "", err
 	}
-	if err := e.awaitStore(store, want); err != nil {
+	// The Reflector records the list's RV right after it replaced its
+	// store with the list: from then on the store is the relist's result.
+	if err := e.awaitRV(refl, listRV); err != nil {
 		return "", err
 	}
 	return storeNames(store), nil
