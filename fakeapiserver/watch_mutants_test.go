@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -320,6 +321,14 @@ func killer(msg string) string {
 // TestWatchMutantsAreKilled: the watch machine, with its default rapid
 // budget, catches every server mutant; the log is the mutation table.
 func TestWatchMutantsAreKilled(t *testing.T) {
+	// rapid stops at the first failure, so a large budget costs time only
+	// for a mutant that is hard to catch (the default 100 checks let one
+	// survive now and then).
+	if f := flag.Lookup("rapid.checks"); f != nil {
+		old := f.Value.String()
+		_ = f.Value.Set("500")
+		defer func() { _ = f.Value.Set(old) }()
+	}
 	for name, mutant := range serverMutants {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
