@@ -345,8 +345,14 @@ func TestWatchMutantsAreKilled(t *testing.T) {
 				}
 				got := killers(ft.msg)
 				t.Logf("mutant %q killed by %v", name, got)
-				if !slices.ContainsFunc(got, func(k string) bool { return slices.Contains(strings.Split(wantKilledBy[name], "|"), k) }) {
-					t.Errorf("mutant %q killed by %v, want by %s; failure:\n%s", name, got, wantKilledBy[name], ft.msg)
+				// Which check fires first depends on the schedule rapid draws
+				// (a bookmark after a dropped event breaks Bookmarkable before
+				// the gap shows, say): the test wants a kill by a named check,
+				// not by a harness error; the usual killer is logged.
+				if !slices.ContainsFunc(got, func(k string) bool { return !strings.HasPrefix(k, "other: ") }) {
+					t.Errorf("mutant %q killed by %v, want a named check (usually %s); failure:\n%s", name, got, wantKilledBy[name], ft.msg)
+				} else if !slices.ContainsFunc(got, func(k string) bool { return slices.Contains(strings.Split(wantKilledBy[name], "|"), k) }) {
+					t.Logf("mutant %q killed by %v this time; usually by %s", name, got, wantKilledBy[name])
 				}
 			})
 		})
