@@ -172,12 +172,7 @@ func validateReplicationController(obj, old runtime.Object) field.ErrorList {
 	if !ok {
 		return validateGenericObject(obj, old)
 	}
-	var errs field.ErrorList
-	if old != nil {
-		errs = validateMetaUpdate(obj, old)
-	} else {
-		errs = validateMetaCreate(obj, apimachineryvalidation.NameIsDNSSubdomain)
-	}
+	errs := validateGenericObject(obj, old)
 	specPath := field.NewPath("spec")
 	if rc.Spec.Replicas != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(*rc.Spec.Replicas), specPath.Child("replicas"))...)

@@ -21,12 +21,7 @@ func validateJob(obj, old runtime.Object) field.ErrorList {
 	if !ok {
 		return validateGenericObject(obj, old)
 	}
-	var errs field.ErrorList
-	if old != nil {
-		errs = validateMetaUpdate(obj, old)
-	} else {
-		errs = validateMetaCreate(obj, apimachineryvalidation.NameIsDNSSubdomain)
-	}
+	errs := validateGenericObject(obj, old)
 	specPath := field.NewPath("spec")
 	for _, c := range []struct {
 		name  string
