@@ -20,6 +20,9 @@ LWSIM_BOTH=1 \
 LWSIM_TABLE="$table" \
 	go test ./conformance/ -run '^(TestConformance|TestDifferential)$' -count=1 ${CONFORMANCE_TESTFLAGS:-} >"$dir/go-test.log" 2>&1 || rc=$?
 grep -E '^\s*--- FAIL' "$dir/go-test.log" | sed 's/ (.*//' | grep -Ev 'TestConformance(/[a-z]+)?(/(shared|exclusive))?$' || true
+# A differential failure prints its op sequence and diff: the log is gone
+# once a CI machine is.
+grep -A40 -E '^\s+--- FAIL: TestDifferential/' "$dir/go-test.log" | head -200 || true
 [ -f "$table" ] && cat "$table"
 echo "full go test output: $dir/go-test.log; server log: $dir/realapiserver.log"
 exit $rc
