@@ -25,27 +25,12 @@ import (
 // (ScaleREST's sentinel, the smallest int32).
 const invalidSpecReplicas = -2147483648
 
-// serveCustomScale answers GET, PUT and PATCH of /scale.
-func (s *Server) serveCustomScale(req *request) {
-	out, err := s.negotiateOutput(req.r, false)
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	var scale *autoscalingv1.Scale
-	switch req.verb {
-	case "get":
-		scale, err = s.getCustomScale(req)
-	case "update":
-		scale, err = s.updateCustomScale(req)
-	case "patch":
-		scale, err = s.patchCustomScale(req)
-	}
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	s.respond(req.w, out, http.StatusOK, scale)
+// customScaleVerbs are the reads and writes of a custom resource's Scale
+// by verb, for handleScale (subresource_scale.go).
+var customScaleVerbs = map[string]scaleFunc{
+	"get":    (*Server).getCustomScale,
+	"update": (*Server).updateCustomScale,
+	"patch":  (*Server).patchCustomScale,
 }
 
 // getCustomScale reads the object and its Scale.

@@ -5,37 +5,26 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
-// serveGet answers a GET of one object (or of its status subresource, which
-// is the whole object). resourceVersion "" and "0" read the latest state; N
-// reads the latest once the store has reached N (504 after 3 s otherwise),
-// as the watch cache serves GET (cacher/delegator.go Get).
-func (s *Server) serveGet(req *request) {
+// handleGet answers a GET of one object (or of its status subresource,
+// which is the whole object): 200 with it, or its Table form.
+// resourceVersion "" and "0" read the latest state; N reads the latest
+// once the store has reached N (504 after 3 s otherwise), as the watch
+// cache serves GET (cacher/delegator.go Get).
+func (s *Server) handleGet(req *request) (response, error) {
 	out, err := s.negotiateOutput(req.r, true)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	obj, err := s.getObject(req)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	if out.table {
-		table, err := s.toTable(req.res, []runtime.Object{obj}, metav1.ListMeta{}, includeObjectParam(req.r))
-		if err != nil {
-			s.writeError(req.w, req.r, err)
-			return
-		}
-		s.respond(req.w, out, http.StatusOK, table)
-		return
-	}
-	s.respond(req.w, out, http.StatusOK, obj)
+	return response{code: http.StatusOK, out: out, obj: obj, table: &tableRows{items: []runtime.Object{obj}}}, nil
 }
 
 // getObject reads the named object after the resourceVersion wait.

@@ -100,45 +100,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 // the only route that declares what it consumes (415), then Accept (406).
 func (s *Server) restfulRouteError(r *http.Request, info requestInfo, res *resourceInfo, verb string) error {
 	if verb == "" || !verbAllowed(info, res, verb) {
-		return apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false)
+		return methodNotAllowed()
 	}
 	if verb == "patch" && !restfulConsumesPatch(r.Header.Get("Content-Type")) {
 		return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "", "415: Unsupported Media Type", 0, false)
 	}
 	return s.restfulNotAcceptable(r, verb == "list" || verb == "watch")
-}
-
-// serveVerb runs the handler of one verb.
-func (s *Server) serveVerb(req *request) {
-	if req.info.subresource == "scale" && req.res.custom != nil {
-		s.serveCustomScale(req) // customresource_scale.go
-		return
-	}
-	if s.serveSubresource(req) { // scale, eviction, binding (subresource.go)
-		return
-	}
-	switch req.verb {
-	case "get":
-		s.serveGet(req)
-	case "list":
-		s.serveList(req)
-	case "watch":
-		s.serveWatch(req)
-	case "create":
-		if req.res.review != nil {
-			s.serveReview(req)
-			return
-		}
-		s.serveCreate(req)
-	case "update":
-		s.serveUpdate(req)
-	case "patch":
-		s.servePatch(req)
-	case "delete":
-		s.serveDelete(req)
-	case "deletecollection":
-		s.serveDeleteCollection(req)
-	}
 }
 
 // validScope rejects paths whose namespace part does not fit the resource's

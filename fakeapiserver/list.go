@@ -31,54 +31,35 @@ type listRead struct {
 	continued bool
 }
 
-// serveList answers a LIST: negotiate, parse options, pick the read RV as
-// the watch cache does (spec §3.1), read one page, encode. Every answer,
-// errors included, carries the compaction point in
-// X-Lwsim-Compacted-Revision.
-func (s *Server) serveList(req *request) {
-	obj, err := s.listResponse(req)
+// handleList answers a LIST: negotiate, parse options, pick the read RV
+// as the watch cache does (spec §3.1), read one page: 200 with the typed
+// list, or its Table form. Every answer, errors included, carries the
+// compaction point (read after the list) in X-Lwsim-Compacted-Revision.
+func (s *Server) handleList(req *request) (response, error) {
+	resp, err := s.listResponse(req)
 	s.setCompactedHeader(req.w)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	s.faultListPage(req, obj.body) // page numbers for LIST faults (faults_request.go)
-	s.respond(req.w, obj.out, http.StatusOK, obj.body)
+	s.faultListPage(req, resp.obj) // page numbers for LIST faults (faults_request.go)
+	return resp, nil
 }
 
-// listAnswer is a LIST's response body and the output type it goes out in.
-type listAnswer struct {
-	out  outputType
-	body runtime.Object
-}
-
-// listResponse runs a LIST up to the body to encode: the typed list, or its
-// Table form when the client asked for one.
-func (s *Server) listResponse(req *request) (listAnswer, error) {
+// listResponse runs a LIST up to the page to answer with.
+func (s *Server) listResponse(req *request) (response, error) {
 	out, err := s.negotiateOutput(req.r, true)
 	if err != nil {
-		return listAnswer{}, err
+		return response{}, err
 	}
 	p, err := s.parseListOptions(req)
 	if err != nil {
-		return listAnswer{}, err
+		return response{}, err
 	}
 	list, items, err := s.readList(req, p)
 	if err != nil {
-		return listAnswer{}, err
+		return response{}, err
 	}
-	if !out.table {
-		return listAnswer{out: out, body: list}, nil
-	}
-	lm, err := meta.ListAccessor(list)
-	if err != nil {
-		return listAnswer{}, err
-	}
-	table, err := s.toTable(req.res, items, listMetaOf(lm), includeObjectParam(req.r))
-	if err != nil {
-		return listAnswer{}, err
-	}
-	return listAnswer{out: out, body: table}, nil
+	return response{code: http.StatusOK, out: out, obj: list, table: &tableRows{items: items, list: list}}, nil
 }
 
 // readList resolves the read, runs it and builds the typed list object.
@@ -231,15 +212,6 @@ func setListItems(list runtime.Object, items []runtime.Object) error {
 		o.GetObjectKind().SetGroupVersionKind(schemaEmptyGVK)
 		return nil
 	})
-}
-
-// listMetaOf copies a list's metadata for the Table form.
-func listMetaOf(lm metav1.ListInterface) metav1.ListMeta {
-	return metav1.ListMeta{
-		ResourceVersion:    lm.GetResourceVersion(),
-		Continue:           lm.GetContinue(),
-		RemainingItemCount: lm.GetRemainingItemCount(),
-	}
 }
 
 // includeObjectParam reads ?includeObject= for the Table form.

@@ -79,7 +79,7 @@ func isApplyRequest(req *request) bool {
 // applyScale is a server-side apply to the scale subresource: the
 // configuration merges into the current Scale with the scale field manager
 // (409 on conflicts, as for any apply), and writeScale stores its replicas.
-func (s *Server) applyScale(req *request, patch []byte, directive string) (*autoscalingv1.Scale, error) {
+func (s *Server) applyScale(req *request, in patchInput) (*autoscalingv1.Scale, error) {
 	fm, err := req.res.managers()
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (s *Server) applyScale(req *request, patch []byte, directive string) (*auto
 		return nil, err
 	}
 	a := &applier{
-		s: s, req: scaleRequest(req), patch: patch, directive: directive, fm: fm.scale,
+		s: s, req: scaleRequest(req), patch: in.patch, directive: in.directive, fm: fm.scale,
 		manager: opts.FieldManager, force: opts.Force != nil && *opts.Force,
 	}
 	return s.writeScale(req, func(cur runtime.Object) (*autoscalingv1.Scale, error) {

@@ -3,10 +3,63 @@ package fakeapiserver
 import (
 	"net/http"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// respond encodes obj in the negotiated type and writes it with code. The
+// response is what a resource verb answers when it succeeds: obj, sent
+// with code in the representation out that the handler negotiated at its
+// step of the upstream order.
+type response struct {
+	code int
+	out  outputType
+	obj  runtime.Object
+	// table is set by GET and LIST, the verbs that serve a Table form
+	// (kubectl get): what that form shows when out asks for it.
+	table *tableRows
+}
+
+// tableRows are the objects a Table form has a row for, and the list whose
+// metadata it carries (nil for a single object: empty metadata).
+type tableRows struct {
+	items []runtime.Object
+	list  runtime.Object
+}
+
+// writeResponse is the one writer of a resource verb's success: the Table
+// form of the response when the client asked for one, then the encoded
+// object with the response's code. A Table that cannot be built is
+// answered as its error (400 for a bad includeObject).
+func (s *Server) writeResponse(req *request, resp response) {
+	obj := resp.obj
+	if resp.out.table && resp.table != nil {
+		table, err := s.tableOf(req, resp.table)
+		if err != nil {
+			s.writeError(req.w, req.r, err)
+			return
+		}
+		obj = table
+	}
+	s.respond(req.w, resp.out, resp.code, obj)
+}
+
+// tableOf converts rows to the Table form with the request's includeObject
+// policy.
+func (s *Server) tableOf(req *request, rows *tableRows) (runtime.Object, error) {
+	var lm metav1.ListMeta
+	if rows.list != nil {
+		l, err := meta.ListAccessor(rows.list)
+		if err != nil {
+			return nil, err
+		}
+		lm = listMetaOf(l)
+	}
+	return s.toTable(req.res, rows.items, lm, includeObjectParam(req.r))
+}
+
+// respond encodes obj in the negotiated type and writes it with code: the
+// one place a response body is written, for answers and errors alike. The
 // body is encoded fully before the header goes out, so an encoding failure
 // becomes a clean 500 instead of a truncated response.
 func (s *Server) respond(w http.ResponseWriter, out outputType, code int, obj runtime.Object) {
@@ -21,4 +74,13 @@ func (s *Server) respond(w http.ResponseWriter, out outputType, code int, obj ru
 	h.Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
+}
+
+// listMetaOf copies a list's metadata for the Table form.
+func listMetaOf(lm metav1.ListInterface) metav1.ListMeta {
+	return metav1.ListMeta{
+		ResourceVersion:    lm.GetResourceVersion(),
+		Continue:           lm.GetContinue(),
+		RemainingItemCount: lm.GetRemainingItemCount(),
+	}
 }

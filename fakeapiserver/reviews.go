@@ -61,22 +61,21 @@ func (t *resourceTable) addReview(scheme *runtime.Scheme, r Resource, api metav1
 	return nil
 }
 
-// serveReview answers a POST to a review resource: the create handler's
-// decoding and namespace steps, then the review, 201 with its answer.
+// handleReview answers a POST to a review resource: the create handler's
+// decoding and namespace steps, then the review; 201 with its answer.
 // Nothing is stored and no resourceVersion is consumed.
-func (s *Server) serveReview(req *request) {
+func (s *Server) handleReview(req *request) (response, error) {
 	obj, out, err := s.decodeCreate(req)
-	if err == nil {
-		err = checkObjectNamespace(req.res, req.info.namespace, obj)
-	}
-	if err == nil {
-		obj, err = req.res.review(s, obj)
-	}
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	s.respond(req.w, out, http.StatusCreated, obj)
+	if err := checkObjectNamespace(req.res, req.info.namespace, obj); err != nil {
+		return response{}, err
+	}
+	if obj, err = req.res.review(s, obj); err != nil {
+		return response{}, err
+	}
+	return response{code: http.StatusCreated, out: out, obj: obj}, nil
 }
 
 // reviewInvalid is the 422 of a review's validation: kube-apiserver's

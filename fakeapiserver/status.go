@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // toStatus is the one place where an error becomes the metav1.Status a
@@ -38,25 +37,20 @@ func toStatus(err error) *metav1.Status {
 	}
 }
 
-// writeError answers with err as a Status, negotiated like any response
-// (JSON when the Accept header allows nothing else), and with a Retry-After
-// header when the Status asks for a retry — client-go's rest client retries
-// such a request itself (responsewriters/writers.go ErrorNegotiated).
+// writeError is the one writer of an error: err as a Status (toStatus),
+// negotiated like any response but never as a Table, and in JSON when the
+// Accept header allows nothing else, as the real server's error path does;
+// with a Retry-After header when the Status asks for a retry — client-go's
+// rest client retries such a request itself (responsewriters/writers.go
+// ErrorNegotiated).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	st := toStatus(err)
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
-	s.writeObject(w, statusRequest(r), int(st.Code), st)
-}
-
-// writeObject negotiates the output type and writes obj with status code.
-// A Status that cannot be negotiated goes out as JSON, as the real server's
-// error path does.
-func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, obj runtime.Object) {
-	out, err := s.negotiateOutput(r, false)
-	if err != nil {
+	out, nerr := s.negotiateOutput(statusRequest(r), false)
+	if nerr != nil {
 		out = outputType{info: s.codecs.SupportedMediaTypes()[0]}
 	}
-	s.respond(w, out, code, obj)
+	s.respond(w, out, int(st.Code), st)
 }

@@ -1,7 +1,10 @@
 package fakeapiserver
 
 import (
+	"net/http"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -44,20 +47,41 @@ func subresourceVerbAllowed(sub, verb string) bool {
 // creates (the only named POST routes).
 func isCreateSubresource(sub string) bool { return sub == "eviction" || sub == "binding" }
 
-// serveSubresource answers requests for scale, eviction and binding; it
-// returns false for everything else (the main resource and status).
-func (s *Server) serveSubresource(req *request) bool {
-	switch req.info.subresource {
-	case "scale":
-		s.serveScale(req)
-	case "eviction":
-		s.serveEviction(req)
-	case "binding":
-		s.serveBinding(req)
-	default:
-		return false
+// postSubresource answers a POST to a create subresource (eviction,
+// binding): the create handler's decoding of the body as gvk with the
+// object's scope (406, 415, 413, 400/422), then act on the decoded body;
+// 201 with a Success Status.
+func (s *Server) postSubresource(req *request, gvk schema.GroupVersionKind, newObject func() runtime.Object, act func(*request, runtime.Object) error) (response, error) {
+	obj, out, err := s.decodeCreate(subresourceCreateRequest(req, gvk, newObject))
+	if err != nil {
+		return response{}, err
 	}
-	return true
+	if err := act(req, obj); err != nil {
+		return response{}, err
+	}
+	return response{code: http.StatusCreated, out: out, obj: createdStatus()}, nil
+}
+
+// subresourceCreateRequest is req retargeted at the kind a POST to a
+// subresource creates, for decoding it with the pod's scope.
+func subresourceCreateRequest(req *request, gvk schema.GroupVersionKind, newObject func() runtime.Object) *request {
+	sreq := *req
+	sreq.res = &resourceInfo{
+		Resource:  Resource{Kind: gvk, ClusterScoped: req.res.ClusterScoped},
+		gvr:       req.res.gvr,
+		newObject: newObject,
+	}
+	return &sreq
+}
+
+// createdStatus is what a create that returns a bare Success Status
+// answers: the create handler fills in code 201.
+func createdStatus() *metav1.Status {
+	return &metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Code:     http.StatusCreated,
+	}
 }
 
 // subresourceDiscovery lists the subresources of res besides status as

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"fmt"
-	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,23 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// serveBinding answers POST .../pods/<name>/binding with a v1 Binding, as
-// kubernetes pkg/registry/core/pod/storage/storage.go BindingREST does: it
-// sets spec.nodeName to the target, merges the Binding's annotations,
-// clears status.nominatedNodeName and sets the PodScheduled condition, in
-// one write that bypasses the pod strategy (generation unchanged, no
-// validation of the pod). The answer is 201 with a Success Status.
-func (s *Server) serveBinding(req *request) {
-	sreq := subresourceCreateRequest(req, bindingGVK, func() runtime.Object { return &corev1.Binding{} })
-	obj, out, err := s.decodeCreate(sreq)
-	if err == nil {
-		err = s.bind(req, obj)
-	}
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	s.respond(req.w, out, http.StatusCreated, createdStatus())
+// handleBinding answers POST .../pods/<name>/binding with a v1 Binding,
+// as kubernetes pkg/registry/core/pod/storage/storage.go BindingREST
+// does: it sets spec.nodeName to the target, merges the Binding's
+// annotations, clears status.nominatedNodeName and sets the PodScheduled
+// condition, in one write that bypasses the pod strategy (generation
+// unchanged, no validation of the pod). The answer is 201 with a Success
+// Status.
+func (s *Server) handleBinding(req *request) (response, error) {
+	return s.postSubresource(req, bindingGVK, func() runtime.Object { return &corev1.Binding{} }, s.bind)
 }
 
 // bind checks the Binding and assigns the pod.

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"fmt"
-	"net/http"
 	"reflect"
 	"time"
 
@@ -11,11 +10,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// serveEviction answers POST .../pods/<name>/eviction with a policy/v1
+// handleEviction answers POST .../pods/<name>/eviction with a policy/v1
 // Eviction, as kubernetes pkg/registry/core/pod/storage/eviction.go does
 // for a pod no PodDisruptionBudget covers: lw-sim ignores
 // PodDisruptionBudgets, so every eviction is allowed (never the 429 a
@@ -24,17 +22,8 @@ import (
 // then deleted as DELETE deletes it, with the Eviction's deleteOptions
 // (grace period, preconditions, dryRun). The answer is 201 with a Success
 // Status.
-func (s *Server) serveEviction(req *request) {
-	sreq := subresourceCreateRequest(req, evictionGVK, func() runtime.Object { return &policyv1.Eviction{} })
-	obj, out, err := s.decodeCreate(sreq)
-	if err == nil {
-		err = s.evict(req, obj)
-	}
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	s.respond(req.w, out, http.StatusCreated, createdStatus())
+func (s *Server) handleEviction(req *request) (response, error) {
+	return s.postSubresource(req, evictionGVK, func() runtime.Object { return &policyv1.Eviction{} }, s.evict)
 }
 
 // evict runs EvictionREST.Create on a decoded Eviction body.
@@ -142,26 +131,4 @@ func setPodCondition(status *corev1.PodStatus, c corev1.PodCondition, now time.T
 		return
 	}
 	status.Conditions = append(status.Conditions, c)
-}
-
-// subresourceCreateRequest is req retargeted at the kind a POST to a
-// subresource creates, for decoding it with the pod's scope.
-func subresourceCreateRequest(req *request, gvk schema.GroupVersionKind, newObject func() runtime.Object) *request {
-	sreq := *req
-	sreq.res = &resourceInfo{
-		Resource:  Resource{Kind: gvk, ClusterScoped: req.res.ClusterScoped},
-		gvr:       req.res.gvr,
-		newObject: newObject,
-	}
-	return &sreq
-}
-
-// createdStatus is what a create that returns a bare Success Status
-// answers: the create handler fills in code 201.
-func createdStatus() *metav1.Status {
-	return &metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusSuccess,
-		Code:     http.StatusCreated,
-	}
 }

@@ -58,28 +58,47 @@ var builtinScales = map[schema.GroupKind]*ScaleSubresource{
 	{Group: "apps", Kind: "StatefulSet"}: workloadScale,
 }
 
-// serveScale answers GET, PUT and PATCH of a scale subresource.
-func (s *Server) serveScale(req *request) {
-	var scale *autoscalingv1.Scale
+// scaleFunc reads or writes the Scale of the object a request names.
+type scaleFunc func(s *Server, req *request) (*autoscalingv1.Scale, error)
+
+// builtinScaleVerbs are the reads and writes of a [ScaleSubresource] by
+// verb; a custom resource has its own (customScaleVerbs).
+var builtinScaleVerbs = map[string]scaleFunc{
+	"get":    (*Server).getScale,
+	"update": (*Server).updateScale,
+	"patch":  (*Server).patchScale,
+}
+
+// handleScale answers GET, PUT and PATCH of a scale subresource: Accept
+// (406), then the verb's read or write; 200 with the Scale of the object
+// (after a write, of the stored object).
+func (s *Server) handleScale(req *request) (response, error) {
 	out, err := s.negotiateOutput(req.r, false)
-	if err == nil {
-		switch req.verb {
-		case "get":
-			var obj runtime.Object
-			if obj, err = s.getObject(req); err == nil {
-				scale, err = scaleOf(req.res, obj)
-			}
-		case "update":
-			scale, err = s.updateScale(req)
-		case "patch":
-			scale, err = s.patchScale(req)
-		}
-	}
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	s.respond(req.w, out, http.StatusOK, scale)
+	verbs := builtinScaleVerbs
+	if req.res.custom != nil {
+		verbs = customScaleVerbs // customresource_scale.go
+	}
+	op, ok := verbs[req.verb]
+	if !ok {
+		return response{}, methodNotAllowed()
+	}
+	scale, err := op(s, req)
+	if err != nil {
+		return response{}, err
+	}
+	return response{code: http.StatusOK, out: out, obj: scale}, nil
+}
+
+// getScale is ScaleREST.Get: the Scale of the object, read as GET reads it.
+func (s *Server) getScale(req *request) (*autoscalingv1.Scale, error) {
+	obj, err := s.getObject(req)
+	if err != nil {
+		return nil, err
+	}
+	return scaleOf(req.res, obj)
 }
 
 // scaleRequest is req retargeted at the Scale kind, for decoding and
@@ -114,28 +133,20 @@ func (s *Server) updateScale(req *request) (*autoscalingv1.Scale, error) {
 }
 
 // patchScale is ScaleREST.Update for a PATCH: the patch applies to the
-// Scale of the current object, in the order of servePatch.
+// Scale of the current object, checked as handlePatch checks it.
 func (s *Server) patchScale(req *request) (*autoscalingv1.Scale, error) {
-	sreq := scaleRequest(req)
 	patchType, err := patchTypeOf(req.r)
 	if err != nil {
 		return nil, err
 	}
-	patch, err := s.readBody(req.r)
-	if err != nil {
-		return nil, err
-	}
-	directive, err := patchOptions(req.r, patchType)
-	if err == nil {
-		err = checkPatchBody(patch, patchType)
-	}
+	in, err := s.readPatch(req, patchType)
 	if err != nil {
 		return nil, err
 	}
 	if patchType == types.ApplyYAMLPatchType {
-		return s.applyScale(req, patch, directive) // managedfields_scale.go
+		return s.applyScale(req, in) // managedfields_scale.go
 	}
-	p := patcher{s: s, req: sreq, patchType: patchType, patch: patch, directive: directive}
+	p := patcher{s: s, req: scaleRequest(req), patchInput: in}
 	return s.writeScale(req, func(cur runtime.Object) (*autoscalingv1.Scale, error) {
 		old, err := scaleOf(req.res, cur)
 		if err != nil {

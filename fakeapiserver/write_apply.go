@@ -30,29 +30,27 @@ func checkPatchBody(patch []byte, patchType types.PatchType) error {
 	return nil
 }
 
-// serveApply answers a server-side apply (PATCH with
-// application/apply-patch+yaml) after servePatch's common checks: 201 when
-// it created the object, 200 when it updated it (or changed nothing).
-func (s *Server) serveApply(req *request, out outputType, patch []byte, directive string) {
+// applyPatch answers a server-side apply (PATCH with
+// application/apply-patch+yaml) after handlePatch's common checks: 201
+// when it created the object, 200 when it updated it (or changed nothing).
+func (s *Server) applyPatch(req *request, out outputType, in patchInput) (response, error) {
 	opts := &metav1.PatchOptions{}
 	if err := decodeOptions(req.r, opts); err != nil { // already validated by patchOptions
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	a := &applier{
-		s: s, req: req, patch: patch, directive: directive,
+		s: s, req: req, patch: in.patch, directive: in.directive,
 		manager: opts.FieldManager, force: opts.Force != nil && *opts.Force,
 	}
 	obj, created, err := s.applyObject(req, a)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	code := http.StatusOK
 	if created {
 		code = http.StatusCreated
 	}
-	s.respond(req.w, out, code, obj)
+	return response{code: code, out: out, obj: obj}, nil
 }
 
 // applyObject runs an apply as the real patch handler does with

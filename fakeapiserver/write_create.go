@@ -31,21 +31,20 @@ const (
 // plain error: the client sees a 500 with no reason [observed].
 var errResourceVersionOnCreate = errors.New("resourceVersion should not be set on objects to be created")
 
-// serveCreate answers a POST to a collection: 201 with the stored object.
-// The checks run in handlers/create.go's order: Accept (406), Content-Type
-// (415), body size (413), CreateOptions (400/422), decoding (400), then
-// createObject.
-func (s *Server) serveCreate(req *request) {
+// handleCreate answers a POST to a collection: 201 with the stored
+// object. The checks run in handlers/create.go's order: Accept (406),
+// Content-Type (415), body size (413), CreateOptions (400/422), decoding
+// (400), then createObject.
+func (s *Server) handleCreate(req *request) (response, error) {
 	obj, out, err := s.decodeCreate(req)
-	if err == nil {
-		obj = s.trackCreate(req, obj)
-		obj, err = s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
-	}
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	s.respond(req.w, out, http.StatusCreated, obj)
+	obj, err = s.create(req.res, req.info.namespace, s.trackCreate(req, obj), isDryRun(req.r))
+	if err != nil {
+		return response{}, err
+	}
+	return response{code: http.StatusCreated, out: out, obj: obj}, nil
 }
 
 // decodeCreate runs the create handler's steps up to a decoded, defaulted

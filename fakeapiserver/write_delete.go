@@ -20,70 +20,72 @@ import (
 // terminationGracePeriodSeconds gets (core/v1 defaults).
 const defaultPodGracePeriod = 30
 
-// serveDelete answers a DELETE of one object: 200 with the object when it
+// handleDelete answers a DELETE of one object: 200 with the object when it
 // was only marked for deletion (finalizers, pod grace) or when the kind
 // returns deleted objects (pods), else 200 with a Success Status.
-func (s *Server) serveDelete(req *request) {
-	out, err := s.negotiateOutput(req.r, false)
+func (s *Server) handleDelete(req *request) (response, error) {
+	out, opts, err := s.readDelete(req)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	opts, err := s.deleteOptions(req.r)
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	obj, deleted, err := s.deleteObject(req.res, req.info.namespace, req.info.name, opts)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	if deleted && !req.res.ReturnsDeletedObject {
-		s.respond(req.w, out, http.StatusOK, deleteSuccess(req.res, obj))
-		return
+		obj = deleteSuccess(req.res, obj)
 	}
-	s.respond(req.w, out, http.StatusOK, obj)
+	return response{code: http.StatusOK, out: out, obj: obj}, nil
 }
 
-// serveDeleteCollection deletes every object the selectors match (latest
-// state) and answers, as Store.DeleteCollection does, with the list it read:
-// the items as they were before their deletes, at the list's RV.
-func (s *Server) serveDeleteCollection(req *request) {
-	out, err := s.negotiateOutput(req.r, false)
+// handleDeleteCollection deletes every object the selectors match (latest
+// state) and answers, as Store.DeleteCollection does, 200 with the list it
+// read: the items as they were before their deletes, at the list's RV.
+func (s *Server) handleDeleteCollection(req *request) (response, error) {
+	out, opts, err := s.readDelete(req)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	opts, err := s.deleteOptions(req.r)
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	p, err := s.parseListOptions(req)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	page, err := s.store.List(req.res.storageKey, store.ListOptions{Prefix: p.prefix, Filter: p.filter})
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	for _, item := range page.Items {
-		m := mustAccessor(item)
-		_, _, err := s.deleteObject(req.res, m.GetNamespace(), m.GetName(), opts)
-		if err != nil && !apierrors.IsNotFound(err) { // NotFound: deleted concurrently
-			s.writeError(req.w, req.r, err)
-			return
-		}
+	if err := s.deleteItems(req.res, page.Items, opts); err != nil {
+		return response{}, err
 	}
 	list, err := s.buildList(req.res, page, p)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	s.respond(req.w, out, http.StatusOK, list)
+	return response{code: http.StatusOK, out: out, obj: list}, nil
+}
+
+// readDelete makes a delete's checks before any object is read: Accept
+// (406), then the DeleteOptions (413, 415, 400, 422).
+func (s *Server) readDelete(req *request) (outputType, *metav1.DeleteOptions, error) {
+	out, err := s.negotiateOutput(req.r, false)
+	if err != nil {
+		return out, nil, err
+	}
+	opts, err := s.deleteOptions(req.r)
+	return out, opts, err
+}
+
+// deleteItems deletes each of items with opts; one deleted concurrently
+// (404) is skipped.
+func (s *Server) deleteItems(res *resourceInfo, items []runtime.Object, opts *metav1.DeleteOptions) error {
+	for _, item := range items {
+		m := mustAccessor(item)
+		_, _, err := s.deleteObject(res, m.GetNamespace(), m.GetName(), opts)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // deleteOptions reads DeleteOptions from the body (any served encoding) or,

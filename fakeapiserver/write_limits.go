@@ -18,7 +18,7 @@ const jsonPatchMaxCopyBytes = 3 * 1024 * 1024
 // process-wide setting a Server makes. It only ever lowers the limit (0 is
 // no limit), so any number of servers, and a kube-apiserver in the same
 // process, agree on it. A patch over the limit fails in Apply with an
-// AccumulatedCopySizeError, which servePatch answers like any patch that
+// AccumulatedCopySizeError, which handlePatch answers like any patch that
 // does not apply: 422, as the real server does.
 func limitJSONPatchCopies() {
 	for {

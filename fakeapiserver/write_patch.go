@@ -35,50 +35,62 @@ var restfulPatchTypes = []string{
 // of restfulPatchTypes, server-side apply included: write_apply.go).
 var supportedPatchTypes = restfulPatchTypes
 
-// servePatch answers a PATCH of an object or its status in the order of
-// handlers/patch.go PatchResource: patch type (415), Accept (406), body
-// (413), PatchOptions (400/422), a body that is not JSON (400), then the
-// read-patch-write loop: 404 for a missing object, patch errors, name and
-// namespace checks (400), and the write like an update (a resourceVersion
-// in the patched object is a precondition: 409).
-func (s *Server) servePatch(req *request) {
+// handlePatch answers a PATCH of an object or its status in the order of
+// handlers/patch.go PatchResource: patch type (415), Accept (406), then
+// readPatch (413, 400/422), then the read-patch-write loop: 404 for a
+// missing object, patch errors, name and namespace checks (400), and the
+// write like an update (a resourceVersion in the patched object is a
+// precondition: 409). 200 with the stored object; an apply is applyPatch.
+func (s *Server) handlePatch(req *request) (response, error) {
 	patchType, err := patchTypeOf(req.r)
 	if err == nil && req.res.custom != nil {
 		err = customPatchType(patchType) // customresource_hooks.go
 	}
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	out, err := s.negotiateOutput(req.r, false)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	patch, err := s.readBody(req.r)
+	in, err := s.readPatch(req, patchType)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
-	}
-	directive, err := patchOptions(req.r, patchType)
-	if err == nil {
-		err = checkPatchBody(patch, patchType)
-	}
-	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
 	if patchType == types.ApplyYAMLPatchType {
-		s.serveApply(req, out, patch, directive)
-		return
+		return s.applyPatch(req, out, in) // write_apply.go
 	}
-	p := patcher{s: s, req: req, patchType: patchType, patch: patch, directive: directive}
+	p := patcher{s: s, req: req, patchInput: in}
 	obj, err := s.updateObject(req, p.apply)
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	s.respond(req.w, out, http.StatusOK, obj)
+	return response{code: http.StatusOK, out: out, obj: obj}, nil
+}
+
+// patchInput is a PATCH's input once readPatch has checked it.
+type patchInput struct {
+	patchType types.PatchType
+	patch     []byte
+	directive string // the field validation directive
+}
+
+// readPatch reads a PATCH's body (413), its PatchOptions (400, then 422)
+// and checks the body's syntax for its patch type (400), in
+// PatchResource's order.
+func (s *Server) readPatch(req *request, patchType types.PatchType) (patchInput, error) {
+	patch, err := s.readBody(req.r)
+	if err != nil {
+		return patchInput{}, err
+	}
+	directive, err := patchOptions(req.r, patchType)
+	if err != nil {
+		return patchInput{}, err
+	}
+	if err := checkPatchBody(patch, patchType); err != nil {
+		return patchInput{}, err
+	}
+	return patchInput{patchType: patchType, patch: patch, directive: directive}, nil
 }
 
 // restfulConsumesPatch is go-restful's Content-Type match for the PATCH
@@ -127,11 +139,9 @@ func patchOptions(r *http.Request, patchType types.PatchType) (string, error) {
 // patcher applies one patch to successive versions of the object, as
 // handlers/patch.go jsonPatcher and smpPatcher do.
 type patcher struct {
-	s         *Server
-	req       *request
-	patchType types.PatchType
-	patch     []byte
-	directive string
+	s   *Server
+	req *request
+	patchInput
 }
 
 // apply patches the JSON of cur and decodes the result with the field

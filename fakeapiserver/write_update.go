@@ -9,27 +9,28 @@ import (
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
-// serveUpdate answers a PUT of an object or its status: 200 with the stored
-// object. The checks run in handlers/update.go's order: Accept (406), body
-// size (413), UpdateOptions (400/422), Content-Type (415), decoding (400),
-// namespace then name against the URL (400), then the update (404, 409).
-func (s *Server) serveUpdate(req *request) {
+// handleUpdate answers a PUT of an object or its status: 200 with the
+// stored object. The checks run in handlers/update.go's order: Accept
+// (406), body size (413), UpdateOptions (400/422), Content-Type (415),
+// decoding (400), namespace then name against the URL (400), then the
+// update (404, 409).
+func (s *Server) handleUpdate(req *request) (response, error) {
 	obj, out, err := s.decodeUpdate(req)
-	if err == nil {
-		replace := replaceWith(req.res, obj)
-		obj, err = s.updateObject(req, func(cur runtime.Object) (runtime.Object, error) {
-			next, err := replace(cur)
-			if err != nil {
-				return nil, err
-			}
-			return s.trackUpdate(req, cur, next), nil
-		})
-	}
 	if err != nil {
-		s.writeError(req.w, req.r, err)
-		return
+		return response{}, err
 	}
-	s.respond(req.w, out, http.StatusOK, obj)
+	replace := replaceWith(req.res, obj)
+	obj, err = s.updateObject(req, func(cur runtime.Object) (runtime.Object, error) {
+		next, err := replace(cur)
+		if err != nil {
+			return nil, err
+		}
+		return s.trackUpdate(req, cur, next), nil
+	})
+	if err != nil {
+		return response{}, err
+	}
+	return response{code: http.StatusOK, out: out, obj: obj}, nil
 }
 
 // decodeUpdate runs the update handler's steps up to a decoded, defaulted
