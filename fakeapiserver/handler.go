@@ -12,7 +12,8 @@ import (
 )
 
 // request is one resource request after routing: what it names and which
-// served resource that is.
+// served resource that is. A verb handler (dispatch.go) only adds headers
+// to w; serveVerb writes the rest.
 type request struct {
 	w    http.ResponseWriter
 	r    *http.Request

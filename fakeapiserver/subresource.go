@@ -52,7 +52,7 @@ func isCreateSubresource(sub string) bool { return sub == "eviction" || sub == "
 // object's scope (406, 415, 413, 400/422), then act on the decoded body;
 // 201 with a Success Status.
 func (s *Server) postSubresource(req *request, gvk schema.GroupVersionKind, newObject func() runtime.Object, act func(*request, runtime.Object) error) (response, error) {
-	obj, out, err := s.decodeCreate(subresourceCreateRequest(req, gvk, newObject))
+	obj, out, err := s.decodeCreate(subresourceRequest(req, gvk, newObject))
 	if err != nil {
 		return response{}, err
 	}
@@ -62,9 +62,10 @@ func (s *Server) postSubresource(req *request, gvk schema.GroupVersionKind, newO
 	return response{code: http.StatusCreated, out: out, obj: createdStatus()}, nil
 }
 
-// subresourceCreateRequest is req retargeted at the kind a POST to a
-// subresource creates, for decoding it with the pod's scope.
-func subresourceCreateRequest(req *request, gvk schema.GroupVersionKind, newObject func() runtime.Object) *request {
+// subresourceRequest is req retargeted at a subresource's kind (the Scale
+// read and written, the Eviction or Binding posted), for decoding and
+// patching it with the scope of the object it belongs to.
+func subresourceRequest(req *request, gvk schema.GroupVersionKind, newObject func() runtime.Object) *request {
 	sreq := *req
 	sreq.res = &resourceInfo{
 		Resource:  Resource{Kind: gvk, ClusterScoped: req.res.ClusterScoped},

@@ -101,16 +101,9 @@ func (s *Server) getScale(req *request) (*autoscalingv1.Scale, error) {
 	return scaleOf(req.res, obj)
 }
 
-// scaleRequest is req retargeted at the Scale kind, for decoding and
-// patching a Scale with the main resource's scope.
+// scaleRequest is req retargeted at the Scale kind.
 func scaleRequest(req *request) *request {
-	sreq := *req
-	sreq.res = &resourceInfo{
-		Resource:  Resource{Kind: scaleGVK, ClusterScoped: req.res.ClusterScoped},
-		gvr:       req.res.gvr,
-		newObject: func() runtime.Object { return &autoscalingv1.Scale{} },
-	}
-	return &sreq
+	return subresourceRequest(req, scaleGVK, func() runtime.Object { return &autoscalingv1.Scale{} })
 }
 
 // updateScale is ScaleREST.Update for a PUT: the body is the new Scale.
