@@ -66,7 +66,8 @@ func (s *Server) enter() bool {
 	return true
 }
 
-// route dispatches a request by path.
+// route dispatches a request by path: discovery and the non-resource
+// endpoints, else a resource request to its verb's handler (serveVerb).
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	info, ok := parseResourcePath(r.URL.Path)
 	if !ok {
@@ -76,22 +77,31 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, notFound())
 		return
 	}
-	res, ok := s.resources.lookup(info.gv.WithResource(info.resource))
-	if !ok || !s.validScope(info, res) {
-		s.writeError(w, r, notFound())
-		return
-	}
-	r = withResource(r, res) // its serializers, for custom resources (customresource_codec.go)
-	verb := info.verb(r.Method, isWatchParam(r))
-	if err := s.restfulRouteError(r, info, res, verb); err != nil {
+	req, err := s.resourceRequest(w, r, info)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	req := &request{w: w, r: r, info: info, res: res, verb: verb}
 	if s.faultRequest(req) { // injected latency, failure or LIST cut (faults_request.go)
 		return
 	}
 	s.serveVerb(req)
+}
+
+// resourceRequest routes a resource path to the served resource and the
+// verb, failing as go-restful's router does: 404 when no route serves the
+// path, then restfulRouteError's 405, 415 and 406.
+func (s *Server) resourceRequest(w http.ResponseWriter, r *http.Request, info requestInfo) (*request, error) {
+	res, ok := s.resources.lookup(info.gv.WithResource(info.resource))
+	if !ok || !s.validScope(info, res) {
+		return nil, notFound()
+	}
+	r = withResource(r, res) // its serializers, for custom resources (customresource_codec.go)
+	verb := info.verb(r.Method, isWatchParam(r))
+	if err := s.restfulRouteError(r, info, res, verb); err != nil {
+		return nil, err
+	}
+	return &request{w: w, r: r, info: info, res: res, verb: verb}, nil
 }
 
 // restfulRouteError applies, in go-restful's order, the checks its router
