@@ -7,6 +7,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// A resource request flows: buildHandler's filters (handler.go) → route
+// and resourceRequest (the routing errors) → serveVerb → the handler the
+// dispatch tables below name → one writer: writeResponse (response.go)
+// for an answer, writeError (status.go) for an error. Watch is the one
+// exception: serveWatch (watch.go) streams its events itself.
+
 // verbHandler is the shape of every resource verb but watch: it makes the
 // upstream handler's checks in their order and returns the answer, or the
 // error to answer with. A handler writes neither a status line nor a body
