@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -173,6 +174,27 @@ func (e *env) list(ctx context.Context, query ...string) list {
 	r.mustCode(e.t, http.StatusOK, "list "+q(query...).Encode())
 	var l list
 	r.decode(e.t, &l)
+	return l
+}
+
+// listCaughtUp repeats a not-older-than LIST until its resourceVersion is at
+// least minRV, and returns that answer. Such a read is served from the real
+// server's watch cache, which may not have applied a write acknowledged a
+// moment ago (a loaded run answered one write behind); "not older than"
+// allows that, so a case that wants the newest state waits for the cache
+// instead of failing. The fake answers the newest state the first time.
+func (e *env) listCaughtUp(ctx context.Context, minRV int64, query ...string) list {
+	e.t.Helper()
+	const attempts, pause = 100, 100 * time.Millisecond
+	l := e.list(ctx, query...)
+	for i := 1; i < attempts && l.rv(e.t) < minRV; i++ {
+		select {
+		case <-ctx.Done():
+			return l
+		case <-time.After(pause): // real time: only the real server's cache lags
+		}
+		l = e.list(ctx, query...)
+	}
 	return l
 }
 
