@@ -3,7 +3,6 @@ package fakeapiserver
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
@@ -21,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 )
 
 // A CustomResourceDefinition's resource is served by the same handlers as
@@ -234,20 +235,13 @@ func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefini
 	gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
 	kind := gv.WithKind(names.Kind)
 	listKind := gv.WithKind(names.ListKind)
-	keys := []string{"metadata.name"}
-	if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
-		keys = append(keys, "metadata.namespace")
-	}
-	for _, f := range v.SelectableFields {
-		keys = append(keys, strings.TrimPrefix(f.JSONPath, "."))
-	}
 	info := &resourceInfo{
 		Resource: Resource{
 			Kind:          kind,
 			Plural:        names.Plural,
 			ClusterScoped: crd.Spec.Scope == apiextensionsv1.ClusterScoped,
 			ShortNames:    names.ShortNames,
-			FieldLabels:   &FieldLabels{Keys: keys, Fields: cr.selectableFields},
+			FieldLabels:   fieldlabels.ForCustomResource(crd.Spec.Scope == apiextensionsv1.NamespaceScoped, v.SelectableFields, cr.selectableFields),
 			Default:       cr.defaultObject,
 		},
 		gvr:        gv.WithResource(names.Plural),

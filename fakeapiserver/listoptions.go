@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 )
 
 // watchListEnabled is the state of kube-apiserver's WatchList feature gate
@@ -50,7 +52,7 @@ func (s *Server) parseListOptions(req *request) (listParams, error) {
 		return p, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
 	}
 	if opts.FieldSelector != nil {
-		sel, err := convertFieldSelector(req.res, opts.FieldSelector)
+		sel, err := fieldlabels.Convert(req.res.Kind.GroupKind(), req.res.FieldLabels, opts.FieldSelector)
 		if err != nil {
 			return p, apierrors.NewBadRequest(err.Error())
 		}
@@ -124,6 +126,6 @@ func (s *Server) selectorFilter(res *resourceInfo, ls labels.Selector, fs fields
 				return false
 			}
 		}
-		return !hasFields || fs.Matches(objectFields(res, obj))
+		return !hasFields || fs.Matches(fieldlabels.Set(res.FieldLabels, !res.ClusterScoped, obj))
 	}, true
 }

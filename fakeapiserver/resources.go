@@ -10,11 +10,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 )
 
 // Resource describes one served resource. Most fields are derived from the
@@ -65,15 +66,10 @@ type Resource struct {
 }
 
 // FieldLabels is a resource's field-selector support: the keys it accepts
-// (with the kube-apiserver error for others) and how to read them.
-type FieldLabels struct {
-	// Keys are the supported keys, metadata.* included.
-	Keys []string
-	// Aliases maps deprecated keys onto supported ones (pods: spec.host).
-	Aliases map[string]string
-	// Fields returns the field set of an object for matching.
-	Fields func(obj runtime.Object) fields.Set
-}
+// (with the kube-apiserver error for others, Keys, metadata.* included),
+// deprecated keys mapped onto supported ones (Aliases; pods: spec.host),
+// and how to read them from an object (Fields).
+type FieldLabels = fieldlabels.Labels
 
 // resourceInfo is the resolved, immutable description of a served resource
 // used by the handlers.
@@ -401,7 +397,7 @@ func defaultResource(gvk schema.GroupVersionKind) Resource {
 		ShortNames:           shortNames[gk],
 		TracksGeneration:     generationKinds[gk],
 		ReturnsDeletedObject: gk == schema.GroupKind{Kind: "Pod"},
-		FieldLabels:          builtinFieldLabels[gk],
+		FieldLabels:          fieldlabels.Builtin(gk),
 		Default:              builtinDefaulters[gk],
 		Validate:             validatorFor(gk),
 		Scale:                builtinScales[gk],

@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 )
 
 // layoutContainerCells joins the containers' names and images.
@@ -72,7 +74,7 @@ func printPod(pod *corev1.Pod, now time.Time) metav1.TableRow {
 		restarts = fmt.Sprintf("%d (%s ago)", s.restarts, age(s.lastRestart, now))
 	}
 	row := cells(pod.Name, fmt.Sprintf("%d/%d", s.ready, s.total), s.reason, restarts, age(pod.CreationTimestamp.Time, now),
-		orNone(podIP(&pod.Status)), orNone(pod.Spec.NodeName), orNone(pod.Status.NominatedNodeName), readinessGates(pod))
+		orNone(fieldlabels.PodIP(&pod.Status)), orNone(pod.Spec.NodeName), orNone(pod.Status.NominatedNodeName), readinessGates(pod))
 	switch pod.Status.Phase {
 	case corev1.PodSucceeded:
 		row.Conditions = podSuccessConditions

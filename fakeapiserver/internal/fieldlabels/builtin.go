@@ -1,46 +1,28 @@
-package fakeapiserver
+package fieldlabels
 
 import (
-	"fmt"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Field selectors work in two steps in kube-apiserver, and here:
-//
-//  1. The list/watch handler rewrites every term of ?fieldSelector= with the
-//     kind's field-label conversion func (apiserver
-//     pkg/endpoints/handlers/get.go listOpts → Scheme.ConvertFieldLabel). The
-//     func either accepts the key (possibly renaming a deprecated alias) or
-//     fails, and the failure becomes a 400 BadRequest carrying its text.
-//     Kinds without a registered func get
-//     runtime.DefaultMetaV1FieldSelectorConversion, which accepts only
-//     metadata.name and metadata.namespace, whatever the scope.
-//  2. Storage matches the rewritten selector against the field set the
-//     registry strategy computes for each object (GetAttrs →
-//     ToSelectableFields). A key that step 1 accepts but the set lacks reads
-//     as "" (fields.Set.Get), so k=v never matches and k!=v always does;
-//     pods' status.podIPs and metadata.namespace on cluster-scoped kinds
-//     without a conversion func behave that way upstream, and here too.
-//
-// A Resource's FieldLabels is step 1 (Keys, Aliases) plus the kind-specific
-// part of step 2 (Fields); objectFields adds the metadata fields.
+// Builtin returns kube-apiserver's field labels of a built-in kind, nil
+// for a kind that registers no conversion func (the default: metadata.name
+// and metadata.namespace only). The result is shared: read it only.
+func Builtin(gk schema.GroupKind) *Labels { return builtin[gk] }
 
-// builtinFieldLabels are the field-selector keys kube-apiserver v1.37
-// accepts for the kinds that register a field-label conversion func, with
-// the fields their registry strategies expose. Keys are copied in upstream
+// builtin are the field-selector keys kube-apiserver v1.37 accepts for
+// the kinds that register a field-label conversion func, with the fields
+// their registry strategies expose. Keys are copied in upstream
 // order from kubernetes pkg/apis/<group>/<version>/conversion.go; Fields
 // from pkg/registry/<group>/<kind>/strategy.go. apps/v1 and
 // coordination.k8s.io/v1 register none, so their kinds take the default.
-var builtinFieldLabels = map[schema.GroupKind]*FieldLabels{
+var builtin = map[schema.GroupKind]*Labels{
 	// core/v1/conversion.go addConversionFuncs; pod/strategy.go ToSelectableFields.
 	{Kind: "Pod"}: {
 		Keys: []string{"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
@@ -126,75 +108,6 @@ var builtinFieldLabels = map[schema.GroupKind]*FieldLabels{
 	},
 }
 
-// fieldLabelErrorFormats are the conversion funcs whose rejection text
-// differs from the common "field label not supported: %s".
-var fieldLabelErrorFormats = map[schema.GroupKind]string{
-	{Group: "batch", Kind: "Job"}: "field label %q not supported for Job",
-}
-
-// convertFieldSelector validates and rewrites a parsed field selector for res as kube-apiserver's
-// ConvertFieldLabel does: unknown keys give the exact upstream error text — for kinds with a registered
-// conversion func `field label not supported: <key>`, for all others
-// `"<key>" is not a known field selector: only "metadata.name", "metadata.namespace"` (runtime.DefaultMetaV1FieldSelectorConversion);
-// the caller wraps it in a 400 BadRequest. Terms are checked in the
-// selector's order and the first unknown key is reported, as
-// fields.Selector.Transform does. A nil selector is returned as is.
-func convertFieldSelector(res *resourceInfo, sel fields.Selector) (fields.Selector, error) {
-	if sel == nil {
-		return nil, nil
-	}
-	fl := res.FieldLabels
-	if fl == nil {
-		return sel.Transform(runtime.DefaultMetaV1FieldSelectorConversion)
-	}
-	format := fieldLabelErrorFormats[res.Kind.GroupKind()]
-	if format == "" {
-		format = "field label not supported: %s"
-	}
-	return sel.Transform(func(label, value string) (string, string, error) {
-		if to, ok := fl.Aliases[label]; ok {
-			return to, value, nil
-		}
-		for _, k := range fl.Keys {
-			if k == label {
-				return label, value, nil
-			}
-		}
-		return "", "", fmt.Errorf(format, label)
-	})
-}
-
-// objectFields returns the field set of obj for matching (res.FieldLabels.Fields, or metadata.name and, for namespaced kinds, metadata.namespace).
-// The metadata fields are always present, as generic.ObjectMetaFieldsSet
-// adds them in every strategy; FieldLabels.Fields adds the kind's own.
-func objectFields(res *resourceInfo, obj runtime.Object) fields.Set {
-	set := fields.Set{}
-	if m, err := meta.Accessor(obj); err == nil {
-		set["metadata.name"] = m.GetName()
-		if !res.ClusterScoped {
-			set["metadata.namespace"] = m.GetNamespace()
-		}
-	}
-	if res.FieldLabels != nil && res.FieldLabels.Fields != nil {
-		for k, v := range res.FieldLabels.Fields(obj) {
-			set[k] = v
-		}
-	}
-	return set
-}
-
-// typedFields adapts a typed field function to FieldLabels.Fields; an
-// object of another type (which the server never stores for the kind) has
-// no kind-specific fields.
-func typedFields[T runtime.Object](fn func(T) fields.Set) func(runtime.Object) fields.Set {
-	return func(obj runtime.Object) fields.Set {
-		if t, ok := obj.(T); ok {
-			return fn(t)
-		}
-		return nil
-	}
-}
-
 func podFields(pod *corev1.Pod) fields.Set {
 	return fields.Set{
 		"spec.nodeName":            pod.Spec.NodeName,
@@ -203,16 +116,16 @@ func podFields(pod *corev1.Pod) fields.Set {
 		"spec.serviceAccountName":  pod.Spec.ServiceAccountName,
 		"spec.hostNetwork":         strconv.FormatBool(pod.Spec.HostNetwork),
 		"status.phase":             string(pod.Status.Phase),
-		"status.podIP":             podIP(&pod.Status),
+		"status.podIP":             PodIP(&pod.Status),
 		"status.nominatedNodeName": pod.Status.NominatedNodeName,
 	}
 }
 
-// podIP is the pod's primary IP as kube-apiserver stores it: v1 defaulting
+// PodIP is the pod's primary IP as kube-apiserver stores it: v1 defaulting
 // (pkg/apis/core/v1/defaults.go SetDefaults_PodStatus) makes podIP
 // authoritative and podIPs[0] equal to it, and the strategy and printer read
 // podIPs[0].
-func podIP(st *corev1.PodStatus) string {
+func PodIP(st *corev1.PodStatus) string {
 	if st.PodIP == "" && len(st.PodIPs) > 0 {
 		return st.PodIPs[0].IP
 	}

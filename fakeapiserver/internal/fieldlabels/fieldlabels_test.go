@@ -1,4 +1,4 @@
-package fakeapiserver
+package fieldlabels
 
 import (
 	"testing"
@@ -16,11 +16,32 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// fieldResource is the registration a kind gets by default, with its
-// built-in field labels and scope.
-func fieldResource(gv schema.GroupVersion, kind string) *resourceInfo {
-	return &resourceInfo{Resource: defaultResource(gv.WithKind(kind))}
+// resource is what the functions under test see of a served resource.
+type resource struct {
+	kind       schema.GroupVersionKind
+	labels     *Labels
+	namespaced bool
 }
+
+// clusterScoped are the kinds of these tests without a namespace.
+var clusterScoped = map[schema.GroupKind]bool{
+	{Kind: "Node"}: true, {Kind: "Namespace"}: true, {Kind: "PersistentVolume"}: true,
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: true,
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:        true,
+}
+
+// fieldResource is a built-in kind with its field labels and scope.
+func fieldResource(gv schema.GroupVersion, kind string) resource {
+	gvk := gv.WithKind(kind)
+	return resource{kind: gvk, labels: Builtin(gvk.GroupKind()), namespaced: !clusterScoped[gvk.GroupKind()]}
+}
+
+// convert and set call Convert and Set for r.
+func (r resource) convert(sel fields.Selector) (fields.Selector, error) {
+	return Convert(r.kind.GroupKind(), r.labels, sel)
+}
+
+func (r resource) set(obj runtime.Object) fields.Set { return Set(r.labels, r.namespaced, obj) }
 
 var (
 	coreGV   = corev1.SchemeGroupVersion
@@ -28,13 +49,13 @@ var (
 	eventsGV = eventsv1.SchemeGroupVersion
 )
 
-// TestConvertFieldSelector pins the rewritten selector or the error text
+// TestConvert pins the rewritten selector or the error text
 // byte for byte against kube-apiserver v1.37 (Scheme.ConvertFieldLabel with
 // kubernetes' conversion funcs; every text was also checked against it).
-func TestConvertFieldSelector(t *testing.T) {
+func TestConvert(t *testing.T) {
 	tests := []struct {
 		name     string
-		res      *resourceInfo
+		res      resource
 		selector string
 		want     string
 		wantErr  string
@@ -85,7 +106,7 @@ func TestConvertFieldSelector(t *testing.T) {
 			want: "spec.signerName=a/b"},
 		{name: "pod certificate request", res: fieldResource(certificatesv1.SchemeGroupVersion, "PodCertificateRequest"),
 			selector: "spec.podName=p", want: "spec.podName=p"},
-		{name: "user override without keys", res: &resourceInfo{Resource: Resource{Kind: coreGV.WithKind("Pod"), FieldLabels: &FieldLabels{}}},
+		{name: "user override without keys", res: resource{kind: coreGV.WithKind("Pod"), labels: &Labels{}, namespaced: true},
 			selector: "metadata.name=a", wantErr: "field label not supported: metadata.name"},
 	}
 	for _, tt := range tests {
@@ -94,27 +115,27 @@ func TestConvertFieldSelector(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseSelector(%q): %v", tt.selector, err)
 			}
-			got, err := convertFieldSelector(tt.res, sel)
+			got, err := tt.res.convert(sel)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("convertFieldSelector(%v, %q) error = %v, want %q", tt.res.Kind.Kind, tt.selector, err, tt.wantErr)
+					t.Fatalf("Convert(%v, %q) error = %v, want %q", tt.res.kind.Kind, tt.selector, err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("convertFieldSelector(%v, %q): %v", tt.res.Kind.Kind, tt.selector, err)
+				t.Fatalf("Convert(%v, %q): %v", tt.res.kind.Kind, tt.selector, err)
 			}
 			if got.String() != tt.want {
-				t.Errorf("convertFieldSelector(%v, %q) = %q, want %q", tt.res.Kind.Kind, tt.selector, got.String(), tt.want)
+				t.Errorf("Convert(%v, %q) = %q, want %q", tt.res.kind.Kind, tt.selector, got.String(), tt.want)
 			}
 		})
 	}
 }
 
-func TestConvertFieldSelectorNil(t *testing.T) {
-	got, err := convertFieldSelector(fieldResource(coreGV, "Pod"), nil)
+func TestConvertNil(t *testing.T) {
+	got, err := fieldResource(coreGV, "Pod").convert(nil)
 	if got != nil || err != nil {
-		t.Errorf("convertFieldSelector(pods, nil) = %v, %v, want nil, nil", got, err)
+		t.Errorf("Convert(pods, nil) = %v, %v, want nil, nil", got, err)
 	}
 }
 
@@ -133,34 +154,33 @@ func TestBuiltinFieldLabelsConsistent(t *testing.T) {
 	// status.podIPs passes conversion but pod/strategy.go never sets it
 	// ("TODO: add podIPs as a downward API value(s) with proper format").
 	gaps := map[string]bool{"status.podIPs": true}
-	if len(samples) != len(builtinFieldLabels) {
-		t.Fatalf("%d samples for %d builtinFieldLabels: add the new kind here", len(samples), len(builtinFieldLabels))
+	if len(samples) != len(builtin) {
+		t.Fatalf("%d samples for %d builtin: add the new kind here", len(samples), len(builtin))
 	}
-	for gk, fl := range builtinFieldLabels {
+	for gk, fl := range builtin {
 		obj, ok := samples[gk]
 		if !ok {
 			t.Errorf("no sample object for %v", gk)
 			continue
 		}
-		res := &resourceInfo{Resource: Resource{Kind: gk.WithVersion("v1"), ClusterScoped: clusterScopedKinds[gk], FieldLabels: fl}}
-		set := objectFields(res, obj)
+		set := Set(fl, !clusterScoped[gk], obj)
 		targets := append([]string{}, fl.Keys...)
 		for _, to := range fl.Aliases {
 			targets = append(targets, to)
 		}
 		for _, k := range targets {
-			if _, ok := set[k]; !ok && !gaps[k] && !(k == "metadata.namespace" && res.ClusterScoped) {
-				t.Errorf("%v accepts %q but objectFields has no such field: %v", gk, k, set)
+			if _, ok := set[k]; !ok && !gaps[k] && !(k == "metadata.namespace" && clusterScoped[gk]) {
+				t.Errorf("%v accepts %q but Set has no such field: %v", gk, k, set)
 			}
 		}
 	}
 }
 
-func TestObjectFields(t *testing.T) {
+func TestSet(t *testing.T) {
 	meta := metav1.ObjectMeta{Name: "n", Namespace: "ns"}
 	tests := []struct {
 		name string
-		res  *resourceInfo
+		res  resource
 		obj  runtime.Object
 		want fields.Set
 	}{{
@@ -254,15 +274,15 @@ func TestObjectFields(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, objectFields(tt.res, tt.obj)); diff != "" {
-				t.Errorf("objectFields(%v) mismatch (-want +got):\n%s", tt.res.Kind.Kind, diff)
+			if diff := cmp.Diff(tt.want, tt.res.set(tt.obj)); diff != "" {
+				t.Errorf("Set(%v) mismatch (-want +got):\n%s", tt.res.kind.Kind, diff)
 			}
 		})
 	}
 }
 
 // TestFieldSelectorMatching runs the two steps together, as the list and
-// watch handlers do: convert the selector, then match objectFields.
+// watch handlers do: convert the selector, then match Set.
 func TestFieldSelectorMatching(t *testing.T) {
 	pods := fieldResource(coreGV, "Pod")
 	onNode1 := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "node-1"},
@@ -285,13 +305,13 @@ func TestFieldSelectorMatching(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseSelector(%q): %v", tt.selector, err)
 		}
-		conv, err := convertFieldSelector(pods, sel)
+		conv, err := pods.convert(sel)
 		if err != nil {
-			t.Fatalf("convertFieldSelector(pods, %q): %v", tt.selector, err)
+			t.Fatalf("Convert(pods, %q): %v", tt.selector, err)
 		}
 		var got []string
 		for _, p := range []*corev1.Pod{onNode1, unscheduled} {
-			if conv.Matches(objectFields(pods, p)) {
+			if conv.Matches(pods.set(p)) {
 				got = append(got, p.Name)
 			}
 		}
