@@ -12,8 +12,6 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
-	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -22,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/tables"
 )
 
 // A CustomResourceDefinition's resource is served by the same handlers as
@@ -45,12 +44,6 @@ type crStrategy interface {
 	GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error)
 }
 
-// tableConvertor is the method of apiserver's rest.TableConvertor that
-// tableconvertor.New's result offers.
-type tableConvertor interface {
-	ConvertToTable(ctx context.Context, obj, tableOptions runtime.Object) (*metav1.Table, error)
-}
-
 // customResource is one served version of a CRD's resource. It is
 // immutable; a CRD update builds new ones.
 type customResource struct {
@@ -63,8 +56,8 @@ type customResource struct {
 	structural            map[string]*structuralschema.Structural
 	preserveUnknownFields bool
 	strategy              crStrategy
-	statusStrategy        crStrategy // nil without a status subresource
-	table                 tableConvertor
+	statusStrategy        crStrategy       // nil without a status subresource
+	table                 tables.Convertor // nil: the default table
 	categories            []string
 	scale                 *apiextensionsv1.CustomResourceSubresourceScale
 	// life ends the resource's watches when its CRD is deleted; shared by
@@ -214,18 +207,7 @@ func newCustomResource(crd *apiextensionsv1.CustomResourceDefinition, v apiexten
 	if statusSpec != nil {
 		cr.statusStrategy = customresource.NewStatusStrategy(strategy)
 	}
-	columns := v.AdditionalPrinterColumns
-	if len(columns) == 0 {
-		// The handler's serveDefaultColumnsIfEmpty.
-		columns = []apiextensionsv1.CustomResourceColumnDefinition{{
-			Name: "Age", Type: "date", Description: objectMetaDoc["creationTimestamp"], JSONPath: ".metadata.creationTimestamp",
-		}}
-	}
-	if cr.table, err = tableconvertor.New(columns); err != nil {
-		// As the handler does: an invalid printer specification falls back
-		// to the default table.
-		cr.table = nil
-	}
+	cr.table = tables.CustomResourceConvertor(v.AdditionalPrinterColumns)
 	return cr, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/tables"
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
@@ -40,7 +41,7 @@ func (s *Server) serveWatch(req *request) {
 	if out.table {
 		// Checked before the stream starts, as the real server does, so a
 		// bad value is an HTTP 400 rather than a broken first event.
-		if err := validateIncludeObject(includeObjectParam(req.r)); err != nil {
+		if err := tables.ValidateIncludeObject(includeObjectParam(req.r)); err != nil {
 			s.writeError(req.w, req.r, err)
 			return
 		}

@@ -1,4 +1,4 @@
-package fakeapiserver
+package tables
 
 import (
 	"fmt"

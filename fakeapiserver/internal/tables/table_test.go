@@ -1,6 +1,7 @@
-package fakeapiserver
+package tables
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -16,29 +17,49 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 )
 
 // tableNow is the fake clock's time in every table test.
 var tableNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// newTableServer returns a server whose only configured part is a fake
-// clock at tableNow: toTable needs nothing else.
-func newTableServer(t testing.TB) *Server {
-	t.Helper()
-	return &Server{cfg: Config{Clock: testingclock.NewFakeClock(tableNow)}}
+// testResource is a built-in kind served as plural.
+type testResource struct {
+	gvk    schema.GroupVersionKind
+	plural string
 }
 
-// tableResource is a minimal resourceInfo for kind served as plural.
-func tableResource(gvk schema.GroupVersionKind, plural string) *resourceInfo {
-	return &resourceInfo{Resource: Resource{Kind: gvk}, gvr: gvk.GroupVersion().WithResource(plural)}
+func (r testResource) GroupVersionKind() schema.GroupVersionKind { return r.gvk }
+func (r testResource) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: r.gvk.Group, Resource: r.plural}
+}
+func (r testResource) TableConvertor() Convertor { return nil }
+
+// tableResource is a built-in kind served as plural.
+func tableResource(gvk schema.GroupVersionKind, plural string) Resource {
+	return testResource{gvk: gvk, plural: plural}
+}
+
+// toTable converts at tableNow.
+func toTable(res Resource, objs []runtime.Object, listMeta metav1.ListMeta, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
+	return Convert(res, objs, Options{ListMeta: listMeta, IncludeObject: include, Now: tableNow})
+}
+
+// toStatus is the Status the server answers with for err: the error's own,
+// or a 500 for an error without one.
+func toStatus(err error) metav1.Status {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return st.Status()
+	}
+	return apierrors.NewInternalError(err).ErrStatus
 }
 
 var (
@@ -247,9 +268,9 @@ func TestTableColumnDefinitions(t *testing.T) {
 	}
 	for gk, want := range tests {
 		t.Run(gk.String(), func(t *testing.T) {
-			p, ok := tablePrinters[gk]
+			p, ok := printers[gk]
 			if !ok {
-				t.Fatalf("tablePrinters[%v] missing", gk)
+				t.Fatalf("printers[%v] missing", gk)
 			}
 			if diff := cmp.Diff(want, p.columns); diff != "" {
 				t.Errorf("columns of %v mismatch (-want +got):\n%s", gk, diff)
@@ -263,8 +284,8 @@ func TestTableColumnDefinitions(t *testing.T) {
 			}
 		})
 	}
-	if len(tablePrinters) != len(tests) {
-		t.Errorf("len(tablePrinters) = %d, want %d: pin the new printer's columns here", len(tablePrinters), len(tests))
+	if len(printers) != len(tests) {
+		t.Errorf("len(printers) = %d, want %d: pin the new printer's columns here", len(printers), len(tests))
 	}
 	// apiserver pkg/registry/rest/table.go defaultTableConvertor.
 	swaggerMetadataDescriptions := metav1.ObjectMeta{}.SwaggerDoc()
@@ -272,7 +293,7 @@ func TestTableColumnDefinitions(t *testing.T) {
 		{Name: "Name", Type: "string", Format: "name", Description: swaggerMetadataDescriptions["name"]},
 		{Name: "Created At", Type: "date", Description: swaggerMetadataDescriptions["creationTimestamp"]},
 	}
-	if diff := cmp.Diff(wantDefault, defaultTablePrinter.columns); diff != "" {
+	if diff := cmp.Diff(wantDefault, defaultPrinter.columns); diff != "" {
 		t.Errorf("default columns mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -775,7 +796,7 @@ func TestTableOtherKindsCells(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := tablePrinters[tt.gk]
+			p := printers[tt.gk]
 			row, ok := p.row(tt.obj, tableNow)
 			if !ok {
 				t.Fatalf("printer of %v refused %T", tt.gk, tt.obj)
@@ -820,10 +841,9 @@ func TestToTableIncludeObject(t *testing.T) {
 		{name: "unknown policy", obj: pod, include: "Everything",
 			wantErr: `Unable to convert to Table as requested: includeObject: Invalid value: "Everything": must be 'Metadata', 'Object', 'None', or empty`},
 	}
-	s := newTableServer(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			table, err := s.toTable(podResource, []runtime.Object{tt.obj}, metav1.ListMeta{ResourceVersion: "9"}, tt.include)
+			table, err := toTable(podResource, []runtime.Object{tt.obj}, metav1.ListMeta{ResourceVersion: "9"}, tt.include)
 			if tt.wantErr != "" {
 				st := toStatus(err)
 				if st.Code != 400 || st.Reason != metav1.StatusReasonBadRequest || st.Message != tt.wantErr {
@@ -845,12 +865,11 @@ func TestToTableIncludeObject(t *testing.T) {
 }
 
 func TestToTableListMeta(t *testing.T) {
-	s := newTableServer(t)
 	pod := testPod(apiv1.PodRunning, namedContainers("a"))
 	remaining := int64(4)
 	tests := []struct {
 		name     string
-		res      *resourceInfo
+		res      Resource
 		objs     []runtime.Object
 		listMeta metav1.ListMeta
 		want     metav1.ListMeta
@@ -880,7 +899,7 @@ func TestToTableListMeta(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			table, err := s.toTable(tt.res, tt.objs, tt.listMeta, "")
+			table, err := toTable(tt.res, tt.objs, tt.listMeta, "")
 			if err != nil {
 				t.Fatalf("toTable: %v", err)
 			}
@@ -900,10 +919,9 @@ func TestToTableListMeta(t *testing.T) {
 }
 
 func TestToTableDefaultConvertor(t *testing.T) {
-	s := newTableServer(t)
 	lr := &apiv1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "limits", Namespace: "default",
 		CreationTimestamp: metav1.NewTime(time.Date(2026, 2, 3, 4, 5, 6, 0, time.FixedZone("CET", 3600)))}}
-	table, err := s.toTable(tableResource(apiv1.SchemeGroupVersion.WithKind("LimitRange"), "limitranges"), []runtime.Object{lr}, metav1.ListMeta{}, metav1.IncludeNone)
+	table, err := toTable(tableResource(apiv1.SchemeGroupVersion.WithKind("LimitRange"), "limitranges"), []runtime.Object{lr}, metav1.ListMeta{}, metav1.IncludeNone)
 	if err != nil {
 		t.Fatalf("toTable: %v", err)
 	}
@@ -914,12 +932,11 @@ func TestToTableDefaultConvertor(t *testing.T) {
 }
 
 func TestToTableWrongType(t *testing.T) {
-	s := newTableServer(t)
-	_, err := s.toTable(podResource, []runtime.Object{&apiv1.ConfigMap{}}, metav1.ListMeta{}, "")
+	_, err := toTable(podResource, []runtime.Object{&apiv1.ConfigMap{}}, metav1.ListMeta{}, "")
 	if got, want := toStatus(err).Code, int32(500); got != want {
 		t.Errorf("toTable(pods, ConfigMap) code = %d (%v), want %d", got, err, want)
 	}
-	_, err = s.toTable(tableResource(apiv1.SchemeGroupVersion.WithKind("LimitRange"), "limitranges"), []runtime.Object{&metav1.Status{}}, metav1.ListMeta{}, "")
+	_, err = toTable(tableResource(apiv1.SchemeGroupVersion.WithKind("LimitRange"), "limitranges"), []runtime.Object{&metav1.Status{}}, metav1.ListMeta{}, "")
 	st := toStatus(err)
 	if want := "the resource limitranges does not support being converted to a Table"; st.Code != 406 || st.Message != want {
 		t.Errorf("toTable(limitranges, Status) = %d %q, want 406 %q", st.Code, st.Message, want)
@@ -931,18 +948,17 @@ func TestToTableWrongType(t *testing.T) {
 // pkg/cmd/get/get.go decodeIntoTable): unstructured, converted to
 // metav1.Table, each row's object decoded as unstructured.
 func TestTableJSONForKubectl(t *testing.T) {
-	s := newTableServer(t)
 	pod := testPod(apiv1.PodRunning, namedContainers("a"), runningStatus("a", true, 0))
 	pod.Labels = map[string]string{"app": "web"}
-	table, err := s.toTable(podResource, []runtime.Object{pod}, metav1.ListMeta{ResourceVersion: "8"}, "")
+	table, err := toTable(podResource, []runtime.Object{pod}, metav1.ListMeta{ResourceVersion: "8"}, "")
 	if err != nil {
 		t.Fatalf("toTable: %v", err)
 	}
-	info, ok := runtime.SerializerInfoForMediaType(serializer.NewCodecFactory(newDefaultScheme()).SupportedMediaTypes(), runtime.ContentTypeJSON)
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	if !ok {
 		t.Fatal("no JSON serializer")
 	}
-	body, err := encode(info, table)
+	body, err := runtime.Encode(info.Serializer, table)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
