@@ -31,7 +31,7 @@ conformance-real: $(REALAPISERVER_BIN)
 	$(REALAPISERVER_DIR)/conformance-real.sh
 
 # capture-apiserver: record the real kube-apiserver's discovery and OpenAPI
-# documents into fakeapiserver/captured (see its README.md).
+# documents into fakeapiserver/internal/captured (see its README.md).
 .PHONY: capture-apiserver
 capture-apiserver: $(REALAPISERVER_BIN)
 	sh tools/capture-apiserver/capture.sh

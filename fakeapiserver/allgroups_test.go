@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 )
 
 // TestAllGroupVersions serves every group-version of client-go's scheme:
@@ -42,7 +44,7 @@ func TestAllGroupVersions(t *testing.T) {
 		t.Fatalf("GET /openapi/v3: %v", err)
 	}
 	for _, gv := range AllGroupVersions() {
-		p := openAPIGroupVersionPath(gv)
+		p := openapi.GroupVersionPath(gv)
 		if _, ok := root.Paths[p]; !ok {
 			t.Errorf("/openapi/v3 lacks %q", p)
 			continue

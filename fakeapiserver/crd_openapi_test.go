@@ -16,20 +16,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 )
 
-// TestCRDOpenAPIDocuments checks the v2 and v3 documents built for a CRD
-// (they were compared with kube-apiserver v1.37.2's for the same CRD: the
-// v3 document is identical); TestCRDOpenAPIServed reads them over HTTP.
+// TestCRDOpenAPIDocuments checks the v3 document built for a CRD (it was
+// compared with kube-apiserver v1.37.2's for the same CRD: identical) and
+// the v2 definitions of its versions; TestCRDOpenAPIServed reads the v3
+// document over HTTP too.
 func TestCRDOpenAPIDocuments(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
-	if _, ok, err := srv.customOpenAPIV3(widgetGVR.GroupVersion()); ok || err != nil {
+	if _, ok, err := openapi.CustomResourceV3(srv.establishedCRDs(), widgetGVR.GroupVersion()); ok || err != nil {
 		t.Fatalf("v3 document before the CRD exists: ok %v err %v", ok, err)
 	}
 	installCRD(t, srv, testWidgetCRD())
 
-	doc, ok, err := srv.customOpenAPIV3(widgetGVR.GroupVersion())
+	doc, ok, err := openapi.CustomResourceV3(srv.establishedCRDs(), widgetGVR.GroupVersion())
 	if err != nil || !ok {
 		t.Fatalf("v3 document: ok %v err %v", ok, err)
 	}
@@ -59,17 +62,19 @@ func TestCRDOpenAPIDocuments(t *testing.T) {
 	if len(gvk) != 1 {
 		t.Errorf("x-kubernetes-group-version-kind = %v, want one entry", widget.Extensions["x-kubernetes-group-version-kind"])
 	}
-	if _, ok, _ := srv.customOpenAPIV3(schema.GroupVersion{Group: "example.com", Version: "v2"}); ok {
+	if _, ok, _ := openapi.CustomResourceV3(srv.establishedCRDs(), schema.GroupVersion{Group: "example.com", Version: "v2"}); ok {
 		t.Errorf("a v3 document for a version the CRD does not serve")
 	}
 
-	v2, err := srv.customOpenAPIV2()
-	if err != nil || len(v2) != 1 {
-		t.Fatalf("v2 specs = %d, %v; want one", len(v2), err)
+	var v2 struct {
+		Definitions map[string]any `json:"definitions"`
+	}
+	if err := json.Unmarshal(getRaw(t, srv, http.MethodGet, "/openapi/v2", nil).body, &v2); err != nil {
+		t.Fatal(err)
 	}
 	for _, def := range []string{"com.example.v1.Widget", "com.example.v1beta1.Widget", "com.example.v1.WidgetList"} {
-		if _, ok := v2[0].Definitions[def]; !ok {
-			t.Errorf("v2 definitions lack %s", def)
+		if _, ok := v2.Definitions[def]; !ok {
+			t.Errorf("/openapi/v2 definitions lack %s", def)
 		}
 	}
 }

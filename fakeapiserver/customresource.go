@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/tables"
 )
@@ -230,7 +231,7 @@ func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefini
 		listKind:   listKind,
 		singular:   names.Singular,
 		hasStatus:  cr.statusStrategy != nil,
-		verbs:      storedVerbs(),
+		verbs:      discovery.StoredVerbs(),
 		storageKey: schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}.String(),
 		custom:     cr,
 	}
@@ -275,14 +276,6 @@ func (r *resourceInfo) gone() <-chan struct{} {
 	return r.custom.life.done
 }
 
-// categoriesOf returns the discovery categories of a resource.
-func (r *resourceInfo) categoriesOf() []string {
-	if r.custom != nil {
-		return r.custom.categories
-	}
-	return categories[r.gvr.GroupResource()]
-}
-
 // unstructuredTyper types unstructured objects by their apiVersion and
 // kind (crdserverscheme's UnstructuredObjectTyper, without its global use).
 type unstructuredTyper struct{}
@@ -302,13 +295,3 @@ func (unstructuredTyper) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionK
 }
 
 func (unstructuredTyper) Recognizes(schema.GroupVersionKind) bool { return true }
-
-// storageKind is the kind in the version objects are stored in, whose hash
-// discovery advertises: the served one for built-ins, the CRD's storage
-// version for custom resources.
-func (r *resourceInfo) storageKind() schema.GroupVersionKind {
-	if r.custom != nil {
-		return schema.GroupVersionKind{Group: r.Kind.Group, Version: r.custom.storageVersion, Kind: r.Kind.Kind}
-	}
-	return r.Kind
-}

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
+
+	internaldiscovery "github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
 )
 
 // allVerbs are the verbs discovery advertises for every served resource.
@@ -232,16 +234,16 @@ func TestDiscoveryMatchesKubeAPIServer(t *testing.T) {
 		notServed["v1 "+sub] = true
 	}
 	notServed["certificates.k8s.io/v1 certificatesigningrequests/approval"] = true
-	captured, err := capturedDiscovery()
+	captured, err := internaldiscovery.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, gv := range DefaultGroupVersions {
 		b := captured[gv]
 		var want []metav1.APIResource
-		for _, r := range b.resources {
+		for _, r := range b.Resources {
 			want = append(want, r)
-			want = append(want, b.subresources[r.Name]...)
+			want = append(want, b.Subresources[r.Name]...)
 		}
 		want = slices.DeleteFunc(want, func(r metav1.APIResource) bool { return notServed[gv.String()+" "+r.Name] })
 		if diff := cmp.Diff(want, got[gv.String()], cmpopts.SortSlices(func(a, b metav1.APIResource) bool { return a.Name < b.Name }), cmpopts.EquateEmpty()); diff != "" {
@@ -413,7 +415,7 @@ func TestDiscoveryNegotiation(t *testing.T) {
 					t.Errorf("GET %s (Accept %q) message = %q (%v), want %q", tt.path, tt.accept, st.Message, err, tt.wantMessage)
 				}
 			}
-			isGVK, err := discovery.ContentTypeIsGVK(resp.header.Get("Content-Type"), aggregatedDiscoveryGVK)
+			isGVK, err := discovery.ContentTypeIsGVK(resp.header.Get("Content-Type"), internaldiscovery.AggregatedGVK)
 			if wantGVK := tt.wantContentType == aggregatedJSON; err != nil || isGVK != wantGVK {
 				t.Errorf("ContentTypeIsGVK(%q) = %v, %v; want %v", resp.header.Get("Content-Type"), isGVK, err, wantGVK)
 			}

@@ -41,9 +41,9 @@ type healthCheck struct {
 
 // serveNonResource answers the endpoints outside /api and /apis that
 // clients use: /version, /healthz, /livez, /readyz (and their per-check
-// subpaths such as /healthz/ping), /openapi/v2 (404, as a server without the
-// v2 document) and /openapi/v3[/<path>]. It returns false, writing nothing,
-// for any other path.
+// subpaths such as /healthz/ping), /openapi/v2 and /openapi/v3[/<path>]
+// (internal/openapi). It returns false, writing nothing, for any other
+// path.
 func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) bool {
 	parts := splitPath(r.URL.Path)
 	if len(parts) == 0 {
@@ -59,7 +59,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) bool {
 	case "healthz", "livez", "readyz":
 		return s.serveHealth(w, r, parts[0], strings.Join(parts[1:], "/"))
 	case "openapi":
-		return s.serveOpenAPI(w, r)
+		return s.openapi.Serve(w, r)
 	}
 	return false
 }

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 )
 
 // TestOpenAPIRuntimeGroupVersion publishes a group-version at runtime, as
@@ -19,13 +21,13 @@ func TestOpenAPIRuntimeGroupVersion(t *testing.T) {
 	srv := Start(t)
 	gv := schema.GroupVersion{Group: "stable.example.com", Version: "v1"}
 	v3 := &spec3.OpenAPI{Version: "3.0.0", Info: &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes CRD Swagger", Version: "v0.1.0"}}}
-	v2 := &openAPIV2Part{
+	v2 := &openapi.V2Part{
 		Paths:       map[string]spec.PathItem{"/apis/stable.example.com/v1/crontabs": {}},
 		Definitions: spec.Definitions{"com.example.stable.v1.CronTab": *spec.StringProperty()},
 	}
-	srv.openapi.addGroupVersion(gv, v3, func() (*openAPIV2Part, error) { return v2, nil })
+	srv.openapi.AddGroupVersion(gv, v3, func() (*openapi.V2Part, error) { return v2, nil })
 	checkPublished(t, srv, true)
-	srv.openapi.removeGroupVersion(gv)
+	srv.openapi.RemoveGroupVersion(gv)
 	checkPublished(t, srv, false)
 }
 

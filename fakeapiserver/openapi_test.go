@@ -23,6 +23,8 @@ import (
 	"k8s.io/client-go/openapi"
 	"k8s.io/client-go/openapi3"
 	"k8s.io/kube-openapi/pkg/spec3"
+
+	internalopenapi "github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 )
 
 // widgetGV is a user-registered group-version with no upstream OpenAPI
@@ -82,7 +84,7 @@ func TestOpenAPIV3Paths(t *testing.T) {
 	t.Parallel()
 	defaults := []string{"api", "apis", "version"}
 	for _, gv := range DefaultGroupVersions {
-		defaults = append(defaults, openAPIGroupVersionPath(gv))
+		defaults = append(defaults, internalopenapi.GroupVersionPath(gv))
 		if gv.Group != "" && !slices.Contains(defaults, "apis/"+gv.Group) {
 			defaults = append(defaults, "apis/"+gv.Group)
 		}

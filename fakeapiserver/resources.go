@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 )
 
@@ -218,7 +219,7 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 	for _, o := range overrides {
 		byKind[o.Kind] = o
 	}
-	builtin, err := capturedDiscovery()
+	builtin, err := discovery.Builtin()
 	if err != nil {
 		return nil, err
 	}
@@ -259,8 +260,8 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 // (one that is listed) needs its kind and list kind in the scheme; a
 // create-only one is served when this server answers it (reviews.go), and
 // left out otherwise (bindings: pods/binding does the same).
-func (t *resourceTable) addBuiltin(scheme *runtime.Scheme, gv schema.GroupVersion, b *builtinGroupVersion, byKind map[schema.GroupVersionKind]Resource) error {
-	for _, api := range b.resources {
+func (t *resourceTable) addBuiltin(scheme *runtime.Scheme, gv schema.GroupVersion, b *discovery.BuiltinGroupVersion, byKind map[schema.GroupVersionKind]Resource) error {
+	for _, api := range b.Resources {
 		gvk := gv.WithKind(api.Kind)
 		r, ok := byKind[gvk]
 		if !ok {
@@ -280,7 +281,7 @@ func (t *resourceTable) addBuiltin(scheme *runtime.Scheme, gv schema.GroupVersio
 		if err := t.add(scheme, r); err != nil {
 			return err
 		}
-		t.byGVK[gvk].applyBuiltin(api, b.subresources[api.Name])
+		t.byGVK[gvk].applyBuiltin(api, b.Subresources[api.Name])
 	}
 	return nil
 }
@@ -309,12 +310,12 @@ type builtinKind struct {
 
 // builtinKinds indexes the captured discovery by group and kind (stored
 // resources only).
-func builtinKinds(builtin map[schema.GroupVersion]*builtinGroupVersion) map[schema.GroupKind]builtinKind {
+func builtinKinds(builtin map[schema.GroupVersion]*discovery.BuiltinGroupVersion) map[schema.GroupKind]builtinKind {
 	out := map[schema.GroupKind]builtinKind{}
 	for gv, b := range builtin {
-		for _, api := range b.resources {
+		for _, api := range b.Resources {
 			if slices.Contains(api.Verbs, "list") {
-				out[schema.GroupKind{Group: gv.Group, Kind: api.Kind}] = builtinKind{api: api, subs: b.subresources[api.Name]}
+				out[schema.GroupKind{Group: gv.Group, Kind: api.Kind}] = builtinKind{api: api, subs: b.Subresources[api.Name]}
 			}
 		}
 	}
@@ -437,7 +438,7 @@ func (t *resourceTable) newResourceInfo(scheme *runtime.Scheme, r Resource) (*re
 		listKind:   listKind,
 		singular:   singular.Resource,
 		hasStatus:  hasStatusField(proto),
-		verbs:      storedVerbs(),
+		verbs:      discovery.StoredVerbs(),
 		newObject:  func() runtime.Object { o, _ := scheme.New(r.Kind); return o },
 		newList:    func() runtime.Object { o, _ := scheme.New(listKind); return o },
 		storageKey: plural.GroupResource().String(),

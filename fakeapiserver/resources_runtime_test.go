@@ -26,8 +26,8 @@ func TestResourceTableRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.resources.put(info)
-	if !slices.Contains(srv.servedGroupVersions(), widgetGV) {
-		t.Errorf("servedGroupVersions() = %v after put, want %s in it", srv.servedGroupVersions(), widgetGV)
+	if !slices.Contains(srv.resources.servedGroupVersions(), widgetGV) {
+		t.Errorf("servedGroupVersions() = %v after put, want %s in it", srv.resources.servedGroupVersions(), widgetGV)
 	}
 	_, lists, err := newDiscoveryClient(t, srv, true).ServerGroupsAndResources()
 	if err != nil {

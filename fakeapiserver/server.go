@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 	"github.com/lw-sim/lw-sim/internal/hostcheck"
 )
@@ -36,7 +37,7 @@ type Server struct {
 	compactor *compactor
 	faults    faultHooks         // fault injection, see faults.go
 	hosts     *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
-	openapi   *openAPIService    // /openapi/v2 and /openapi/v3 (openapi.go)
+	openapi   *openapi.Service   // /openapi/v2 and /openapi/v3 (internal/openapi)
 	crds      crdController      // CustomResourceDefinitions (crd.go)
 
 	tlsConfig *tls.Config // nil for plain HTTP
@@ -77,7 +78,7 @@ func New(cfg Config) (*Server, error) {
 		stop:      cancel,
 		userUID:   newUID(),
 	}
-	if s.openapi, err = newOpenAPIService(cfg.Clock, s.servedGroupVersions(), s.generatedOpenAPI); err != nil {
+	if s.openapi, err = openapi.NewService(cfg.Clock, table.servedGroupVersions(), table.generateOpenAPI); err != nil {
 		cancel()
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
 )
 
 // The subresources besides status: scale (subresource_scale.go) on the
@@ -102,6 +104,6 @@ func (s *Server) subresourceDiscovery(res *resourceInfo) []metav1.APIResource {
 	}
 	add("binding", bindingGVK, metav1.Verbs{"create"})
 	add("eviction", evictionGVK, metav1.Verbs{"create"})
-	add("scale", scaleGVK, statusVerbs())
+	add("scale", scaleGVK, discovery.StatusVerbs())
 	return out
 }

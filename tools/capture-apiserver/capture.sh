@@ -1,12 +1,12 @@
 #!/bin/sh
 # capture.sh starts the real etcd + kube-apiserver (bin/realapiserver, built by
 # `make realapiserver`), records its discovery and OpenAPI documents into
-# fakeapiserver/captured with tools/capture-apiserver, and stops the server.
+# fakeapiserver/internal/captured with tools/capture-apiserver, and stops the server.
 # Run from the repository root.
 set -eu
 
 . tools/realapiserver/start.sh
 dir=$(mktemp -d "${TMPDIR:-/tmp}/lwsim-capture.XXXXXX")
 start_realapiserver "$dir"
-go run ./tools/capture-apiserver -kubeconfig "$dir/kubeconfig" -out fakeapiserver/captured
-echo "captured into fakeapiserver/captured (server log: $dir/realapiserver.log)"
+go run ./tools/capture-apiserver -kubeconfig "$dir/kubeconfig" -out fakeapiserver/internal/captured
+echo "captured into fakeapiserver/internal/captured (server log: $dir/realapiserver.log)"

@@ -31,7 +31,7 @@ import (
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the kube-apiserver to capture (required)")
-	out := flag.String("out", "fakeapiserver/captured", "directory to write into")
+	out := flag.String("out", "fakeapiserver/internal/captured", "directory to write into")
 	flag.Parse()
 	if *kubeconfig == "" {
 		fmt.Fprintln(os.Stderr, "capture-apiserver: -kubeconfig is required")

@@ -1,4 +1,4 @@
-package fakeapiserver
+package openapi
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -30,10 +31,23 @@ const (
 	extPreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
 )
 
-// generatedOpenAPI is the generated v3 document of a served group-version
-// kube-apiserver has none for.
-func (s *Server) generatedOpenAPI(gv schema.GroupVersion) *spec3.OpenAPI {
-	return s.openAPIGroupVersionSpec(gv)
+// Resource is what a generated document needs to know about a served
+// resource: where it is served, its kinds (and their Go types, which name
+// the schemas), its scope, whether it has a status subresource and what a
+// delete returns.
+type Resource interface {
+	GroupVersionResource() schema.GroupVersionResource
+	GroupVersionKind() schema.GroupVersionKind
+	ListGroupVersionKind() schema.GroupVersionKind
+	// NewObject and NewList return empty objects of the kind and the list
+	// kind.
+	NewObject() runtime.Object
+	NewList() runtime.Object
+	Namespaced() bool
+	HasStatus() bool
+	// DeleteReturnsObject reports whether DELETE answers with the deleted
+	// object rather than a Status (pods).
+	DeleteReturnsObject() bool
 }
 
 // newOpenAPISpec starts a document with the meta schemas every generated
@@ -85,7 +99,7 @@ func openAPIGroupSpec(group string) *spec3.OpenAPI {
 
 // openAPIResource builds the paths of one resource in a generated document.
 type openAPIResource struct {
-	res      *resourceInfo
+	res      Resource
 	doc      *spec3.OpenAPI
 	id       string // operation-id infix, e.g. "ExampleComV1"
 	tag      string // operation tag, e.g. "exampleCom_v1"
@@ -94,11 +108,13 @@ type openAPIResource struct {
 	basePath string // "/apis/<g>/<v>" or "/api/<v>"
 }
 
-// openAPIGroupVersionSpec is a minimal but valid document for a served
-// group-version kube-apiserver has no document for: for each resource, its
-// paths and operations (with fieldValidation on writes) and object schemas
-// that accept any field. kubectl's client-side checks need nothing more.
-func (s *Server) openAPIGroupVersionSpec(gv schema.GroupVersion) *spec3.OpenAPI {
+// Generate is a minimal but valid /openapi/v3 document for a served
+// group-version kube-apiserver has no document for (one it does not serve
+// by default, or the user's own kinds): for each of its stored resources,
+// its paths and operations (with fieldValidation on writes) and object
+// schemas that accept any field. kubectl's client-side checks need nothing
+// more.
+func Generate(gv schema.GroupVersion, resources []Resource) *spec3.OpenAPI {
 	doc := newOpenAPISpec()
 	id := openAPIGroupID(gv.Group) + titleFirst(gv.Version)
 	base := "/api/" + gv.Version
@@ -112,10 +128,7 @@ func (s *Server) openAPIGroupVersionSpec(gv schema.GroupVersion) *spec3.OpenAPI 
 		Responses:   openAPIResponses(metaSchemaPrefix+"APIResourceList", http.StatusOK),
 		Tags:        []string{tag},
 	}}}}
-	for _, res := range s.resources.resourcesOf(gv) {
-		if res.newList == nil {
-			continue // create-only: no schema of its own here
-		}
+	for _, res := range resources {
 		b := &openAPIResource{res: res, doc: doc, id: id, tag: tag, basePath: base}
 		b.addSchemas()
 		b.addPaths()
@@ -125,28 +138,28 @@ func (s *Server) openAPIGroupVersionSpec(gv schema.GroupVersion) *spec3.OpenAPI 
 
 // addSchemas adds the kind's and the list kind's schemas.
 func (b *openAPIResource) addSchemas() {
-	b.object = openAPISchemaName(b.res.Kind, b.res.newObject())
-	b.list = openAPISchemaName(b.res.listKind, b.res.newList())
+	b.object = openAPISchemaName(b.res.GroupVersionKind(), b.res.NewObject())
+	b.list = openAPISchemaName(b.res.ListGroupVersionKind(), b.res.NewList())
 	str := func() spec.Schema { return *spec.StringProperty() }
-	obj := openObject(b.res.Kind.Kind + " (served by lw-sim; its fields are not described, and any are accepted).")
+	obj := openObject(b.res.GroupVersionKind().Kind + " (served by lw-sim; its fields are not described, and any are accepted).")
 	obj.Properties = map[string]spec.Schema{"apiVersion": str(), "kind": str(), "metadata": *refSchema(metaSchemaPrefix + "ObjectMeta")}
-	obj.AddExtension(extGroupVersionKind, []any{gvkExtension(b.res.Kind)})
+	obj.AddExtension(extGroupVersionKind, []any{gvkExtension(b.res.GroupVersionKind())})
 	b.doc.Components.Schemas[b.object] = obj
-	list := openObject(b.res.listKind.Kind + " is a list of " + b.res.Kind.Kind + ".")
+	list := openObject(b.res.ListGroupVersionKind().Kind + " is a list of " + b.res.GroupVersionKind().Kind + ".")
 	list.Properties = map[string]spec.Schema{
 		"apiVersion": str(), "kind": str(), "metadata": *refSchema(metaSchemaPrefix + "ListMeta"),
 		"items": *spec.ArrayProperty(refSchema(b.object)),
 	}
 	list.Required = []string{"items"}
-	list.AddExtension(extGroupVersionKind, []any{gvkExtension(b.res.listKind)})
+	list.AddExtension(extGroupVersionKind, []any{gvkExtension(b.res.ListGroupVersionKind())})
 	b.doc.Components.Schemas[b.list] = list
 }
 
 // addPaths adds the collection, object and status paths of the resource,
 // named and shaped as kube-apiserver's installer names them.
 func (b *openAPIResource) addPaths() {
-	kind, ns, scope := b.res.Kind.Kind, "", b.basePath
-	if !b.res.ClusterScoped {
+	kind, ns, scope := b.res.GroupVersionKind().Kind, "", b.basePath
+	if b.res.Namespaced() {
 		ns, scope = "Namespaced", b.basePath+"/namespaces/{namespace}"
 	}
 	pathParams := func(names ...string) []*spec3.Parameter {
@@ -165,11 +178,11 @@ func (b *openAPIResource) addPaths() {
 	scopeParams := pathParams()
 	if ns != "" {
 		scopeParams = pathParams("namespace")
-		b.doc.Paths.Paths[b.basePath+"/"+b.res.gvr.Resource] = path(pathParams(), func(p *spec3.PathProps) {
+		b.doc.Paths.Paths[b.basePath+"/"+b.res.GroupVersionResource().Resource] = path(pathParams(), func(p *spec3.PathProps) {
 			p.Get = b.op("list", "list "+kind, "list"+b.id+kind+"ForAllNamespaces", openAPIListParams(), nil, openAPIResponses(b.list, http.StatusOK))
 		})
 	}
-	collection := scope + "/" + b.res.gvr.Resource
+	collection := scope + "/" + b.res.GroupVersionResource().Resource
 	b.doc.Paths.Paths[collection] = path(scopeParams, func(p *spec3.PathProps) {
 		p.Get = b.op("list", "list "+kind, "list"+b.id+ns+kind, openAPIListParams(), nil, openAPIResponses(b.list, http.StatusOK))
 		p.Post = b.op("post", "create a "+kind, "create"+b.id+ns+kind, openAPIWriteParams(), b.body(), openAPIResponses(b.object, http.StatusOK, http.StatusCreated, http.StatusAccepted))
@@ -180,7 +193,7 @@ func (b *openAPIResource) addPaths() {
 		itemParams = pathParams("name", "namespace")
 	}
 	deleted := status
-	if b.res.ReturnsDeletedObject {
+	if b.res.DeleteReturnsObject() {
 		deleted = b.object
 	}
 	b.doc.Paths.Paths[collection+"/{name}"] = path(itemParams, func(p *spec3.PathProps) {
@@ -189,7 +202,7 @@ func (b *openAPIResource) addPaths() {
 		p.Patch = b.op("patch", "partially update the specified "+kind, "patch"+b.id+ns+kind, openAPIPatchParams(), openAPIPatchBody(), openAPIResponses(b.object, http.StatusOK, http.StatusCreated))
 		p.Delete = b.op("delete", "delete a "+kind, "delete"+b.id+ns+kind, openAPIDeleteParams(), openAPIDeleteBody(), openAPIResponses(deleted, http.StatusOK, http.StatusAccepted))
 	})
-	if b.res.hasStatus {
+	if b.res.HasStatus() {
 		b.doc.Paths.Paths[collection+"/{name}/status"] = path(itemParams, func(p *spec3.PathProps) {
 			p.Get = b.op("get", "read status of the specified "+kind, "read"+b.id+ns+kind+"Status", nil, nil, openAPIResponses(b.object, http.StatusOK))
 			p.Put = b.op("put", "replace status of the specified "+kind, "replace"+b.id+ns+kind+"Status", openAPIWriteParams(), b.body(), openAPIResponses(b.object, http.StatusOK, http.StatusCreated))
@@ -204,7 +217,7 @@ func (b *openAPIResource) op(action, desc, id string, params []*spec3.Parameter,
 		Description: desc, OperationId: id, Parameters: params, RequestBody: body, Responses: resp, Tags: []string{b.tag},
 	}}
 	op.AddExtension(extAction, action)
-	op.AddExtension(extGroupVersionKind, gvkExtension(b.res.Kind))
+	op.AddExtension(extGroupVersionKind, gvkExtension(b.res.GroupVersionKind()))
 	return op
 }
 

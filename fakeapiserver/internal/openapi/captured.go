@@ -1,24 +1,20 @@
-package fakeapiserver
+package openapi
 
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"path"
 	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/captured"
 )
 
-// capturedOpenAPIV3Dir holds kube-apiserver's /openapi/v3 documents, one
-// file per path with "/" written as "__".
-const capturedOpenAPIV3Dir = "captured/openapi-v3"
-
-// openAPIV2Part is what one group-version contributes to /openapi/v2: its
+// V2Part is what one group-version contributes to /openapi/v2: its
 // paths and the definitions they refer to (transitively).
-type openAPIV2Part struct {
+type V2Part struct {
 	Paths       map[string]spec.PathItem
 	Definitions spec.Definitions
 }
@@ -33,7 +29,7 @@ type capturedV2 struct {
 	// the group.
 	groupPaths map[string]map[string]spec.PathItem
 	// parts are the group-versions' paths and definitions.
-	parts map[schema.GroupVersion]*openAPIV2Part
+	parts map[schema.GroupVersion]*V2Part
 }
 
 // capturedOpenAPIV2 parses the captured /openapi/v2 once per process (it
@@ -45,36 +41,35 @@ var capturedOpenAPIV2 = sync.OnceValues(loadCapturedOpenAPIV2)
 // "apis/apps") to its document, exactly the bytes kube-apiserver served (so
 // hashes and ETags agree with it), decompressed on first use, once per
 // process.
-var capturedOpenAPIV3 = sync.OnceValues(func() (map[string]*openAPIV3Doc, error) {
-	names, err := fs.Glob(capturedFS, capturedOpenAPIV3Dir+"/*.json.gz")
+var capturedOpenAPIV3 = sync.OnceValues(func() (map[string]*v3Doc, error) {
+	paths, err := captured.OpenAPIV3Paths()
 	if err != nil {
 		return nil, err
 	}
-	docs := make(map[string]*openAPIV3Doc, len(names))
-	for _, name := range names {
-		key := strings.ReplaceAll(strings.TrimSuffix(path.Base(name), ".json.gz"), "__", "/")
-		docs[key] = newOpenAPIV3Doc(func() ([]byte, error) { return readCaptured(name) })
+	docs := make(map[string]*v3Doc, len(paths))
+	for _, p := range paths {
+		docs[p] = newV3Doc(func() ([]byte, error) { return captured.OpenAPIV3(p) })
 	}
 	return docs, nil
 })
 
 // servedServerWidePaths are the server-wide OpenAPI paths whose endpoints
-// this server serves (health.go); kube-apiserver's others
+// the server serves (fakeapiserver health.go); kube-apiserver's others
 // (/.well-known/openid-configuration/, /openid/v1/jwks/) are left out.
 var servedServerWidePaths = map[string]bool{"/api/": true, "/apis/": true, "/version/": true}
 
 // loadCapturedOpenAPIV2 splits the captured /openapi/v2 by path prefix and
 // gives each group-version the definitions its paths reach.
 func loadCapturedOpenAPIV2() (*capturedV2, error) {
-	raw, err := readCaptured("captured/openapi-v2.json.gz")
+	raw, err := captured.OpenAPIV2()
 	if err != nil {
 		return nil, err
 	}
 	full := &spec.Swagger{}
 	if err := json.Unmarshal(raw, full); err != nil {
-		return nil, fmt.Errorf("fakeapiserver: captured OpenAPI v2: %w", err)
+		return nil, fmt.Errorf("openapi: captured OpenAPI v2: %w", err)
 	}
-	c := &capturedV2{groupPaths: map[string]map[string]spec.PathItem{}, parts: map[schema.GroupVersion]*openAPIV2Part{}}
+	c := &capturedV2{groupPaths: map[string]map[string]spec.PathItem{}, parts: map[schema.GroupVersion]*V2Part{}}
 	base := *full
 	base.Paths = &spec.Paths{Paths: map[string]spec.PathItem{}}
 	basePaths := map[string]spec.PathItem{}
@@ -89,7 +84,7 @@ func loadCapturedOpenAPIV2() (*capturedV2, error) {
 		case ok:
 			part := c.parts[gv]
 			if part == nil {
-				part = &openAPIV2Part{Paths: map[string]spec.PathItem{}}
+				part = &V2Part{Paths: map[string]spec.PathItem{}}
 				c.parts[gv] = part
 			}
 			part.Paths[p] = item
@@ -114,7 +109,7 @@ func loadCapturedOpenAPIV2() (*capturedV2, error) {
 // (/api/v1/..., /apis/<g>/<v>/...), a group (/apis/<g>/, group set), or
 // neither (ok false).
 func openAPIV2PathOwner(p string) (gv schema.GroupVersion, group string, ok bool) {
-	parts := splitPath(p)
+	parts := strings.Split(strings.Trim(p, "/"), "/")
 	switch {
 	case len(parts) >= 2 && parts[0] == "api":
 		return schema.GroupVersion{Version: parts[1]}, "", true

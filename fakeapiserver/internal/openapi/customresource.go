@@ -1,0 +1,110 @@
+package openapi
+
+import (
+	"fmt"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/handler"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// The OpenAPI documents of CRDs, built as apiextensions-apiserver's
+// controllers build them (pkg/controller/openapi for /openapi/v2,
+// pkg/controller/openapiv3 for /openapi/v3) with its builder package:
+// the schema of each served version, the paths of the resource and its
+// subresources, x-kubernetes-group-version-kind, the CRD's selectable
+// fields. SyncCustomResources publishes them (v2: into the one document;
+// v3: as the document of each CRD group-version) whenever a CRD's served
+// versions change.
+
+// SyncCustomResources publishes (or withdraws) the documents of the given
+// CRD group-versions after a CRD changed, from the established crds: each
+// gets the merged v3 document of the CRDs serving it and its v2 paths and
+// definitions; one no CRD serves any more is withdrawn. The caller leaves
+// out the group-versions it configured, which CRDs never replace.
+//
+// The v3 document is built now (discovery and /openapi/v3 list it at
+// once), the v2 part only when /openapi/v2 is first served with it: it
+// needs the parsed captured /openapi/v2 (seconds under -race, paid once
+// per process) and few tests ever ask for v2. The part is built from crds
+// (stored objects are immutable), so what a v2 document generation serves
+// does not depend on when it is first asked.
+func (o *Service) SyncCustomResources(crds []*apiextensionsv1.CustomResourceDefinition, gvs []schema.GroupVersion) {
+	for _, gv := range gvs {
+		doc, ok, err := CustomResourceV3(crds, gv)
+		if err != nil || !ok {
+			o.RemoveGroupVersion(gv)
+			continue
+		}
+		o.AddGroupVersion(gv, doc, func() (*V2Part, error) {
+			return customResourceV2Part(crds, gv), nil
+		})
+	}
+}
+
+// CustomResourceV3 returns the /openapi/v3 document of a CRD group-version:
+// the specs of every crd serving it, merged as builder.MergeSpecsV3 merges
+// them; ok is false when no crd serves gv.
+func CustomResourceV3(crds []*apiextensionsv1.CustomResourceDefinition, gv schema.GroupVersion) (doc *spec3.OpenAPI, ok bool, err error) {
+	var specs []*spec3.OpenAPI
+	for _, crd := range crds {
+		if crd.Spec.Group != gv.Group || !apihelpers.HasServedCRDVersion(crd, gv.Version) {
+			continue
+		}
+		v3, err := builder.BuildOpenAPIV3(crd, gv.Version, builder.Options{IncludeSelectableFields: true})
+		if err != nil {
+			return nil, false, fmt.Errorf("openapi: v3 of %s %s: %w", crd.Name, gv.Version, err)
+		}
+		specs = append(specs, v3)
+	}
+	if len(specs) == 0 {
+		return nil, false, nil
+	}
+	doc, err = builder.MergeSpecsV3(specs...)
+	if err != nil {
+		return nil, false, fmt.Errorf("openapi: merge v3 of %s: %w", gv, err)
+	}
+	return doc, true, nil
+}
+
+// customResourceV2Part is the /openapi/v2 contribution of a CRD
+// group-version, built from crds: its paths and its kinds' definitions
+// (defaults pruned, as the openapi controller prunes them), plus the shared
+// definitions the server's base document lacks (the base's own, with every
+// group's kinds in their x-kubernetes-group-version-kind, win, as
+// builder.MergeSpecs keeps the static spec's). It is nil when no crd serves
+// gv or one cannot be built.
+func customResourceV2Part(crds []*apiextensionsv1.CustomResourceDefinition, gv schema.GroupVersion) *V2Part {
+	merged := &spec.Swagger{}
+	for _, crd := range crds {
+		if crd.Spec.Group != gv.Group || !apihelpers.HasServedCRDVersion(crd, gv.Version) {
+			continue
+		}
+		sw, err := builder.BuildOpenAPIV2(crd, gv.Version, builder.Options{V2: true, IncludeSelectableFields: true})
+		if err != nil {
+			return nil
+		}
+		sw.Definitions = handler.PruneDefaults(sw.Definitions)
+		if merged, err = builder.MergeSpecs(merged, sw); err != nil {
+			return nil
+		}
+	}
+	if merged.Paths == nil {
+		return nil
+	}
+	var base spec.Definitions
+	if c, err := capturedOpenAPIV2(); err == nil && c.base != nil {
+		base = c.base.Definitions
+	}
+	part := &V2Part{Paths: merged.Paths.Paths, Definitions: spec.Definitions{}}
+	for name, def := range merged.Definitions {
+		if _, shared := base[name]; !shared {
+			part.Definitions[name] = def
+		}
+	}
+	return part
+}

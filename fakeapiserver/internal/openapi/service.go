@@ -1,0 +1,211 @@
+package openapi
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/cached"
+	"k8s.io/kube-openapi/pkg/handler"
+	"k8s.io/kube-openapi/pkg/handler3"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/utils/clock"
+)
+
+const (
+	// v2Path and v3Prefix are where kube-apiserver serves
+	// OpenAPI (kube-openapi pkg/handler and pkg/handler3).
+	v2Path   = "/openapi/v2"
+	v3Prefix = "/openapi/v3"
+)
+
+// Service serves /openapi/v2 with kube-openapi's handler (ETag, 304,
+// JSON and protobuf, as kube-apiserver), and /openapi/v3 as kube-openapi's
+// handler3 does, but from document bytes: kube-apiserver's own documents
+// are served byte for byte, so their hashes agree with it and no server
+// re-encodes megabytes of JSON. Group-versions are published and withdrawn
+// at runtime (CRDs do), and both versions follow.
+//
+// Its methods are safe for concurrent use: [Service.Serve] answers
+// requests, [Service.AddGroupVersion] and [Service.RemoveGroupVersion]
+// publish and withdraw a group-version ([Service.SyncCustomResources] does
+// both for CRDs).
+//
+// Several CRDs of one group-version share its documents: the caller merges
+// their specs (apiextensions-apiserver's builder.MergeSpecsV3 does) and
+// publishes the result.
+type Service struct {
+	v2    *handler.OpenAPIService
+	mux   *http.ServeMux
+	clock clock.PassiveClock // for the Expires of hashed v3 URLs
+
+	// mu guards the fields below and serialises publishing.
+	mu sync.Mutex
+	// v3 are the published v3 documents by root path ("api/v1").
+	v3 map[string]*v3Doc
+	// v2Parts are the published group-versions' v2 contributions, loaded
+	// on demand (nil func: none).
+	v2Parts map[schema.GroupVersion]func() (*V2Part, error)
+	// generation makes each composed v2 document's ETag input unique.
+	generation int
+}
+
+// v3Doc is one v3 document, encoded on first use.
+type v3Doc struct {
+	json  func() ([]byte, error)
+	proto func() ([]byte, error)
+}
+
+// newV3Doc wraps a document's JSON source; its protobuf form is
+// derived from the JSON as handler3 derives it.
+func newV3Doc(source func() ([]byte, error)) *v3Doc {
+	d := &v3Doc{json: sync.OnceValues(source)}
+	d.proto = sync.OnceValues(func() ([]byte, error) {
+		j, err := d.json()
+		if err != nil {
+			return nil, err
+		}
+		return handler3.ToV3ProtoBinary(j)
+	})
+	return d
+}
+
+// specDoc is a v3 document of a spec3.OpenAPI, marshalled as handler3 does.
+func specDoc(spec *spec3.OpenAPI) *v3Doc {
+	return newV3Doc(func() ([]byte, error) { return json.Marshal(spec) })
+}
+
+// NewService publishes the server-wide documents and, for each
+// served group-version, kube-apiserver's own documents where captured
+// (internal/captured), else the ones generate returns (see [Generate]).
+// Nothing is decoded or encoded until a client asks.
+func NewService(clk clock.PassiveClock, gvs []schema.GroupVersion, generate func(schema.GroupVersion) *spec3.OpenAPI) (*Service, error) {
+	o := &Service{
+		clock:   clk,
+		mux:     http.NewServeMux(),
+		v3:      map[string]*v3Doc{},
+		v2Parts: map[schema.GroupVersion]func() (*V2Part, error){},
+	}
+	o.v2 = handler.NewOpenAPIServiceLazy(o.composeV2Locked())
+	o.v2.RegisterOpenAPIVersionedService(v2Path, o.mux)
+	captured, err := capturedOpenAPIV3()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range []string{"api", "apis", "version"} {
+		o.v3[p] = captured[p]
+	}
+	for _, gv := range gvs {
+		if doc, ok := captured[GroupVersionPath(gv)]; ok {
+			o.publish(gv, doc, capturedV2Part(gv))
+			continue
+		}
+		o.publish(gv, specDoc(generate(gv)), nil)
+	}
+	return o, nil
+}
+
+// capturedV2Part loads gv's part of the captured v2 document.
+func capturedV2Part(gv schema.GroupVersion) func() (*V2Part, error) {
+	return func() (*V2Part, error) {
+		c, err := capturedOpenAPIV2()
+		if err != nil {
+			return nil, err
+		}
+		return c.parts[gv], nil
+	}
+}
+
+// AddGroupVersion publishes gv's documents; see [Service]. v2 runs
+// without o.mu held, from the goroutine serving /openapi/v2; it is
+// memoised, as later v2 generations reuse the part of a group-version that
+// has not changed.
+func (o *Service) AddGroupVersion(gv schema.GroupVersion, v3 *spec3.OpenAPI, v2 func() (*V2Part, error)) {
+	o.publish(gv, specDoc(v3), sync.OnceValues(v2))
+}
+
+// RemoveGroupVersion withdraws gv's documents; see [Service].
+func (o *Service) RemoveGroupVersion(gv schema.GroupVersion) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.v2Parts[gv]; !ok {
+		return
+	}
+	delete(o.v2Parts, gv)
+	delete(o.v3, GroupVersionPath(gv))
+	if gv.Group != "" && !o.servesGroupLocked(gv.Group) {
+		delete(o.v3, "apis/"+gv.Group)
+	}
+	o.v2.UpdateSpecLazy(o.composeV2Locked())
+}
+
+// publish publishes gv with lazily encoded documents.
+func (o *Service) publish(gv schema.GroupVersion, v3 *v3Doc, v2 func() (*V2Part, error)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if gv.Group != "" && !o.servesGroupLocked(gv.Group) {
+		o.v3["apis/"+gv.Group] = groupDocument(gv.Group)
+	}
+	o.v2Parts[gv] = v2
+	o.v3[GroupVersionPath(gv)] = v3
+	o.v2.UpdateSpecLazy(o.composeV2Locked())
+}
+
+// servesGroupLocked reports whether any version of group is published.
+func (o *Service) servesGroupLocked(group string) bool {
+	for gv := range o.v2Parts {
+		if gv.Group == group {
+			return true
+		}
+	}
+	return false
+}
+
+// groupDocument is the /openapi/v3/apis/<group> document: kube-apiserver's
+// where captured, else a generated one of the same shape.
+func groupDocument(group string) *v3Doc {
+	if captured, err := capturedOpenAPIV3(); err == nil {
+		if doc, ok := captured["apis/"+group]; ok {
+			return doc
+		}
+	}
+	return specDoc(openAPIGroupSpec(group))
+}
+
+// composeV2Locked returns the /openapi/v2 document of what is published
+// now, computed when first asked for: the captured server-wide part, plus
+// each published group-version's paths and definitions and the group paths
+// of their groups.
+func (o *Service) composeV2Locked() cached.Value[*spec.Swagger] {
+	parts := maps.Clone(o.v2Parts)
+	o.generation++
+	tag := "v2-" + strconv.Itoa(o.generation)
+	return cached.Once(cached.Func(func() (*spec.Swagger, string, error) {
+		c, err := capturedOpenAPIV2()
+		if err != nil {
+			return nil, "", err
+		}
+		doc := *c.base
+		doc.Paths = &spec.Paths{Paths: maps.Clone(c.base.Paths.Paths)}
+		doc.Definitions = maps.Clone(c.base.Definitions)
+		for gv, load := range parts {
+			maps.Copy(doc.Paths.Paths, c.groupPaths[gv.Group])
+			if load == nil {
+				continue
+			}
+			part, err := load()
+			if err != nil {
+				return nil, "", err
+			}
+			if part != nil {
+				maps.Copy(doc.Paths.Paths, part.Paths)
+				maps.Copy(doc.Definitions, part.Definitions)
+			}
+		}
+		return &doc, tag, nil
+	}))
+}
