@@ -33,7 +33,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 		s.serveDiscoveryRoot(w, r, parts[0] == "api")
 		return true
 	}
-	obj, ok := s.discoveryDocument(parts)
+	obj, ok := discoveryTable{s}.document(parts)
 	if !ok {
 		return false
 	}
@@ -49,10 +49,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// discoveryDocument is the document of /api/<v>, /apis/<g> or
+// document is the discovery document of /api/<v>, /apis/<g> or
 // /apis/<g>/<v> (path segments parts), if it is served.
-func (s *Server) discoveryDocument(parts []string) (runtime.Object, bool) {
-	t := discoveryTable{s}
+func (t discoveryTable) document(parts []string) (runtime.Object, bool) {
 	switch {
 	case parts[0] == "apis" && len(parts) == 2:
 		return discovery.APIGroup(t, parts[1])

@@ -34,7 +34,7 @@ func (t discoveryTable) Resources(gv schema.GroupVersion) (resources []discovery
 			resources = append(resources, t.customResource(res))
 			continue
 		}
-		resources = append(resources, discovery.Resource{Entry: res.discoveryEntry(), Subresources: t.s.subresourceEntries(res)})
+		resources = append(resources, discovery.Resource{Entry: res.discoveryEntry(), Subresources: t.subresourceEntries(res)})
 	}
 	return resources, len(infos) > 0 && infos[0].custom != nil
 }
@@ -81,18 +81,18 @@ func (r *resourceInfo) discoveryEntry() metav1.APIResource {
 // resource, kube-apiserver's own entries of those served here (status, and
 // scale, eviction and binding where subresource.go serves them); for any
 // other, a status entry if it has a status and subresource.go's entries.
-func (s *Server) subresourceEntries(res *resourceInfo) []metav1.APIResource {
+func (t discoveryTable) subresourceEntries(res *resourceInfo) []metav1.APIResource {
 	if !res.builtin {
 		var out []metav1.APIResource
 		if res.hasStatus {
 			out = append(out, discovery.StatusEntry(res.gvr.Resource, !res.ClusterScoped, res.Kind.Kind))
 		}
-		return append(out, s.subresourceDiscovery(res)...)
+		return append(out, t.s.subresourceDiscovery(res)...)
 	}
 	var out []metav1.APIResource
 	for _, sub := range res.builtinSubresources {
 		_, name, _ := strings.Cut(sub.Name, "/")
-		if (name == "status" && res.hasStatus) || s.subresourceServed(res, name) {
+		if (name == "status" && res.hasStatus) || t.s.subresourceServed(res, name) {
 			out = append(out, sub)
 		}
 	}
