@@ -30,6 +30,10 @@ type capturedV2 struct {
 	groupPaths map[string]map[string]spec.PathItem
 	// parts are the group-versions' paths and definitions.
 	parts map[schema.GroupVersion]*V2Part
+	// definitions are all of the document's definitions: where a CRD's
+	// document names one too, this one is served (see
+	// customResourceV2Part).
+	definitions spec.Definitions
 }
 
 // capturedOpenAPIV2 parses the captured /openapi/v2 once per process (it
@@ -69,7 +73,7 @@ func loadCapturedOpenAPIV2() (*capturedV2, error) {
 	if err := json.Unmarshal(raw, full); err != nil {
 		return nil, fmt.Errorf("openapi: captured OpenAPI v2: %w", err)
 	}
-	c := &capturedV2{groupPaths: map[string]map[string]spec.PathItem{}, parts: map[schema.GroupVersion]*V2Part{}}
+	c := &capturedV2{groupPaths: map[string]map[string]spec.PathItem{}, parts: map[schema.GroupVersion]*V2Part{}, definitions: full.Definitions}
 	base := *full
 	base.Paths = &spec.Paths{Paths: map[string]spec.PathItem{}}
 	basePaths := map[string]spec.PathItem{}

@@ -73,11 +73,16 @@ func CustomResourceV3(crds []*apiextensionsv1.CustomResourceDefinition, gv schem
 
 // customResourceV2Part is the /openapi/v2 contribution of a CRD
 // group-version, built from crds: its paths and its kinds' definitions
-// (defaults pruned, as the openapi controller prunes them), plus the shared
-// definitions the server's base document lacks (the base's own, with every
-// group's kinds in their x-kubernetes-group-version-kind, win, as
-// builder.MergeSpecs keeps the static spec's). It is nil when no crd serves
-// gv or one cannot be built.
+// (defaults pruned, as the openapi controller prunes them). A definition
+// the captured document has too (DeleteOptions, ObjectMeta, ...) is the
+// captured one, as builder.MergeSpecs keeps the static spec's on a
+// conflict; those of the server's base document are left out, as the base
+// carries them. The part is nil when no crd serves gv or one cannot be
+// built.
+//
+// Every part that names a shared definition thus names the same one, so
+// the composed document does not depend on the order parts are merged in
+// (it did: the builder's DeleteOptions lists fewer group-version-kinds).
 func customResourceV2Part(crds []*apiextensionsv1.CustomResourceDefinition, gv schema.GroupVersion) *V2Part {
 	merged := &spec.Swagger{}
 	for _, crd := range crds {
@@ -96,15 +101,19 @@ func customResourceV2Part(crds []*apiextensionsv1.CustomResourceDefinition, gv s
 	if merged.Paths == nil {
 		return nil
 	}
-	var base spec.Definitions
-	if c, err := capturedOpenAPIV2(); err == nil && c.base != nil {
-		base = c.base.Definitions
+	c, err := capturedOpenAPIV2()
+	if err != nil {
+		return nil
 	}
 	part := &V2Part{Paths: merged.Paths.Paths, Definitions: spec.Definitions{}}
 	for name, def := range merged.Definitions {
-		if _, shared := base[name]; !shared {
-			part.Definitions[name] = def
+		if _, inBase := c.base.Definitions[name]; inBase {
+			continue
 		}
+		if static, ok := c.definitions[name]; ok {
+			def = static
+		}
+		part.Definitions[name] = def
 	}
 	return part
 }
