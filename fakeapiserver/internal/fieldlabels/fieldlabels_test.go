@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -318,5 +319,31 @@ func TestFieldSelectorMatching(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("pods matching %q mismatch (-want +got):\n%s", tt.selector, diff)
 		}
+	}
+}
+
+// TestForCustomResource checks a CRD version's keys: the metadata ones by
+// scope, then the selectable fields without their leading dot.
+func TestForCustomResource(t *testing.T) {
+	selectable := []apiextensionsv1.SelectableField{{JSONPath: ".spec.color"}, {JSONPath: ".status.phase"}}
+	tests := []struct {
+		namespaced bool
+		want       []string
+	}{
+		{namespaced: true, want: []string{"metadata.name", "metadata.namespace", "spec.color", "status.phase"}},
+		{namespaced: false, want: []string{"metadata.name", "spec.color", "status.phase"}},
+	}
+	for _, tt := range tests {
+		got := ForCustomResource(tt.namespaced, selectable, nil)
+		if diff := cmp.Diff(tt.want, got.Keys); diff != "" {
+			t.Errorf("ForCustomResource(namespaced=%v) keys mismatch (-want +got):\n%s", tt.namespaced, diff)
+		}
+	}
+	sel, err := fields.ParseSelector("spec.size=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Convert(schema.GroupKind{Group: "example.com", Kind: "Widget"}, ForCustomResource(true, selectable, nil), sel); err == nil || err.Error() != "field label not supported: spec.size" {
+		t.Errorf("Convert(spec.size) error = %v, want field label not supported: spec.size", err)
 	}
 }
