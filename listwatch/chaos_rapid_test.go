@@ -2,12 +2,9 @@ package listwatch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +25,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 	"github.com/lw-sim/lw-sim/watchcheck"
 )
 
@@ -162,8 +160,9 @@ type chaosRun struct {
 	live map[string]string // key → uid
 	seq  int
 	subs []*chaosSubject
-	// ops is the schedule as drawn, for the failure file.
-	ops []chaosOp
+	// steps is the schedule as drawn, as scenario file steps, for the
+	// failure file.
+	steps []scenariofile.Step
 }
 
 // startChaosRun starts the server; t.Cleanup (in the bubble) stops it.
@@ -326,7 +325,7 @@ func (r *chaosRun) write(rt *rapid.T) {
 		rv, _ := strconv.ParseInt(l.ResourceVersion, 10, 64)
 		r.hist = append(r.hist, watchcheck.Change{RV: rv, Key: key, UID: uid, Deleted: true})
 		delete(r.live, key)
-		r.ops = append(r.ops, chaosOp{Op: "delete", Name: name})
+		r.steps = append(r.steps, scenariofile.Step{Delete: &scenariofile.Write{Name: name}})
 		return
 	}
 	r.seq++
@@ -344,7 +343,7 @@ func (r *chaosRun) write(rt *rapid.T) {
 	rv, _ := strconv.ParseInt(got.ResourceVersion, 10, 64)
 	r.live[key] = string(got.UID)
 	r.hist = append(r.hist, watchcheck.Change{RV: rv, Key: key, UID: string(got.UID)})
-	r.ops = append(r.ops, chaosOp{Op: "write", Name: name})
+	r.steps = append(r.steps, scenariofile.Step{Write: &scenariofile.Write{Name: name}})
 }
 
 // writeElsewhere writes to a namespace the clients do not watch: the RV
@@ -356,11 +355,11 @@ func (r *chaosRun) writeElsewhere(rt *rapid.T) {
 	if _, err := r.cs.CoreV1().ConfigMaps(chaosOtherNS).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
 		rt.Fatalf("Create(%s/%s): %v", chaosOtherNS, cm.Name, err)
 	}
-	r.ops = append(r.ops, chaosOp{Op: "write-elsewhere"})
+	r.steps = append(r.steps, scenariofile.Step{Create: &scenariofile.Write{Name: cm.Name, Namespace: chaosOtherNS, Value: "x"}})
 }
 
 // chaosOtherNS is the namespace no client watches.
-const chaosOtherNS = "elsewhere"
+const chaosOtherNS = scenariofile.ChaosOtherNamespace
 
 // fault draws one fault from the whole fault API, aimed at the subjects.
 func (r *chaosRun) fault(rt *rapid.T, detector bool) {
@@ -411,7 +410,7 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 	if _, err := r.srv.Faults().Add(f); err != nil {
 		rt.Fatalf("Add(%+v): %v", f, err)
 	}
-	r.ops = append(r.ops, chaosOp{Op: "fault", Fault: &f})
+	r.steps = append(r.steps, scenariofile.Step{Fault: &f})
 }
 
 // state is the server's collection as stateOf renders it.
@@ -611,10 +610,10 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 	}
 	for _, k := range kinds {
 		r.startSubject(k, mut)
+		r.steps = append(r.steps, scenariofile.Step{StartClient: k})
 	}
-	r.ops = append(r.ops, chaosOp{Op: "start-client"})
 	if mut.wrapLW == nil && mut.wrapHandler == nil {
-		defer r.saveOnFailure(historyMinEvents)
+		defer r.saveOnFailure(kinds, historyMinEvents)
 	}
 	for range rapid.IntRange(1, 12).Draw(rt, "ops") {
 		switch rapid.SampledFrom([]string{"write", "write", "write-elsewhere", "fault", "fault", "advance"}).Draw(rt, "op") {
@@ -629,7 +628,7 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 		case "advance":
 			d := rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, 2 * time.Minute}).Draw(rt, "advance")
 			time.Sleep(d)
-			r.ops = append(r.ops, chaosOp{Op: "advance", Advance: fakeapiserver.FaultDuration(d)})
+			r.steps = append(r.steps, scenariofile.Step{Advance: fakeapiserver.FaultDuration(d)})
 		}
 		synctest.Wait()
 	}
@@ -666,61 +665,6 @@ func (cs *chaosStats) add(r *chaosRun) {
 		}
 	}
 	cs.faults += len(r.srv.Faults().Records())
-}
-
-// chaosFailureFile is where a failing check writes its schedule. rapid
-// runs the shrunk case last, so the file left is the shrunk schedule; it
-// replays with "lw-sim run FILE" (this package's client only). Once the
-// bug is fixed, move it to scenarios/testdata/chaos/, where make test
-// replays it for good.
-const chaosFailureFile = "testdata/chaos-failures/TestRapidClientChaos.json"
-
-// saveOnFailure writes the schedule if the check is failing (a panic on
-// its way up), then lets the panic go on. rapid's own signals (a skip, a
-// replay that ran out of data) are not failures.
-func (r *chaosRun) saveOnFailure(historyMinEvents int) {
-	p := recover()
-	if p == nil {
-		return
-	}
-	if fmt.Sprintf("%T", p) != "rapid.invalidData" {
-		f := chaosFile{Version: 1, Name: "chaos-failure", Note: fmt.Sprint(p), HistoryMinEvents: historyMinEvents, Ops: r.ops}
-		f.Client.PageSize = 2
-		b, err := json.MarshalIndent(f, "", "  ")
-		if err == nil {
-			err = os.MkdirAll(filepath.Dir(chaosFailureFile), 0o755)
-		}
-		if err == nil {
-			err = os.WriteFile(chaosFailureFile, append(b, '\n'), 0o644)
-		}
-		if err != nil {
-			r.t.Logf("writing %s: %v", chaosFailureFile, err)
-		}
-	}
-	panic(p)
-}
-
-// chaosFile and chaosOp are scenarios.ChaosFile and ChaosOp (the JSON
-// form "lw-sim run FILE" replays), mirrored here because scenarios imports
-// this package; scenarios' TestChaosFileRoundTrip reads a file written in
-// this shape.
-type chaosFile struct {
-	Version          int    `json:"version"`
-	Name             string `json:"name"`
-	Note             string `json:"note,omitempty"`
-	HistoryMinEvents int    `json:"historyMinEvents,omitempty"`
-	Client           struct {
-		WatchList bool  `json:"watchList,omitempty"`
-		PageSize  int64 `json:"pageSize,omitempty"`
-	} `json:"client"`
-	Ops []chaosOp `json:"ops"`
-}
-
-type chaosOp struct {
-	Op      string                      `json:"op"`
-	Name    string                      `json:"name,omitempty"`
-	Fault   *fakeapiserver.Fault        `json:"fault,omitempty"`
-	Advance fakeapiserver.FaultDuration `json:"advance,omitempty"`
 }
 
 // chaosFailure is a broken invariant, carried out of the bubble.

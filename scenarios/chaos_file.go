@@ -14,15 +14,12 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
 // ChaosFileVersion is the version of the chaos file format this package
 // reads and writes.
 const ChaosFileVersion = 1
-
-// chaosOtherNS is the namespace of "write-elsewhere": one the client does
-// not watch, so the RV moves with no event for it.
-const chaosOtherNS = "elsewhere"
 
 // ChaosFile is a replayable chaos schedule: what the client chaos property
 // test (listwatch's TestRapidClientChaos) drew in a failing check, as JSON.
@@ -132,27 +129,19 @@ const chaosClient = "listwatch"
 // File is f in the scenario file format: a chaos schedule is a scenario
 // with one listwatch client, its ops as the timeline, and the expectation
 // that the client's store equals the server's state once the faults are
-// cleared.
+// cleared ([scenariofile.NewChaosReplay]).
 func (f *ChaosFile) File() *File {
-	out := &File{
-		Version:    FileVersion,
-		Name:       f.Name,
-		Summary:    "replay of a chaos schedule: " + f.Note,
-		Seed:       1,
-		Server:     FileServer{WatchCacheMinEvents: f.HistoryMinEvents, CountOnly: true},
-		Namespaces: []string{chaosOtherNS},
-		Clients:    []FileClient{{Name: chaosClient, WatchList: f.Client.WatchList, PageSize: f.Client.PageSize}},
-		Expect:     FileExpect{StoreEqualsServer: []string{chaosClient}},
-	}
+	out := scenariofile.NewChaosReplay(f.Name, f.Note, f.HistoryMinEvents,
+		scenariofile.Client{Name: chaosClient, WatchList: f.Client.WatchList, PageSize: f.Client.PageSize})
 	for i, op := range f.Ops {
-		var s FileStep
+		var s scenariofile.Step
 		switch op.Op {
 		case "write":
-			s.Write = &FileWrite{Name: op.Name}
+			s.Write = &scenariofile.Write{Name: op.Name}
 		case "delete":
-			s.Delete = &FileWrite{Name: op.Name}
+			s.Delete = &scenariofile.Write{Name: op.Name}
 		case "write-elsewhere":
-			s.Create = &FileWrite{Name: fmt.Sprintf("elsewhere-%d", i), Namespace: chaosOtherNS, Value: "x"}
+			s.Create = &scenariofile.Write{Name: fmt.Sprintf("elsewhere-%d", i), Namespace: scenariofile.ChaosOtherNamespace, Value: "x"}
 		case "start-client":
 			s.StartClient = chaosClient
 		case "fault":
@@ -162,7 +151,7 @@ func (f *ChaosFile) File() *File {
 		}
 		out.Timeline = append(out.Timeline, s)
 	}
-	return out
+	return (*File)(out)
 }
 
 // settle gives the client's goroutines a moment of real time to act on
@@ -190,4 +179,11 @@ func storeState(store cache.Store) map[string]string {
 		out[cm.Namespace+"/"+cm.Name] = cm.ResourceVersion
 	}
 	return out
+}
+
+// isChaosJSON reports whether b looks like a chaos file: JSON with an
+// "ops" list.
+func isChaosJSON(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && bytes.Contains(b, []byte(`"ops"`))
 }

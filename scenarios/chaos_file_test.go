@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestChaosFilesReplay replays every past chaos failure kept in
@@ -62,5 +64,31 @@ func TestChaosFileRoundTrip(t *testing.T) {
 		if _, err := ReadChaosFile(p); err == nil || !strings.Contains(err.Error(), "chaos file") {
 			t.Errorf("%s: ReadChaosFile = %v, want a chaos file error", name, err)
 		}
+	}
+}
+
+// TestListwatchChaosFailureReplays: the scenario file listwatch's chaos
+// property test writes for a failing check (its committed example, which
+// listwatch's TestChaosFailureFile proves is what the test writes) runs
+// with this package's runner, passes against today's clients, and
+// replays the same timeline twice.
+func TestListwatchChaosFailureReplays(t *testing.T) {
+	f, err := LoadFile("../listwatch/testdata/chaos-failure-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var timelines [2]Timeline
+	for i := range timelines {
+		res, err := Run(t.Context(), f.Scenario(), RunOptions{})
+		if err != nil {
+			t.Fatalf("replay #%d failed: %v\n%s", i+1, err, timelineText(res.Timeline))
+		}
+		timelines[i] = res.Timeline
+	}
+	if diff := cmp.Diff(timelines[0], timelines[1]); diff != "" {
+		t.Errorf("two replays differ (-first +second):\n%s", diff)
+	}
+	if !hasEntry(timelines[0], KindFault, "CutWatch") || !hasEntry(timelines[0], KindCheck, "ok: informer-list's store equals") {
+		t.Errorf("the replay did not play the faults or check every client:\n%s", timelineText(timelines[0]))
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/lw-sim/lw-sim/listwatch"
 )
@@ -30,25 +31,18 @@ type Client struct {
 // the timeline only when the scenario calls AwaitClient, so the timeline
 // does not depend on how goroutines are scheduled.
 func (e *Env) StartClient(ns string, opts listwatch.Options) (*Client, error) {
-	return e.startClient(ns, "", opts, nil)
+	return e.startClient(ns, "", "", opts, nil)
 }
 
 // startClient is StartClient with the client's lane ("" for the next
-// default one); observe, if not nil, sees each request and response entry
-// the client records, on the client's goroutine.
-func (e *Env) startClient(ns, lane string, opts listwatch.Options, observe func(Entry)) (*Client, error) {
+// default one) and User-Agent ("" for client-go's); observe, if not nil,
+// sees each request and response entry the client records, on the
+// client's goroutine.
+func (e *Env) startClient(ns, lane, userAgent string, opts listwatch.Options, observe func(Entry)) (*Client, error) {
 	if lane == "" {
 		lane = e.nextClientLane()
 	}
-	cfg := e.restConfig(func(en Entry) {
-		en.Lane = lane
-		if observe != nil {
-			observe(en)
-		}
-		e.logClient(clientEntry{Entry: en})
-	})
-	cfg.Transport.(*recordingTransport).maskWatchTimeout = true
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfig(e.clientConfig(lane, userAgent, observe))
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: listwatch client: %w", err)
 	}
@@ -109,4 +103,24 @@ func (e *Env) AwaitClientStepping(what string, match func(Entry) bool) error {
 		}
 		e.Step(backoff.delay)
 	}
+}
+
+// clientConfig is the client-go config of a client the scenario started:
+// its requests and responses are recorded in lane (they enter the
+// timeline when the scenario awaits the client), each seen first by
+// observe if not nil; the watch timeout it draws is masked, so the
+// timeline does not depend on it.
+func (e *Env) clientConfig(lane, userAgent string, observe func(Entry)) *rest.Config {
+	cfg := e.restConfig(func(en Entry) {
+		en.Lane = lane
+		if observe != nil {
+			observe(en)
+		}
+		e.logClient(clientEntry{Entry: en})
+	})
+	cfg.Transport.(*recordingTransport).maskWatchTimeout = true
+	if userAgent != "" {
+		cfg.UserAgent = userAgent
+	}
+	return cfg
 }

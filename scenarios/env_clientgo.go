@@ -11,12 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/lw-sim/lw-sim/listwatch"
-)
-
-// Client-go client kinds a scenario file can start.
-const (
-	clientReflector = "reflector"
-	clientInformer  = "informer"
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
 // noWatchList hides watch-list support from a Reflector, as
@@ -27,7 +22,7 @@ type noWatchList struct{ *cache.ListWatch }
 func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
 
 // startClientGo starts a client-go Reflector (into a plain store) or
-// SharedIndexInformer for the ConfigMaps of ns, syncing by watch-list or
+// SharedIndexInformer (kind) for the ConfigMaps of ns, with userAgent, syncing by watch-list or
 // by LIST+WATCH, and returns its store. Its requests are recorded in lane
 // like a listwatch client's: they enter the timeline when the scenario
 // awaits a client. The Reflector runs on the run's clock with the
@@ -37,16 +32,8 @@ func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
 // the server ends on virtual time as one and relists: count an informer's
 // LISTs with that in mind. Both log nothing (client-go logs watch
 // errors through klog, which would interleave with a CLI's output).
-func (e *Env) startClientGo(ns, lane, kind string, watchList bool, observe func(Entry)) (cache.Store, error) {
-	cfg := e.restConfig(func(en Entry) {
-		en.Lane = lane
-		if observe != nil {
-			observe(en)
-		}
-		e.logClient(clientEntry{Entry: en})
-	})
-	cfg.Transport.(*recordingTransport).maskWatchTimeout = true
-	cs, err := kubernetes.NewForConfig(cfg)
+func (e *Env) startClientGo(ns, lane, userAgent, kind string, watchList bool, observe func(Entry)) (cache.Store, error) {
+	cs, err := kubernetes.NewForConfig(e.clientConfig(lane, userAgent, observe))
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %s client: %w", kind, err)
 	}
@@ -58,14 +45,14 @@ func (e *Env) startClientGo(ns, lane, kind string, watchList bool, observe func(
 	var store cache.Store
 	var run func(context.Context)
 	switch kind {
-	case clientReflector:
+	case scenariofile.KindReflector:
 		store = cache.NewStore(cache.MetaNamespaceKeyFunc)
 		backoff := scenarioBackoff
 		refl := cache.NewReflectorWithOptions(lw, &corev1.ConfigMap{}, store, cache.ReflectorOptions{
 			Name: lane, Logger: &quiet, Clock: e.clock, Backoff: &backoff,
 		})
 		run = refl.RunWithContext
-	case clientInformer:
+	case scenariofile.KindInformer:
 		inf := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
 		// The default handler reports through utilruntime.HandleError,
 		// which logs; the run's timeline already has the failed requests.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/listwatch"
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
 // fileSyncWindow is how long waitSync and storeEqualsServer give a client
@@ -27,7 +28,7 @@ const fileSyncWindow = 15 * time.Minute
 func (f *File) Scenario() *Scenario {
 	return &Scenario{
 		Name:        f.Name,
-		Answers:     f.Answers,
+		Answers:     questionIDs(f.Answers),
 		Summary:     f.Summary,
 		Explanation: strings.TrimSpace(f.Explanation),
 		Seed:        max(f.Seed, 1),
@@ -44,6 +45,18 @@ func (f *File) Scenario() *Scenario {
 		},
 		Steps: func(e *Env) error { return (&fileRun{f: f, e: e}).run() },
 	}
+}
+
+// questionIDs types the answers of a file.
+func questionIDs(ids []string) []QuestionID {
+	if ids == nil {
+		return nil
+	}
+	out := make([]QuestionID, len(ids))
+	for i, id := range ids {
+		out[i] = QuestionID(id)
+	}
+	return out
 }
 
 // fileRun is the state of one run of a File.
@@ -72,7 +85,7 @@ func (r *fileRun) run() error {
 	}
 	for i := range r.f.Timeline {
 		s := &r.f.Timeline[i]
-		kind, _ := s.kind()
+		kind, _ := s.Kind()
 		if err := r.step(i, s); err != nil {
 			return fmt.Errorf("timeline[%d] (%s): %w", i, kind, err)
 		}
@@ -110,7 +123,7 @@ func (r *fileRun) seedObjects() error {
 	return nil
 }
 
-func (r *fileRun) writeObject(kind string, w FileWrite, value string) error {
+func (r *fileRun) writeObject(kind string, w scenariofile.Write, value string) error {
 	ns := w.Namespace
 	if ns == "" {
 		ns = Namespace
@@ -141,16 +154,16 @@ func (r *fileRun) writeObject(kind string, w FileWrite, value string) error {
 	return err
 }
 
-func (r *fileRun) step(i int, s *FileStep) error {
+func (r *fileRun) step(i int, s *scenariofile.Step) error {
 	e := r.e
-	kind, _ := s.kind()
+	kind, _ := s.Kind()
 	switch kind {
 	case "note":
 		text, err := r.expand(s.Note)
 		e.Note("%s", text)
 		return err
 	case "create", "update", "write", "delete":
-		return r.writeObject(kind, *s.write(), strconv.Itoa(i))
+		return r.writeObject(kind, *s.Object(), strconv.Itoa(i))
 	case "fault":
 		fault := *s.Fault
 		var err error
@@ -231,7 +244,7 @@ func describeFault(f fakeapiserver.Fault) string {
 }
 
 func (r *fileRun) startClient(name string) error {
-	i := slices.IndexFunc(r.f.Clients, func(c FileClient) bool { return c.Name == name })
+	i := slices.IndexFunc(r.f.Clients, func(c scenariofile.Client) bool { return c.Name == name })
 	fc := r.f.Clients[i]
 	lists := new(int)
 	r.lists[name] = lists
@@ -240,12 +253,12 @@ func (r *fileRun) startClient(name string) error {
 			*lists++
 		}
 	}
-	if fc.Kind == clientReflector || fc.Kind == clientInformer {
-		store, err := r.e.startClientGo(Namespace, name, fc.Kind, fc.WatchList, count)
+	if fc.Kind == scenariofile.KindReflector || fc.Kind == scenariofile.KindInformer {
+		store, err := r.e.startClientGo(Namespace, name, fc.UserAgent, fc.Kind, fc.WatchList, count)
 		r.stores[name] = store
 		return err
 	}
-	c, err := r.e.startClient(Namespace, name, listwatch.Options{
+	c, err := r.e.startClient(Namespace, name, fc.UserAgent, listwatch.Options{
 		WatchList:       fc.WatchList,
 		PageSize:        fc.PageSize,
 		MinWatchTimeout: time.Duration(fc.MinWatchTimeout),
@@ -285,7 +298,7 @@ func (r *fileRun) waitSync(name string, within time.Duration) error {
 	return e.Expect(true, "%s's store equals the server's state within %s", name, within)
 }
 
-func (r *fileRun) list(l *FileList) error {
+func (r *fileRun) list(l *scenariofile.List) error {
 	q, err := r.expand(l.Query)
 	if err != nil {
 		return err
@@ -309,7 +322,7 @@ func (r *fileRun) list(l *FileList) error {
 
 // pendingList is an async LIST waiting for awaitList.
 type pendingList struct {
-	l  *FileList
+	l  *scenariofile.List
 	q  string
 	ch <-chan getResult
 }
@@ -325,7 +338,7 @@ func (r *fileRun) awaitList(id string) error {
 }
 
 // checkList stores a LIST's RV under its id and checks its expectation.
-func (r *fileRun) checkList(l *FileList, q string, res *ListResult) error {
+func (r *fileRun) checkList(l *scenariofile.List, q string, res *ListResult) error {
 	if l.ID != "" {
 		r.vars[l.ID] = res.RV
 	}
@@ -333,7 +346,7 @@ func (r *fileRun) checkList(l *FileList, q string, res *ListResult) error {
 	if x == nil {
 		return nil
 	}
-	var want FileListExpect = *x
+	var want scenariofile.ListExpect = *x
 	var err error
 	if want.RV, err = r.expand(x.RV); err != nil {
 		return err
@@ -370,7 +383,7 @@ func listTarget(q string) string {
 	return "LIST ?" + q
 }
 
-func describeListExpect(x *FileListExpect) string {
+func describeListExpect(x *scenariofile.ListExpect) string {
 	var parts []string
 	if x.Code != 0 {
 		parts = append(parts, strconv.Itoa(x.Code))
@@ -396,7 +409,7 @@ func describeListExpect(x *FileListExpect) string {
 	return strings.Join(parts, " ")
 }
 
-func (r *fileRun) expectEvents(x *FileEvents) error {
+func (r *fileRun) expectEvents(x *scenariofile.Events) error {
 	w := r.watches[x.Watch]
 	var got, want []string
 	for _, fe := range x.Events {
@@ -428,7 +441,7 @@ func (r *fileRun) expectEvents(x *FileEvents) error {
 }
 
 // checkWatchHead checks a watch's response head.
-func (r *fileRun) checkWatchHead(w *Stream, x *FileWatchExpect) error {
+func (r *fileRun) checkWatchHead(w *Stream, x *scenariofile.WatchExpect) error {
 	resp := w.Response
 	var want []string
 	ok := true
@@ -457,7 +470,7 @@ func (r *fileRun) checkWatchHead(w *Stream, x *FileWatchExpect) error {
 	return r.e.Expect(true, "%s: response %s%s", w.Name(), strings.Join(want, ", "), lesson(text))
 }
 
-func eventMatches(ev WatchEvent, fe FileEvent, rv string) bool {
+func eventMatches(ev WatchEvent, fe scenariofile.Event, rv string) bool {
 	if fe.End {
 		return ev.End && ev.Err == nil
 	}
@@ -478,7 +491,7 @@ func eventMatches(ev WatchEvent, fe FileEvent, rv string) bool {
 		(fe.APIVersion == "" || ev.APIVersion == fe.APIVersion)
 }
 
-func describeFileEvent(fe FileEvent, rv string) string {
+func describeFileEvent(fe scenariofile.Event, rv string) string {
 	if fe.End {
 		return "end"
 	}
@@ -579,7 +592,7 @@ func lesson(s string) string {
 }
 
 // checkWatchStats checks the server's watch counters.
-func (r *fileRun) checkWatchStats(x *FileWatchStats) error {
+func (r *fileRun) checkWatchStats(x *scenariofile.WatchStats) error {
 	st := r.e.srv.WatchStats()
 	var want, got []string
 	ok := true

@@ -1,0 +1,254 @@
+// Package scenariofile is the scenario file format of lw-sim: the schema
+// of a scenario written as data (YAML, or JSON, which is YAML), its strict
+// reader, and its writer. Package scenarios runs these files; tests that
+// cannot import scenarios (it imports the listwatch client) write them,
+// such as listwatch's chaos property test, whose shrunk failures are
+// scenario files "lw-sim run FILE" replays.
+package scenariofile
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+)
+
+// Version is the version of the scenario file format this package
+// reads.
+const Version = 1
+
+// File is a scenario written as data: YAML (or JSON, which is YAML) that
+// [Load] reads strictly and package scenarios runs. The objects are
+// ConfigMaps; the raw requests read the ConfigMaps of the namespace
+// "default". A minimal file:
+//
+//	version: 1
+//	name: delete-while-watching
+//	seed: 7
+//	objects: [{name: alpha}, {name: bravo}]
+//	clients: [{name: lw, pageSize: 2}]
+//	timeline:
+//	  - startClient: lw
+//	  - fault: {kind: Compact, lag: 1}
+//	  - delete: {name: alpha}
+//	  - advance: 1m
+//	expect:
+//	  storeEqualsServer: [lw]
+//	  maxLists: {lw: 2}
+//
+// Values in queries and expected resourceVersions may name earlier
+// results as {{name}} or {{name+N}}: the last write of an object, a
+// list's or a currentRV step's id.
+type File struct {
+	Version int    `json:"version"`
+	Name    string `json:"name,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	// Answers are the article's questions the scenario answers, by
+	// their ids (scenarios.QuestionID: "watch-breaks", ...).
+	Answers []string `json:"answers,omitempty"`
+	// Explanation teaches the case (built-ins keep theirs in
+	// library/<name>.txt).
+	Explanation string `json:"explanation,omitempty"`
+	Seed        uint64 `json:"seed,omitempty"`
+	Server      Server `json:"server,omitzero"`
+	// Namespaces are created (quietly) before anything else.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Objects are created before the timeline, in order, or in an order
+	// drawn from the seed when ShuffleObjects is set.
+	Objects        []Write  `json:"objects,omitempty"`
+	ShuffleObjects bool     `json:"shuffleObjects,omitempty"`
+	Clients        []Client `json:"clients,omitempty"`
+	Timeline       []Step   `json:"timeline"`
+	Expect         Expect   `json:"expect,omitzero"`
+}
+
+// Server configures the fake server's watch cache.
+type Server struct {
+	WatchCacheMinEvents int `json:"watchCacheMinEvents,omitempty"`
+	WatchCacheMaxEvents int `json:"watchCacheMaxEvents,omitempty"`
+	// CountOnly sizes the watch cache by events only (no 75 s growth).
+	CountOnly bool `json:"countOnly,omitempty"`
+}
+
+// Client is a client the timeline starts with startClient. Kind is
+// "listwatch" (this project's client; the default), "reflector" (a bare
+// client-go Reflector into a store) or "informer" (a client-go
+// SharedIndexInformer). WatchList syncs by a watch-list stream instead of
+// LIST+WATCH. The client's lane in the timeline is its name.
+type Client struct {
+	Name            string                      `json:"name"`
+	Kind            string                      `json:"kind,omitempty"`
+	WatchList       bool                        `json:"watchList,omitempty"`
+	PageSize        int64                       `json:"pageSize,omitempty"`
+	MinWatchTimeout fakeapiserver.FaultDuration `json:"minWatchTimeout,omitempty"`
+	// UserAgent is appended to the client's User-Agent, so that faults
+	// can aim at it (a fault's match.userAgent is a substring).
+	UserAgent string `json:"userAgent,omitempty"`
+}
+
+// Write names a ConfigMap to write; Namespace defaults to the namespace "default"
+// and Value to the step's index (objects: "v<random>" when shuffled).
+type Write struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	Value     string `json:"value,omitempty"`
+}
+
+// Step is one step of the timeline: exactly one field is set.
+type Step struct {
+	Note   string `json:"note,omitempty"`
+	Create *Write `json:"create,omitempty"`
+	Update *Write `json:"update,omitempty"`
+	// Write creates the object, or updates it if it exists.
+	Write  *Write `json:"write,omitempty"`
+	Delete *Write `json:"delete,omitempty"`
+	// Fault is a fault of the fault API, in its JSON form (the control
+	// API's).
+	Fault       *fakeapiserver.Fault        `json:"fault,omitempty"`
+	ClearFaults bool                        `json:"clearFaults,omitempty"`
+	Advance     fakeapiserver.FaultDuration `json:"advance,omitempty"`
+	// CurrentRV stores the server's current resourceVersion under this id.
+	CurrentRV   string `json:"currentRV,omitempty"`
+	StartClient string `json:"startClient,omitempty"`
+	// WaitSync waits until the client's store equals the server's state.
+	WaitSync *Sync `json:"waitSync,omitempty"`
+	// AwaitClient waits for a decision of a client and puts what the
+	// clients did until then into the timeline.
+	AwaitClient  *Await  `json:"awaitClient,omitempty"`
+	List         *List   `json:"list,omitempty"`
+	Watch        *Watch  `json:"watch,omitempty"`
+	ExpectEvents *Events `json:"expectEvents,omitempty"`
+	// AwaitList receives the answer of the async list with this id and
+	// checks it.
+	AwaitList string `json:"awaitList,omitempty"`
+	// AwaitTimers waits until this many timers are armed on the clock
+	// (the server's watch deadlines, bookmarks, reads waiting for an RV):
+	// before an advance that must fire them.
+	AwaitTimers int `json:"awaitTimers,omitempty"`
+	// Compact compacts the history below this RV, as etcd does.
+	Compact string `json:"compact,omitempty"`
+	// WatchCacheHorizon says where the watch cache's window starts (only
+	// the file knows: it sized the window), for the HTML diagram.
+	WatchCacheHorizon *Horizon `json:"watchCacheHorizon,omitempty"`
+	// Close closes the watch with this id.
+	Close string `json:"close,omitempty"`
+}
+
+// Sync waits, stepping the clock a second at a time for at most
+// Within (default 15m), until Client's store equals the server's state.
+type Sync struct {
+	Client string                      `json:"client"`
+	Within fakeapiserver.FaultDuration `json:"within,omitempty"`
+}
+
+// Await waits, stepping the clock through the client's backoffs, for
+// the client's first trace entry of kind Trace (synced, applied, relist,
+// watch-start, ... : listwatch's TraceKind; or "response", an answer to
+// one of the client's requests) whose text contains Contains.
+type Await struct {
+	Client   string `json:"client"`
+	Trace    string `json:"trace"`
+	Contains string `json:"contains,omitempty"`
+}
+
+// Horizon is an RV and what it means, both expanded.
+type Horizon struct {
+	RV   string `json:"rv"`
+	Note string `json:"note"`
+}
+
+// List is a raw LIST of the ConfigMaps of the namespace "default"; its RV is
+// stored under ID.
+type List struct {
+	ID string `json:"id,omitempty"`
+	// Async sends the LIST without waiting for the answer (a read the
+	// server holds until an RV arrives); awaitList ID receives it.
+	Async  bool        `json:"async,omitempty"`
+	Query  string      `json:"query,omitempty"`
+	Lane   string      `json:"lane,omitempty"`
+	Expect *ListExpect `json:"expect,omitempty"`
+}
+
+// ListExpect is what a LIST must answer: status code, the Status's
+// reason, the item names in order.
+type ListExpect struct {
+	Code   int                 `json:"code,omitempty"`
+	Reason metav1.StatusReason `json:"reason,omitempty"`
+	// Message is the Status's message.
+	Message string `json:"message,omitempty"`
+	// RV is the list's resourceVersion.
+	RV    string   `json:"rv,omitempty"`
+	Names []string `json:"names,omitempty"`
+	// Header are response headers and their values.
+	Header map[string]string `json:"header,omitempty"`
+	// Lesson is what the answer teaches, for the timeline's check line.
+	Lesson string `json:"lesson,omitempty"`
+}
+
+// Watch opens a raw WATCH of the ConfigMaps of the namespace "default".
+type Watch struct {
+	ID    string `json:"id"`
+	Query string `json:"query,omitempty"`
+	Lane  string `json:"lane,omitempty"`
+	// Expect checks the response's head, before any event.
+	Expect *WatchExpect `json:"expect,omitempty"`
+}
+
+// WatchExpect is what a WATCH's response head must be: its status
+// code, headers, and whether it is chunked with no Content-Length.
+type WatchExpect struct {
+	Code    int               `json:"code,omitempty"`
+	Header  map[string]string `json:"header,omitempty"`
+	Chunked bool              `json:"chunked,omitempty"`
+	Lesson  string            `json:"lesson,omitempty"`
+}
+
+// Events is the exact sequence of the next events of a watch.
+type Events struct {
+	Watch  string  `json:"watch"`
+	Events []Event `json:"events"`
+	// Lesson is what the events teach, for the timeline's check line.
+	Lesson string `json:"lesson,omitempty"`
+	// At, if set, is the virtual time since the start at which the last
+	// event must have arrived.
+	At fakeapiserver.FaultDuration `json:"at,omitempty"`
+}
+
+// Event is one expected event; unset fields are not checked, but Type
+// (or End) always is.
+type Event struct {
+	Type             watch.EventType     `json:"type,omitempty"`
+	Name             string              `json:"name,omitempty"`
+	RV               string              `json:"rv,omitempty"`
+	InitialEventsEnd bool                `json:"initialEventsEnd,omitempty"`
+	Code             int32               `json:"code,omitempty"`
+	Reason           metav1.StatusReason `json:"reason,omitempty"`
+	// Message is an ERROR event's Status message (expanded).
+	Message string `json:"message,omitempty"`
+	// Kind and APIVersion are the event object's (raw watches).
+	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	// End expects the clean end of the stream (the response ended, no
+	// decode error).
+	End bool `json:"end,omitempty"`
+}
+
+// Expect is checked after the timeline.
+type Expect struct {
+	// StoreEqualsServer names clients whose store must equal the server's
+	// state within 15 virtual minutes (the faults are cleared first).
+	StoreEqualsServer []string `json:"storeEqualsServer,omitempty"`
+	// MaxLists bounds the LIST requests each named client sent.
+	MaxLists map[string]int `json:"maxLists,omitempty"`
+	// WatchStats are the server's watch counters at the end.
+	WatchStats *WatchStats `json:"watchStats,omitempty"`
+}
+
+// WatchStats are the server's watch counters (fakeapiserver's
+// WatchStats) a run must end with; nil fields are not checked.
+type WatchStats struct {
+	Started    *int64 `json:"started,omitempty"`
+	EventsSent *int64 `json:"eventsSent,omitempty"`
+	Expired    *int64 `json:"expired,omitempty"`
+	Lesson     string `json:"lesson,omitempty"`
+}

@@ -1,0 +1,139 @@
+package scenariofile
+
+import (
+	"fmt"
+)
+
+// Client kinds.
+const (
+	// KindListwatch is lw-sim's own client, package listwatch.
+	KindListwatch = "listwatch"
+	// KindReflector is a bare client-go Reflector into a store.
+	KindReflector = "reflector"
+	// KindInformer is a client-go SharedIndexInformer.
+	KindInformer = "informer"
+)
+
+// Validate checks what decoding cannot: the version, one field per step,
+// names that refer to something defined before.
+func (f *File) Validate() error {
+	if f.Version != Version {
+		return fmt.Errorf("version %d, want %d", f.Version, Version)
+	}
+	clients := map[string]bool{}
+	for i, c := range f.Clients {
+		if err := c.validate(clients); err != nil {
+			return fmt.Errorf("clients[%d] (%s): %w", i, c.Name, err)
+		}
+		clients[c.Name] = true
+	}
+	v := validator{clients: clients, watches: map[string]bool{}, pending: map[string]bool{}}
+	for i := range f.Timeline {
+		s := &f.Timeline[i]
+		kind, n := s.Kind()
+		if n != 1 {
+			return fmt.Errorf("timeline[%d]: a step sets exactly one of %s; it sets %d", i, stepKindList(), n)
+		}
+		if err := v.step(kind, s); err != nil {
+			return fmt.Errorf("timeline[%d] (%s): %w", i, kind, err)
+		}
+	}
+	return f.Expect.validate(clients)
+}
+
+func (c *Client) validate(seen map[string]bool) error {
+	if c.Name == "" || seen[c.Name] {
+		return fmt.Errorf("missing or duplicate name %q", c.Name)
+	}
+	switch c.Kind {
+	case "", KindListwatch:
+	case KindReflector, KindInformer:
+		if c.PageSize != 0 || c.MinWatchTimeout != 0 {
+			return fmt.Errorf("pageSize and minWatchTimeout are listwatch options")
+		}
+	default:
+		return fmt.Errorf("kind %q: want listwatch, reflector or informer", c.Kind)
+	}
+	return nil
+}
+
+func (x *Expect) validate(clients map[string]bool) error {
+	for _, c := range x.StoreEqualsServer {
+		if !clients[c] {
+			return fmt.Errorf("expect.storeEqualsServer: no client %q", c)
+		}
+	}
+	for c := range x.MaxLists {
+		if !clients[c] {
+			return fmt.Errorf("expect.maxLists: no client %q", c)
+		}
+	}
+	return nil
+}
+
+// validator is what the timeline defined so far: clients, watches opened,
+// async lists not yet awaited.
+type validator struct {
+	clients, watches, pending map[string]bool
+}
+
+// step checks one step whose one field is kind.
+func (v *validator) step(kind string, s *Step) error {
+	switch kind {
+	case "create", "update", "write", "delete":
+		if s.Object().Name == "" {
+			return fmt.Errorf("no name")
+		}
+	case "startClient":
+		return v.client(s.StartClient)
+	case "waitSync":
+		return v.client(s.WaitSync.Client)
+	case "awaitClient":
+		if s.AwaitClient.Trace == "" {
+			return fmt.Errorf("no trace kind")
+		}
+		return v.client(s.AwaitClient.Client)
+	case "list":
+		return v.list(s.List)
+	case "awaitList":
+		if !v.pending[s.AwaitList] {
+			return fmt.Errorf("no async list %q sent before", s.AwaitList)
+		}
+		delete(v.pending, s.AwaitList)
+	case "watch":
+		if s.Watch.ID == "" {
+			return fmt.Errorf("no id")
+		}
+		v.watches[s.Watch.ID] = true
+	case "expectEvents":
+		return v.watch(s.ExpectEvents.Watch)
+	case "close":
+		return v.watch(s.Close)
+	}
+	return nil
+}
+
+func (v *validator) client(name string) error {
+	if !v.clients[name] {
+		return fmt.Errorf("no client %q", name)
+	}
+	return nil
+}
+
+func (v *validator) watch(id string) error {
+	if !v.watches[id] {
+		return fmt.Errorf("no watch %q opened before", id)
+	}
+	return nil
+}
+
+func (v *validator) list(l *List) error {
+	if !l.Async {
+		return nil
+	}
+	if l.ID == "" {
+		return fmt.Errorf("an async list needs an id")
+	}
+	v.pending[l.ID] = true
+	return nil
+}
