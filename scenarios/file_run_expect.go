@@ -1,0 +1,77 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
+)
+
+func (r *fileRun) expectations() error {
+	x := r.f.Expect
+	if len(x.StoreEqualsServer) > 0 {
+		r.e.srv.Faults().Clear()
+		r.e.Note("faults cleared; the clients have %s of virtual time to converge", fileSyncWindow)
+	}
+	for _, name := range x.StoreEqualsServer {
+		if r.stores[name] == nil {
+			return r.e.Expect(false, "client %s was started", name)
+		}
+		if err := r.waitSync(name, fileSyncWindow); err != nil {
+			return err
+		}
+	}
+	if len(x.StoreEqualsServer) > 0 {
+		r.e.Note("the server answered %d watch(es) with 410 Expired", r.e.srv.WatchStats().Expired)
+	}
+	names := make([]string, 0, len(x.MaxLists))
+	for n := range x.MaxLists {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if ws := x.WatchStats; ws != nil {
+		if err := r.checkWatchStats(ws); err != nil {
+			return err
+		}
+	}
+	var failed error
+	for _, n := range names {
+		got := 0
+		if p := r.lists[n]; p != nil {
+			got = *p
+		}
+		// Every bound is checked (and recorded) before the run fails.
+		if err := r.e.Expect(got <= x.MaxLists[n], "%s sent at most %d LIST(s); it sent %d", n, x.MaxLists[n], got); err != nil && failed == nil {
+			failed = err
+		}
+	}
+	return failed
+}
+
+// checkWatchStats checks the server's watch counters.
+func (r *fileRun) checkWatchStats(x *scenariofile.WatchStats) error {
+	st := r.e.srv.WatchStats()
+	var want, got []string
+	ok := true
+	for _, c := range []struct {
+		name string
+		want *int64
+		got  int64
+	}{{"started", x.Started, st.Started}, {"eventsSent", x.EventsSent, st.EventsSent}, {"expired", x.Expired, st.Expired}} {
+		if c.want == nil {
+			continue
+		}
+		want = append(want, fmt.Sprintf("%s %d", c.name, *c.want))
+		got = append(got, fmt.Sprintf("%s %d", c.name, c.got))
+		ok = ok && *c.want == c.got
+	}
+	text, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return r.e.Expect(false, "the server's watch counters are %s; they are %s", strings.Join(want, ", "), strings.Join(got, ", "))
+	}
+	return r.e.Expect(true, "the server's watch counters are %s%s", strings.Join(want, ", "), lesson(text))
+}

@@ -1,0 +1,111 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
+)
+
+// stepFunc runs the i-th step of a file's timeline.
+type stepFunc func(r *fileRun, i int, s *scenariofile.Step) error
+
+// stepFuncs runs each kind of step ([scenariofile.Step.Kind]).
+var stepFuncs = map[string]stepFunc{
+	"note":        (*fileRun).note,
+	"create":      (*fileRun).write,
+	"update":      (*fileRun).write,
+	"write":       (*fileRun).write,
+	"delete":      (*fileRun).write,
+	"fault":       (*fileRun).fault,
+	"clearFaults": (*fileRun).clearFaults,
+	"advance":     func(r *fileRun, _ int, s *scenariofile.Step) error { r.e.Step(time.Duration(s.Advance)); return nil },
+	"currentRV":   (*fileRun).currentRV,
+	"startClient": func(r *fileRun, _ int, s *scenariofile.Step) error { return r.startClient(s.StartClient) },
+	"waitSync": func(r *fileRun, _ int, s *scenariofile.Step) error {
+		return r.waitSync(s.WaitSync.Client, time.Duration(s.WaitSync.Within))
+	},
+	"awaitClient":       (*fileRun).awaitClient,
+	"list":              func(r *fileRun, _ int, s *scenariofile.Step) error { return r.list(s.List) },
+	"awaitList":         func(r *fileRun, _ int, s *scenariofile.Step) error { return r.awaitList(s.AwaitList) },
+	"awaitTimers":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.e.AwaitTimers(s.AwaitTimers) },
+	"watch":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.watch(s.Watch) },
+	"expectEvents":      func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectEvents(s.ExpectEvents) },
+	"close":             func(r *fileRun, _ int, s *scenariofile.Step) error { r.watches[s.Close].Close(); return nil },
+	"compact":           (*fileRun).compact,
+	"watchCacheHorizon": (*fileRun).watchCacheHorizon,
+}
+
+// step runs step i, whose one field is kind.
+func (r *fileRun) step(i int, kind string, s *scenariofile.Step) error {
+	run, ok := stepFuncs[kind]
+	if !ok {
+		return fmt.Errorf("scenarios: no runner for step kind %q", kind)
+	}
+	return run(r, i, s)
+}
+
+func (r *fileRun) note(_ int, s *scenariofile.Step) error {
+	text, err := r.expand(s.Note)
+	r.e.Note("%s", text)
+	return err
+}
+
+// write writes an object; its value defaults to the step's index.
+func (r *fileRun) write(i int, s *scenariofile.Step) error {
+	kind, _ := s.Kind()
+	return r.writeObject(kind, *s.Object(), strconv.Itoa(i))
+}
+
+func (r *fileRun) fault(_ int, s *scenariofile.Step) error {
+	fault := *s.Fault
+	var err error
+	r.e.Fault(describeFault(fault), func() { _, err = r.e.srv.Faults().Add(fault) })
+	return err
+}
+
+func (r *fileRun) clearFaults(int, *scenariofile.Step) error {
+	r.e.srv.Faults().Clear()
+	r.e.Note("faults cleared")
+	return nil
+}
+
+func (r *fileRun) currentRV(_ int, s *scenariofile.Step) error {
+	rv, err := r.e.CurrentRV()
+	r.vars[s.CurrentRV] = rv
+	return err
+}
+
+// awaitClient waits, stepping through backoffs, for a client's trace
+// entry (or, for trace "response", an answer to one of its requests).
+func (r *fileRun) awaitClient(_ int, s *scenariofile.Step) error {
+	a := s.AwaitClient
+	kind, prefix := KindClient, "listwatch: "+a.Trace
+	if a.Trace == "response" {
+		kind, prefix = KindResponse, ""
+	}
+	return r.e.AwaitClientStepping(a.Client+" "+a.Trace+" "+a.Contains, func(en Entry) bool {
+		return en.Kind == kind && en.Lane == a.Client && strings.HasPrefix(en.Text, prefix) && strings.Contains(en.Text, a.Contains)
+	})
+}
+
+func (r *fileRun) compact(_ int, s *scenariofile.Step) error {
+	rv, err := r.expand(s.Compact)
+	if err != nil {
+		return err
+	}
+	return r.e.Compact(rv)
+}
+
+func (r *fileRun) watchCacheHorizon(_ int, s *scenariofile.Step) error {
+	h := s.WatchCacheHorizon
+	rv, err := r.expand(h.RV)
+	if err != nil {
+		return err
+	}
+	note, err := r.expand(h.Note)
+	r.e.WatchCacheHorizon(rv, "%s", note)
+	return err
+}

@@ -1,0 +1,138 @@
+package scenarios
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
+)
+
+func (r *fileRun) expectEvents(x *scenariofile.Events) error {
+	w := r.watches[x.Watch]
+	var got, want []string
+	for _, fe := range x.Events {
+		ev, err := w.Next()
+		if err != nil {
+			return err
+		}
+		rv, err := r.expand(fe.RV)
+		if err != nil {
+			return err
+		}
+		if fe.Message, err = r.expand(fe.Message); err != nil {
+			return err
+		}
+		want = append(want, describeFileEvent(fe, rv))
+		if !eventMatches(ev, fe, rv) {
+			return r.e.Expect(false, "%s: events %v; got %v then %s", x.Watch, want, got, ev)
+		}
+		got = append(got, describeFileEvent(fe, rv))
+	}
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if at := time.Duration(x.At); at != 0 && r.e.Elapsed() != at {
+		return r.e.Expect(false, "%s: events %s at %s; they came at %s", x.Watch, strings.Join(want, ", "), Offset(at), Offset(r.e.Elapsed()))
+	}
+	return r.e.Expect(true, "%s: events %s%s", x.Watch, strings.Join(want, ", "), lesson(l))
+}
+
+// checkWatchHead checks a watch's response head.
+func (r *fileRun) checkWatchHead(w *Stream, x *scenariofile.WatchExpect) error {
+	resp := w.Response
+	var want []string
+	ok := true
+	if x.Code != 0 {
+		want = append(want, "status "+strconv.Itoa(x.Code))
+		ok = ok && resp.StatusCode == x.Code
+	}
+	hs := make([]string, 0, len(x.Header))
+	for h, v := range x.Header {
+		hs = append(hs, h+": "+v)
+		ok = ok && resp.Header.Get(h) == v
+	}
+	slices.Sort(hs)
+	want = append(want, hs...)
+	if x.Chunked {
+		want = append(want, "Transfer-Encoding chunked and no Content-Length")
+		ok = ok && slices.Equal(resp.TransferEncoding, []string{"chunked"}) && resp.ContentLength == -1
+	}
+	text, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return r.e.Expect(false, "%s: response %s; got %s %v", w.Name(), strings.Join(want, ", "), resp.Status, resp.Header)
+	}
+	return r.e.Expect(true, "%s: response %s%s", w.Name(), strings.Join(want, ", "), lesson(text))
+}
+
+func eventMatches(ev WatchEvent, fe scenariofile.Event, rv string) bool {
+	if fe.End {
+		return ev.End && ev.Err == nil
+	}
+	var code int32
+	var reason metav1.StatusReason
+	var message string
+	if ev.Status != nil {
+		code, reason, message = ev.Status.Code, ev.Status.Reason, ev.Status.Message
+	}
+	return !ev.End && ev.Type == fe.Type &&
+		(fe.Name == "" || ev.Key == key(fe.Name)) &&
+		(rv == "" || ev.RV == rv) &&
+		(!fe.InitialEventsEnd || ev.InitialEventsEnd) &&
+		(fe.Code == 0 || code == fe.Code) &&
+		(fe.Reason == "" || reason == fe.Reason) &&
+		(fe.Message == "" || message == fe.Message) &&
+		(fe.Kind == "" || ev.Kind == fe.Kind) &&
+		(fe.APIVersion == "" || ev.APIVersion == fe.APIVersion)
+}
+
+func describeFileEvent(fe scenariofile.Event, rv string) string {
+	if fe.End {
+		return "end"
+	}
+	s := string(fe.Type)
+	for _, p := range []string{fe.Name, rv} {
+		if p != "" {
+			s += " " + p
+		}
+	}
+	if fe.InitialEventsEnd {
+		s += " (initial-events-end)"
+	}
+	if fe.Code != 0 {
+		s += " " + strconv.Itoa(int(fe.Code))
+	}
+	if fe.Reason != "" {
+		s += " " + string(fe.Reason)
+	}
+	if fe.Message != "" {
+		s += " " + strconv.Quote(fe.Message)
+	}
+	if fe.Kind != "" || fe.APIVersion != "" {
+		s += " (" + strings.TrimSpace(fe.APIVersion+" "+fe.Kind) + ")"
+	}
+	return s
+}
+
+// watch opens a raw watch in the step's lane and checks its response head.
+func (r *fileRun) watch(x *scenariofile.Watch) error {
+	q, err := r.expand(x.Query)
+	if err != nil {
+		return err
+	}
+	r.e.SetLane(x.Lane)
+	w, err := r.e.Watch(cmPath + "?" + q)
+	r.e.SetLane("")
+	r.watches[x.ID] = w
+	if err != nil || x.Expect == nil {
+		return err
+	}
+	return r.checkWatchHead(w, x.Expect)
+}
