@@ -36,6 +36,10 @@ var stepFuncs = map[string]stepFunc{
 	"close":             func(r *fileRun, _ int, s *scenariofile.Step) error { r.watches[s.Close].Close(); return nil },
 	"compact":           (*fileRun).compact,
 	"watchCacheHorizon": (*fileRun).watchCacheHorizon,
+	"restartWatchCache": func(r *fileRun, _ int, s *scenariofile.Step) error {
+		r.vars[s.RestartWatchCache] = r.e.RestartWatchCache()
+		return nil
+	},
 }
 
 // step runs step i, whose one field is kind.

@@ -135,7 +135,7 @@ func builtins() ([]*Scenario, error) {
 		file("watch-from-list-rv"),
 		file("watch-is-server-push"),
 		file("watch-timeout"),
-		watchBreaks(),
+		file("watch-breaks"),
 		watchCutAndHang(),
 		file("watch-cache-window"),
 		slowConsumer(),

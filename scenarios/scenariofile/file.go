@@ -132,6 +132,10 @@ type Step struct {
 	WatchCacheHorizon *Horizon `json:"watchCacheHorizon,omitempty"`
 	// Close closes the watch with this id.
 	Close string `json:"close,omitempty"`
+	// RestartWatchCache restarts the apiserver as far as watches can
+	// tell: every open watch ends cleanly and the watch cache forgets its
+	// history. The RV its window starts at now is stored under this id.
+	RestartWatchCache string `json:"restartWatchCache,omitempty"`
 }
 
 // Sync waits, stepping the clock a second at a time for at most

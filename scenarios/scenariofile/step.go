@@ -28,6 +28,7 @@ var stepKinds = []struct {
 	{"close", func(s *Step) bool { return s.Close != "" }},
 	{"compact", func(s *Step) bool { return s.Compact != "" }},
 	{"watchCacheHorizon", func(s *Step) bool { return s.WatchCacheHorizon != nil }},
+	{"restartWatchCache", func(s *Step) bool { return s.RestartWatchCache != "" }},
 }
 
 // Kind names the step's one field ("create", "expectEvents", ...) and
