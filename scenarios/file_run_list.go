@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,48 +51,97 @@ func (r *fileRun) awaitList(id string) error {
 	return r.checkList(p.l, p.q, res)
 }
 
-// checkList stores a LIST's RV under its id and checks its expectation.
+// checkList stores a LIST's RV and continue token under its id and
+// checks its expectation.
 func (r *fileRun) checkList(l *scenariofile.List, q string, res *ListResult) error {
 	if l.ID != "" {
 		r.vars[l.ID] = res.RV
+		r.vars[l.ID+".continue"] = listContinue(res)
 	}
 	x := l.Expect
 	if x == nil {
 		return nil
 	}
-	var want scenariofile.ListExpect = *x
-	var err error
-	if want.RV, err = r.expand(x.RV); err != nil {
+	want, err := r.expandListExpect(x)
+	if err != nil {
 		return err
 	}
-	if want.Message, err = r.expand(x.Message); err != nil {
-		return err
+	if got, ok := listMatches(res, &want); !ok {
+		return r.e.Expect(false, "%s answers %s; got %s", listTarget(q), describeListExpect(&want), got)
 	}
+	return r.e.Expect(true, "%s answers %s%s", listTarget(q), describeListExpect(&want), lesson(want.Lesson))
+}
+
+// listContinue is a LIST's continue token, or its 410 Status's.
+func listContinue(res *ListResult) string {
+	if res.Status != nil {
+		return res.Status.Continue
+	}
+	return res.Continue
+}
+
+// expandListExpect is x with its results expanded.
+func (r *fileRun) expandListExpect(x *scenariofile.ListExpect) (scenariofile.ListExpect, error) {
+	want := *x
+	fields := []*string{&want.RV, &want.Message, &want.Lesson}
+	if x.Token != nil {
+		tok := *x.Token
+		want.Token = &tok
+		fields = append(fields, &tok.RV, &tok.Start)
+	}
+	for _, f := range fields {
+		v, err := r.expand(*f)
+		if err != nil {
+			return want, err
+		}
+		*f = v
+	}
+	return want, nil
+}
+
+// listMatches reports whether res is what want expects, and describes
+// res in the terms of want.
+func listMatches(res *ListResult, want *scenariofile.ListExpect) (string, bool) {
 	var reason metav1.StatusReason
 	var message string
 	if res.Status != nil {
 		reason, message = res.Status.Reason, res.Status.Message
 	}
+	tok := listContinue(res)
 	ok := (want.Code == 0 || res.Code == want.Code) && (want.Reason == "" || reason == want.Reason) &&
 		(want.Message == "" || message == want.Message) && (want.RV == "" || res.RV == want.RV) &&
-		(want.Names == nil || slices.Equal(res.Names, want.Names))
+		(want.Names == nil || slices.Equal(res.Names, want.Names)) &&
+		(want.RemainingItemCount == nil || res.Remaining != nil && *res.Remaining == *want.RemainingItemCount) &&
+		(!want.More || tok != "") && (!want.LastPage || tok == "" && res.Remaining == nil) &&
+		(want.Token == nil || tokenMatches(tok, want.Token))
 	for h, v := range want.Header {
 		ok = ok && res.Header.Get(h) == v
 	}
-	if !ok {
-		return r.e.Expect(false, "%s answers %s; got %d %s %q rv %s %v", listTarget(q), describeListExpect(&want), res.Code, reason, message, res.RV, res.Names)
+	got := fmt.Sprintf("%d %s %q rv %s %v", res.Code, reason, message, res.RV, res.Names)
+	if res.Remaining != nil {
+		got += fmt.Sprintf(" remainingItemCount %d", *res.Remaining)
 	}
-	text, err := r.expand(x.Lesson)
-	if err != nil {
-		return err
+	if tok != "" {
+		got += " continue " + describeContinue(tok)
 	}
-	return r.e.Expect(true, "%s answers %s%s", listTarget(q), describeListExpect(&want), lesson(text))
+	return got, ok
 }
 
-// listTarget names a LIST by its query in check lines.
+// tokenMatches reports whether the continue token tok decodes to want.
+func tokenMatches(tok string, want *scenariofile.Token) bool {
+	c, err := decodeContinue(tok)
+	return err == nil && (want.RV == "" || strconv.FormatInt(c.RV, 10) == want.RV) && (want.Start == "" || c.Start == want.Start)
+}
+
+// listTarget names a LIST by its query in check lines, a continue token
+// by what it holds.
 func listTarget(q string) string {
 	if q == "" {
 		return "LIST"
+	}
+	vals, err := url.ParseQuery(q)
+	if tok := vals.Get("continue"); err == nil && tok != "" {
+		q = strings.Replace(q, "continue="+tok, "continue="+describeContinue(tok), 1)
 	}
 	return "LIST ?" + q
 }
@@ -112,6 +162,18 @@ func describeListExpect(x *scenariofile.ListExpect) string {
 	}
 	if x.Names != nil {
 		parts = append(parts, fmt.Sprint(x.Names))
+	}
+	if x.RemainingItemCount != nil {
+		parts = append(parts, fmt.Sprintf("remainingItemCount %d", *x.RemainingItemCount))
+	}
+	if x.More {
+		parts = append(parts, "a continue token")
+	}
+	if x.LastPage {
+		parts = append(parts, "no continue token, no remainingItemCount")
+	}
+	if t := x.Token; t != nil {
+		parts = append(parts, fmt.Sprintf("a token of rv %s starting after %q", t.RV, t.Start))
 	}
 	hs := make([]string, 0, len(x.Header))
 	for h, v := range x.Header {

@@ -143,7 +143,7 @@ func builtins() ([]*Scenario, error) {
 		lostEvents(),
 		hugeListPaging(),
 		watchListVsPaging(),
-		listChunking(),
+		file("list-chunking"),
 		expiredContinue(),
 		file("list-rv-semantics"),
 		multiAPIServerStaleRelist(),

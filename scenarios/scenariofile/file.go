@@ -162,7 +162,8 @@ type Horizon struct {
 }
 
 // List is a raw LIST of the ConfigMaps of the namespace "default"; its RV is
-// stored under ID.
+// stored under ID, its continue token (or that of its 410 Status) under
+// ID.continue.
 type List struct {
 	ID string `json:"id,omitempty"`
 	// Async sends the LIST without waiting for the answer (a read the
@@ -185,8 +186,26 @@ type ListExpect struct {
 	Names []string `json:"names,omitempty"`
 	// Header are response headers and their values.
 	Header map[string]string `json:"header,omitempty"`
+	// RemainingItemCount is the list's metadata.remainingItemCount.
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+	// More expects a continue token: in the list's metadata, or in the
+	// metadata of a 410's Status (a token to go on inconsistently).
+	More bool `json:"more,omitempty"`
+	// LastPage expects neither a continue token nor a
+	// remainingItemCount.
+	LastPage bool `json:"lastPage,omitempty"`
+	// Token is what the continue token must decode to.
+	Token *Token `json:"token,omitempty"`
 	// Lesson is what the answer teaches, for the timeline's check line.
 	Lesson string `json:"lesson,omitempty"`
+}
+
+// Token is a continue token's content (kube-apiserver's
+// pkg/storage/continue.go): the list's RV and the key after which the
+// next page starts, both expanded. Unset fields are not checked.
+type Token struct {
+	RV    string `json:"rv,omitempty"`
+	Start string `json:"start,omitempty"`
 }
 
 // Watch opens a raw WATCH of the ConfigMaps of the namespace "default".
