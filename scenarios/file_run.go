@@ -37,6 +37,9 @@ func (f *File) Scenario() *Scenario {
 			if f.Server.CountOnly {
 				c.Watch.HistoryMinAge = -1
 			}
+			if f.Server.SlowWatcherMaxLag != 0 {
+				c.Watch.SlowWatcherMaxLag = f.Server.SlowWatcherMaxLag
+			}
 		},
 		Steps: func(e *Env) error { return (&fileRun{f: f, e: e}).run() },
 	}
@@ -64,12 +67,14 @@ type fileRun struct {
 	lists   map[string]*int
 	pending map[string]pendingList
 	watches map[string]*Stream
+	// resumes lets each paused watch read again.
+	resumes map[string]chan struct{}
 }
 
 func (r *fileRun) run() error {
 	r.vars, r.live = map[string]string{}, map[string]bool{}
 	r.stores, r.lists, r.watches = map[string]cache.Store{}, map[string]*int{}, map[string]*Stream{}
-	r.pending = map[string]pendingList{}
+	r.pending, r.resumes = map[string]pendingList{}, map[string]chan struct{}{}
 	for _, ns := range r.f.Namespaces {
 		if _, err := r.e.quiet.CoreV1().Namespaces().Create(r.e.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("scenarios: namespace %s: %w", ns, err)

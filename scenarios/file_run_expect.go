@@ -58,7 +58,8 @@ func (r *fileRun) checkWatchStats(x *scenariofile.WatchStats) error {
 		name string
 		want *int64
 		got  int64
-	}{{"started", x.Started, st.Started}, {"eventsSent", x.EventsSent, st.EventsSent}, {"expired", x.Expired, st.Expired}} {
+	}{{"started", x.Started, st.Started}, {"eventsSent", x.EventsSent, st.EventsSent}, {"expired", x.Expired, st.Expired},
+		{"slowTerminated", x.SlowTerminated, st.SlowTerminated}} {
 		if c.want == nil {
 			continue
 		}

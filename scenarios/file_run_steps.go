@@ -36,6 +36,9 @@ var stepFuncs = map[string]stepFunc{
 	"close":             func(r *fileRun, _ int, s *scenariofile.Step) error { r.watches[s.Close].Close(); return nil },
 	"compact":           (*fileRun).compact,
 	"watchCacheHorizon": (*fileRun).watchCacheHorizon,
+	"createMany":        func(r *fileRun, _ int, s *scenariofile.Step) error { return r.createMany(s.CreateMany) },
+	"resume":            func(r *fileRun, _ int, s *scenariofile.Step) error { r.resume(s.Resume); return nil },
+	"drain":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.drain(s.Drain) },
 	"restartWatchCache": func(r *fileRun, _ int, s *scenariofile.Step) error {
 		r.vars[s.RestartWatchCache] = r.e.RestartWatchCache()
 		return nil

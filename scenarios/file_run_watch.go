@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,11 +129,52 @@ func (r *fileRun) watch(x *scenariofile.Watch) error {
 		return err
 	}
 	r.e.SetLane(x.Lane)
-	w, err := r.e.Watch(cmPath + "?" + q)
+	var w *Stream
+	if x.Paused {
+		resume := make(chan struct{})
+		r.resumes[x.ID] = resume
+		w, err = r.e.WatchPaused(cmPath+"?"+q, resume)
+	} else {
+		w, err = r.e.Watch(cmPath + "?" + q)
+	}
 	r.e.SetLane("")
 	r.watches[x.ID] = w
 	if err != nil || x.Expect == nil {
 		return err
 	}
 	return r.checkWatchHead(w, x.Expect)
+}
+
+// resume lets a paused watch read again.
+func (r *fileRun) resume(id string) {
+	close(r.resumes[id])
+	delete(r.resumes, id)
+}
+
+// drain reads a watch to its end and checks how it ended.
+func (r *fileRun) drain(x *scenariofile.Drain) error {
+	w := r.watches[x.Watch]
+	n, end, err := w.Drain()
+	if err != nil {
+		return err
+	}
+	r.e.record(KindEvent, "", "%s some events arrived, then %s", w.Name(), end)
+	var want []string
+	ok := true
+	if x.Clean {
+		want = append(want, "ended cleanly")
+		ok = ok && end.Err == nil
+	}
+	if x.FewerThan > 0 {
+		want = append(want, fmt.Sprintf("before %d events", x.FewerThan))
+		ok = ok && n < x.FewerThan
+	}
+	text, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return r.e.Expect(false, "%s: the stream %s; it ended after %d events with %v", w.Name(), strings.Join(want, " "), n, end)
+	}
+	return r.e.Expect(true, "%s: the stream %s%s", w.Name(), strings.Join(want, " "), lesson(text))
 }

@@ -3,6 +3,11 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
@@ -72,4 +77,31 @@ func describeFault(f fakeapiserver.Fault) string {
 		return fmt.Sprintf("%s %+v", f.Kind, f)
 	}
 	return fmt.Sprintf("fault %s %s", f.Kind, b)
+}
+
+// createMany creates the objects quietly and records them as one write.
+func (r *fileRun) createMany(c *scenariofile.CreateMany) error {
+	e := r.e
+	payload := strings.Repeat("x", c.Bytes)
+	width := len(strconv.Itoa(c.Count - 1))
+	var last string
+	for i := range c.Count {
+		name := fmt.Sprintf("%s%0*d", c.Prefix, width, i)
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": payload}}
+		out, err := e.quiet.CoreV1().ConfigMaps(Namespace).Create(e.Context(), cm, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("scenarios: create %s/%s: %w", Namespace, name, err)
+		}
+		r.live[Namespace+"/"+name] = true
+		last = out.ResourceVersion
+	}
+	if c.ID != "" {
+		r.vars[c.ID] = last
+	}
+	note := ""
+	if c.Note != "" {
+		note = ", " + c.Note
+	}
+	e.record(KindWrite, last, "%d creates of %d KiB each, up to rv %s%s", c.Count, c.Bytes>>10, last, note)
+	return nil
 }

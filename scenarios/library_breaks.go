@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/listwatch"
 )
 
@@ -249,61 +247,4 @@ func versions(items []corev1.ConfigMap) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Slow-consumer parameters: the watcher is ended when it finds more than
-// slowMaxLag events waiting; slowWrites of slowPayload bytes are far more
-// than the connection can buffer (connBufferBytes each side, plus Go's
-// bufio), so the server's write blocks while the client is not reading and
-// the backlog grows past the limit whatever the scheduling.
-const (
-	slowMaxLag  = 8
-	slowWrites  = 48
-	slowPayload = 32 << 10
-)
-
-func slowConsumer() *Scenario {
-	return &Scenario{
-		Name:    "slow-consumer",
-		Answers: []QuestionID{QWatchBreaks},
-		Summary: "A client that stops reading its watch is cut off: once its backlog passes the server's limit the stream ends with no ERROR event, and the client must re-watch from its last RV.",
-		Seed:    11,
-		Config: func(cfg *fakeapiserver.Config) {
-			cfg.Watch.SlowWatcherMaxLag = slowMaxLag
-		},
-		Steps: func(e *Env) error {
-			cur, err := e.CurrentRV()
-			if err != nil {
-				return err
-			}
-			resume := make(chan struct{})
-			w, err := e.WatchPaused(cmPath+"?watch=true&resourceVersion="+cur, resume)
-			if err != nil {
-				return err
-			}
-			e.Note("the client stops reading; the server is configured to drop a watcher more than %d events behind (the real cacher drops one whose buffer stays full)", slowMaxLag)
-			payload := strings.Repeat("x", slowPayload)
-			var last string
-			for i := range slowWrites {
-				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("big-%02d", i)}, Data: map[string]string{"v": payload}}
-				out, err := e.quiet.CoreV1().ConfigMaps(Namespace).Create(e.Context(), cm, metav1.CreateOptions{})
-				if err != nil {
-					return err
-				}
-				last = out.ResourceVersion
-			}
-			e.record(KindWrite, last, "%d creates of %d KiB each, up to rv %s, while the watcher does not read", slowWrites, slowPayload>>10, last)
-			close(resume)
-			e.Note("the client reads again")
-			n, end, err := w.Drain()
-			if err != nil {
-				return err
-			}
-			e.record(KindEvent, "", "%s some events arrived, then %s", w.Name(), end)
-			if err := e.Expect(end.Err == nil && n < slowWrites, "the stream ended cleanly before all %d events, with no ERROR event", slowWrites); err != nil {
-				return err
-			}
-			return e.Expect(e.Server().WatchStats().SlowTerminated == 1, "the server counted 1 watcher terminated as too slow")
-		},
-	}
 }

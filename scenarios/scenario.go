@@ -138,7 +138,7 @@ func builtins() ([]*Scenario, error) {
 		file("watch-breaks"),
 		watchCutAndHang(),
 		file("watch-cache-window"),
-		slowConsumer(),
+		file("slow-consumer"),
 		noLostEvents(),
 		lostEvents(),
 		hugeListPaging(),

@@ -68,6 +68,10 @@ type Server struct {
 	WatchCacheMaxEvents int `json:"watchCacheMaxEvents,omitempty"`
 	// CountOnly sizes the watch cache by events only (no 75 s growth).
 	CountOnly bool `json:"countOnly,omitempty"`
+	// SlowWatcherMaxLag ends a watch, with no ERROR event, that falls
+	// more than this many events behind (fakeapiserver's
+	// WatchConfig.SlowWatcherMaxLag).
+	SlowWatcherMaxLag int `json:"slowWatcherMaxLag,omitempty"`
 }
 
 // Client is a client the timeline starts with startClient. Kind is
@@ -136,6 +140,33 @@ type Step struct {
 	// tell: every open watch ends cleanly and the watch cache forgets its
 	// history. The RV its window starts at now is stored under this id.
 	RestartWatchCache string `json:"restartWatchCache,omitempty"`
+	// CreateMany creates many large objects, recorded as one write.
+	CreateMany *CreateMany `json:"createMany,omitempty"`
+	// Resume lets the paused watch with this id read again.
+	Resume string `json:"resume,omitempty"`
+	// Drain reads a watch to its end and checks how it ended.
+	Drain *Drain `json:"drain,omitempty"`
+}
+
+// CreateMany creates Count ConfigMaps named Prefix plus a zero-padded
+// index, each holding Bytes bytes, quietly: the timeline gets one write
+// line (with Note, if set). The last one's RV is stored under ID.
+type CreateMany struct {
+	ID     string `json:"id,omitempty"`
+	Prefix string `json:"prefix"`
+	Count  int    `json:"count"`
+	Bytes  int    `json:"bytes"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Drain reads the watch's events, without recording each, until the
+// stream ends, and checks the end: Clean, that the response ended with
+// no decode error; FewerThan, that fewer events than that arrived.
+type Drain struct {
+	Watch     string `json:"watch"`
+	Clean     bool   `json:"clean,omitempty"`
+	FewerThan int    `json:"fewerThan,omitempty"`
+	Lesson    string `json:"lesson,omitempty"`
 }
 
 // Sync waits, stepping the clock a second at a time for at most
@@ -213,6 +244,10 @@ type Watch struct {
 	ID    string `json:"id"`
 	Query string `json:"query,omitempty"`
 	Lane  string `json:"lane,omitempty"`
+	// Paused opens the watch with a client that reads nothing until a
+	// resume step: the server's writes block once the connection's
+	// buffers are full.
+	Paused bool `json:"paused,omitempty"`
 	// Expect checks the response's head, before any event.
 	Expect *WatchExpect `json:"expect,omitempty"`
 }
@@ -273,5 +308,7 @@ type WatchStats struct {
 	Started    *int64 `json:"started,omitempty"`
 	EventsSent *int64 `json:"eventsSent,omitempty"`
 	Expired    *int64 `json:"expired,omitempty"`
-	Lesson     string `json:"lesson,omitempty"`
+	// SlowTerminated counts watches ended for falling behind.
+	SlowTerminated *int64 `json:"slowTerminated,omitempty"`
+	Lesson         string `json:"lesson,omitempty"`
 }

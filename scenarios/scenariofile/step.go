@@ -29,6 +29,9 @@ var stepKinds = []struct {
 	{"compact", func(s *Step) bool { return s.Compact != "" }},
 	{"watchCacheHorizon", func(s *Step) bool { return s.WatchCacheHorizon != nil }},
 	{"restartWatchCache", func(s *Step) bool { return s.RestartWatchCache != "" }},
+	{"createMany", func(s *Step) bool { return s.CreateMany != nil }},
+	{"resume", func(s *Step) bool { return s.Resume != "" }},
+	{"drain", func(s *Step) bool { return s.Drain != nil }},
 }
 
 // Kind names the step's one field ("create", "expectEvents", ...) and

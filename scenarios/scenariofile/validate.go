@@ -27,7 +27,7 @@ func (f *File) Validate() error {
 		}
 		clients[c.Name] = true
 	}
-	v := validator{clients: clients, watches: map[string]bool{}, pending: map[string]bool{}}
+	v := validator{clients: clients, watches: map[string]bool{}, paused: map[string]bool{}, pending: map[string]bool{}}
 	for i := range f.Timeline {
 		s := &f.Timeline[i]
 		kind, n := s.Kind()
@@ -71,10 +71,10 @@ func (x *Expect) validate(clients map[string]bool) error {
 	return nil
 }
 
-// validator is what the timeline defined so far: clients, watches opened,
-// async lists not yet awaited.
+// validator is what the timeline defined so far: clients, watches opened
+// (and those paused, not yet resumed), async lists not yet awaited.
 type validator struct {
-	clients, watches, pending map[string]bool
+	clients, watches, paused, pending map[string]bool
 }
 
 // step checks one step whose one field is kind.
@@ -105,8 +105,22 @@ func (v *validator) step(kind string, s *Step) error {
 			return fmt.Errorf("no id")
 		}
 		v.watches[s.Watch.ID] = true
+		if s.Watch.Paused {
+			v.paused[s.Watch.ID] = true
+		}
 	case "expectEvents":
 		return v.watch(s.ExpectEvents.Watch)
+	case "drain":
+		return v.watch(s.Drain.Watch)
+	case "resume":
+		if !v.paused[s.Resume] {
+			return fmt.Errorf("no paused watch %q opened before", s.Resume)
+		}
+		delete(v.paused, s.Resume)
+	case "createMany":
+		if c := s.CreateMany; c.Prefix == "" || c.Count <= 0 {
+			return fmt.Errorf("a prefix and a positive count are needed")
+		}
 	case "close":
 		return v.watch(s.Close)
 	}
