@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
@@ -75,4 +76,25 @@ func (r *fileRun) checkWatchStats(x *scenariofile.WatchStats) error {
 		return r.e.Expect(false, "the server's watch counters are %s; they are %s", strings.Join(want, ", "), strings.Join(got, ", "))
 	}
 	return r.e.Expect(true, "the server's watch counters are %s%s", strings.Join(want, ", "), lesson(text))
+}
+
+// expectRecorded checks that the timeline so far has an entry of the kind
+// containing every text.
+func (r *fileRun) expectRecorded(x *scenariofile.Recorded) error {
+	parts := make([]string, len(x.Contains))
+	for i, c := range x.Contains {
+		var err error
+		if parts[i], err = r.expand(c); err != nil {
+			return err
+		}
+	}
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = strconv.Quote(p)
+	}
+	return r.e.Expect(hasEntry(r.e.Timeline(), Kind(x.Kind), parts...), "a %s entry says %s%s", x.Kind, strings.Join(quoted, " and "), lesson(l))
 }

@@ -38,6 +38,7 @@ var stepFuncs = map[string]stepFunc{
 	"watchCacheHorizon": (*fileRun).watchCacheHorizon,
 	"createMany":        func(r *fileRun, _ int, s *scenariofile.Step) error { return r.createMany(s.CreateMany) },
 	"resume":            func(r *fileRun, _ int, s *scenariofile.Step) error { r.resume(s.Resume); return nil },
+	"expectRecorded":    func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectRecorded(s.ExpectRecorded) },
 	"drain":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.drain(s.Drain) },
 	"restartWatchCache": func(r *fileRun, _ int, s *scenariofile.Step) error {
 		r.vars[s.RestartWatchCache] = r.e.RestartWatchCache()

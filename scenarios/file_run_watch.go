@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,8 +13,13 @@ import (
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
+// expectEvents reads the next events of a watch and checks them in
+// order (or checks that none arrived: silent).
 func (r *fileRun) expectEvents(x *scenariofile.Events) error {
 	w := r.watches[x.Watch]
+	if x.Silent {
+		return r.expectSilent(w, x)
+	}
 	var got, want []string
 	for _, fe := range x.Events {
 		ev, err := w.Next()
@@ -41,6 +47,15 @@ func (r *fileRun) expectEvents(x *scenariofile.Events) error {
 		return r.e.Expect(false, "%s: events %s at %s; they came at %s", x.Watch, strings.Join(want, ", "), Offset(at), Offset(r.e.Elapsed()))
 	}
 	return r.e.Expect(true, "%s: events %s%s", x.Watch, strings.Join(want, ", "), lesson(l))
+}
+
+// expectSilent checks that nothing arrived on w and it is open.
+func (r *fileRun) expectSilent(w *Stream, x *scenariofile.Events) error {
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	return r.e.Expect(w.Silent(), "%s: nothing arrived and the stream is still open%s", x.Watch, lesson(l))
 }
 
 // checkWatchHead checks a watch's response head.
@@ -77,6 +92,9 @@ func eventMatches(ev WatchEvent, fe scenariofile.Event, rv string) bool {
 	if fe.End {
 		return ev.End && ev.Err == nil
 	}
+	if fe.Cut {
+		return ev.End && isCut(ev.Err)
+	}
 	var code int32
 	var reason metav1.StatusReason
 	var message string
@@ -97,6 +115,9 @@ func eventMatches(ev WatchEvent, fe scenariofile.Event, rv string) bool {
 func describeFileEvent(fe scenariofile.Event, rv string) string {
 	if fe.End {
 		return "end"
+	}
+	if fe.Cut {
+		return "cut (a broken frame or a reset, not a clean end)"
 	}
 	s := string(fe.Type)
 	for _, p := range []string{fe.Name, rv} {
@@ -130,11 +151,14 @@ func (r *fileRun) watch(x *scenariofile.Watch) error {
 	}
 	r.e.SetLane(x.Lane)
 	var w *Stream
-	if x.Paused {
+	switch {
+	case x.Typed:
+		w, err = r.typedWatch(q)
+	case x.Paused:
 		resume := make(chan struct{})
 		r.resumes[x.ID] = resume
 		w, err = r.e.WatchPaused(cmPath+"?"+q, resume)
-	} else {
+	default:
 		w, err = r.e.Watch(cmPath + "?" + q)
 	}
 	r.e.SetLane("")
@@ -177,4 +201,18 @@ func (r *fileRun) drain(x *scenariofile.Drain) error {
 		return r.e.Expect(false, "%s: the stream %s; it ended after %d events with %v", w.Name(), strings.Join(want, " "), n, end)
 	}
 	return r.e.Expect(true, "%s: the stream %s%s", w.Name(), strings.Join(want, " "), lesson(text))
+}
+
+// typedWatch opens a client-go typed watch with the list options of the
+// query q.
+func (r *fileRun) typedWatch(q string) (*Stream, error) {
+	vals, err := url.ParseQuery(q)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: typed watch query %q: %w", q, err)
+	}
+	var opts metav1.ListOptions
+	if err := metav1.Convert_url_Values_To_v1_ListOptions(&vals, &opts, nil); err != nil {
+		return nil, fmt.Errorf("scenarios: typed watch query %q: %w", q, err)
+	}
+	return r.e.WatchTyped(Namespace, opts)
 }

@@ -136,7 +136,7 @@ func builtins() ([]*Scenario, error) {
 		file("watch-is-server-push"),
 		file("watch-timeout"),
 		file("watch-breaks"),
-		watchCutAndHang(),
+		file("watch-cut-and-hang"),
 		file("watch-cache-window"),
 		file("slow-consumer"),
 		noLostEvents(),

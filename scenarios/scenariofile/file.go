@@ -146,6 +146,18 @@ type Step struct {
 	Resume string `json:"resume,omitempty"`
 	// Drain reads a watch to its end and checks how it ended.
 	Drain *Drain `json:"drain,omitempty"`
+	// ExpectRecorded checks that the timeline so far has an entry.
+	ExpectRecorded *Recorded `json:"expectRecorded,omitempty"`
+}
+
+// Recorded is an entry the timeline must have: one of Kind (request,
+// response, event, write, clock, fault, client, check, note) whose text
+// contains every one of Contains (expanded). A client's decisions enter
+// the timeline when a step awaits that client.
+type Recorded struct {
+	Kind     string   `json:"kind"`
+	Contains []string `json:"contains"`
+	Lesson   string   `json:"lesson,omitempty"`
 }
 
 // CreateMany creates Count ConfigMaps named Prefix plus a zero-padded
@@ -244,6 +256,11 @@ type Watch struct {
 	ID    string `json:"id"`
 	Query string `json:"query,omitempty"`
 	Lane  string `json:"lane,omitempty"`
+	// Typed opens the watch with client-go's typed clientset instead of
+	// raw HTTP: Query holds its list options (resourceVersion=...), and
+	// a stream that ends is reported like client-go reports it, with no
+	// frame or decode error.
+	Typed bool `json:"typed,omitempty"`
 	// Paused opens the watch with a client that reads nothing until a
 	// resume step: the server's writes block once the connection's
 	// buffers are full.
@@ -267,6 +284,10 @@ type Events struct {
 	Events []Event `json:"events"`
 	// Lesson is what the events teach, for the timeline's check line.
 	Lesson string `json:"lesson,omitempty"`
+	// Silent, with no Events, expects nothing to have arrived: the
+	// stream is open and has nothing to read now (deterministic only for
+	// a stream the scenario knows to be stopped, a hung one).
+	Silent bool `json:"silent,omitempty"`
 	// At, if set, is the virtual time since the start at which the last
 	// event must have arrived.
 	At fakeapiserver.FaultDuration `json:"at,omitempty"`
@@ -289,6 +310,9 @@ type Event struct {
 	// End expects the clean end of the stream (the response ended, no
 	// decode error).
 	End bool `json:"end,omitempty"`
+	// Cut expects the stream to break: a frame cut short or the
+	// connection reset, not a clean end.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Expect is checked after the timeline.

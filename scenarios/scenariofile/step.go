@@ -32,6 +32,7 @@ var stepKinds = []struct {
 	{"createMany", func(s *Step) bool { return s.CreateMany != nil }},
 	{"resume", func(s *Step) bool { return s.Resume != "" }},
 	{"drain", func(s *Step) bool { return s.Drain != nil }},
+	{"expectRecorded", func(s *Step) bool { return s.ExpectRecorded != nil }},
 }
 
 // Kind names the step's one field ("create", "expectEvents", ...) and

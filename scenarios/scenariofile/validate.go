@@ -109,7 +109,14 @@ func (v *validator) step(kind string, s *Step) error {
 			v.paused[s.Watch.ID] = true
 		}
 	case "expectEvents":
+		if s.ExpectEvents.Silent && len(s.ExpectEvents.Events) > 0 {
+			return fmt.Errorf("silent expects no events")
+		}
 		return v.watch(s.ExpectEvents.Watch)
+	case "expectRecorded":
+		if s.ExpectRecorded.Kind == "" || len(s.ExpectRecorded.Contains) == 0 {
+			return fmt.Errorf("a kind and a text to contain are needed")
+		}
 	case "drain":
 		return v.watch(s.Drain.Watch)
 	case "resume":
