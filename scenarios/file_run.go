@@ -67,6 +67,8 @@ type fileRun struct {
 	lists   map[string]*int
 	pending map[string]pendingList
 	watches map[string]*Stream
+	// funcs runs each kind of step.
+	funcs map[string]stepFunc
 	// resumes lets each paused watch read again.
 	resumes map[string]chan struct{}
 }
@@ -75,6 +77,7 @@ func (r *fileRun) run() error {
 	r.vars, r.live = map[string]string{}, map[string]bool{}
 	r.stores, r.lists, r.watches = map[string]cache.Store{}, map[string]*int{}, map[string]*Stream{}
 	r.pending, r.resumes = map[string]pendingList{}, map[string]chan struct{}{}
+	r.funcs = stepFuncs()
 	for _, ns := range r.f.Namespaces {
 		if _, err := r.e.quiet.CoreV1().Namespaces().Create(r.e.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("scenarios: namespace %s: %w", ns, err)
@@ -98,27 +101,51 @@ func (r *fileRun) run() error {
 	return r.expectations()
 }
 
-// varRef is {{name}} or {{name+N}} in a query or an expected RV.
-var varRef = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]+?)\s*(?:\+\s*(\d+)\s*)?\}\}`)
+// varRef is a template in a value: {{name}} or {{name+N}}, a result;
+// {{rand N}} or {{pick a b c}}, a draw from the run's seed.
+var varRef = regexp.MustCompile(`\{\{([^{}]*)\}\}`)
 
-// expand replaces every {{name}} and {{name+N}} in s by the named
-// resourceVersion (plus N).
+// expand replaces every template in s, left to right (so draws happen in
+// the order they are written).
 func (r *fileRun) expand(s string) (string, error) {
 	var err error
 	out := varRef.ReplaceAllStringFunc(s, func(m string) string {
-		sm := varRef.FindStringSubmatch(m)
-		v, ok := r.vars[sm[1]]
-		if !ok {
-			err = fmt.Errorf("scenarios: %s: no result named %q yet", m, sm[1])
-			return m
-		}
-		if sm[2] != "" {
-			n, _ := strconv.ParseInt(sm[2], 10, 64)
-			v = strconv.FormatInt(rvNum(v)+n, 10)
+		v, e := r.template(strings.TrimSpace(m[2 : len(m)-2]))
+		if e != nil && err == nil {
+			err = fmt.Errorf("scenarios: %s: %w", m, e)
 		}
 		return v
 	})
 	return out, err
+}
+
+// template is the value of one template's inside.
+func (r *fileRun) template(in string) (string, error) {
+	words := strings.Fields(in)
+	switch {
+	case len(words) == 2 && words[0] == "rand":
+		n, err := strconv.Atoi(words[1])
+		if err != nil || n <= 0 {
+			return "", fmt.Errorf("rand needs a positive bound")
+		}
+		return strconv.Itoa(r.e.Rand().IntN(n)), nil
+	case len(words) > 1 && words[0] == "pick":
+		return words[1+r.e.Rand().IntN(len(words)-1)], nil
+	}
+	name, plus, hasPlus := strings.Cut(in, "+")
+	name = strings.TrimSpace(name)
+	v, ok := r.vars[name]
+	if !ok {
+		return "", fmt.Errorf("no result named %q yet", name)
+	}
+	if hasPlus {
+		n, err := strconv.ParseInt(strings.TrimSpace(plus), 10, 64)
+		if err != nil {
+			return "", fmt.Errorf("%q: not a number", plus)
+		}
+		v = strconv.FormatInt(rvNum(v)+n, 10)
+	}
+	return v, nil
 }
 
 // lesson renders a check's lesson as a suffix.

@@ -78,8 +78,8 @@ func (r *fileRun) checkWatchStats(x *scenariofile.WatchStats) error {
 	return r.e.Expect(true, "the server's watch counters are %s%s", strings.Join(want, ", "), lesson(text))
 }
 
-// expectRecorded checks that the timeline so far has an entry of the kind
-// containing every text.
+// expectRecorded checks that the timeline so far has an entry (or
+// exactly Count entries) of the kind, at the RV, containing every text.
 func (r *fileRun) expectRecorded(x *scenariofile.Recorded) error {
 	parts := make([]string, len(x.Contains))
 	for i, c := range x.Contains {
@@ -88,13 +88,63 @@ func (r *fileRun) expectRecorded(x *scenariofile.Recorded) error {
 			return err
 		}
 	}
+	rv, err := r.expand(x.RV)
+	if err != nil {
+		return err
+	}
+	text, err := r.expand(x.Text)
+	if err != nil {
+		return err
+	}
+	if text != "" {
+		parts = append(parts, text)
+	}
 	l, err := r.expand(x.Lesson)
 	if err != nil {
 		return err
 	}
-	quoted := make([]string, len(parts))
-	for i, p := range parts {
-		quoted[i] = strconv.Quote(p)
+	n := 0
+	for _, en := range r.e.Timeline() {
+		if en.Kind == Kind(x.Kind) && (rv == "" || en.RV == rv) && (text == "" || en.Text == text) && containsAll(en.Text, parts) {
+			n++
+		}
 	}
-	return r.e.Expect(hasEntry(r.e.Timeline(), Kind(x.Kind), parts...), "a %s entry says %s%s", x.Kind, strings.Join(quoted, " and "), lesson(l))
+	what := describeRecorded(x.Kind, rv, parts, x.Count)
+	if x.Count != 0 {
+		return r.e.Expect(n == x.Count, "%s%s", what, lesson(l))
+	}
+	return r.e.Expect(n > 0, "%s%s", what, lesson(l))
+}
+
+// containsAll reports whether text contains every part.
+func containsAll(text string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(text, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// describeRecorded renders an expectRecorded for a check line.
+func describeRecorded(kind, rv string, parts []string, count int) string {
+	s := "a " + kind + " entry"
+	if count != 0 {
+		s = fmt.Sprintf("%d %s entries", count, kind)
+	}
+	if rv != "" {
+		s += " at rv " + rv
+	}
+	if len(parts) > 0 {
+		quoted := make([]string, len(parts))
+		for i, p := range parts {
+			quoted[i] = strconv.Quote(p)
+		}
+		verb := " says "
+		if count > 1 {
+			verb = " say "
+		}
+		s += verb + strings.Join(quoted, " and ")
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -110,7 +111,7 @@ func listMatches(res *ListResult, want *scenariofile.ListExpect) (string, bool) 
 	tok := listContinue(res)
 	ok := (want.Code == 0 || res.Code == want.Code) && (want.Reason == "" || reason == want.Reason) &&
 		(want.Message == "" || message == want.Message) && (want.RV == "" || res.RV == want.RV) &&
-		(want.Names == nil || slices.Equal(res.Names, want.Names)) &&
+		(want.Names == nil || slices.Equal(res.Names, want.Names)) && (want.Count == 0 || len(res.Names) == want.Count) &&
 		(want.RemainingItemCount == nil || res.Remaining != nil && *res.Remaining == *want.RemainingItemCount) &&
 		(!want.More || tok != "") && (!want.LastPage || tok == "" && res.Remaining == nil) &&
 		(want.Token == nil || tokenMatches(tok, want.Token))
@@ -163,6 +164,9 @@ func describeListExpect(x *scenariofile.ListExpect) string {
 	if x.Names != nil {
 		parts = append(parts, fmt.Sprint(x.Names))
 	}
+	if x.Count != 0 {
+		parts = append(parts, fmt.Sprintf("%d items", x.Count))
+	}
 	if x.RemainingItemCount != nil {
 		parts = append(parts, fmt.Sprintf("remainingItemCount %d", *x.RemainingItemCount))
 	}
@@ -173,7 +177,7 @@ func describeListExpect(x *scenariofile.ListExpect) string {
 		parts = append(parts, "no continue token, no remainingItemCount")
 	}
 	if t := x.Token; t != nil {
-		parts = append(parts, fmt.Sprintf("a token of rv %s starting after %q", t.RV, t.Start))
+		parts = append(parts, describeToken(t))
 	}
 	hs := make([]string, 0, len(x.Header))
 	for h, v := range x.Header {
@@ -182,4 +186,52 @@ func describeListExpect(x *scenariofile.ListExpect) string {
 	slices.Sort(hs)
 	parts = append(parts, hs...)
 	return strings.Join(parts, " ")
+}
+
+// pager lists with client-go's pager, running the between steps after
+// the first page, and checks the result.
+func (r *fileRun) pager(p *scenariofile.Pager) error {
+	names, rv, err := pagedList(r.e, p.PageSize, func(page int) error {
+		if page != 1 {
+			return nil
+		}
+		for i := range p.Between {
+			s := &p.Between[i]
+			kind, _ := s.Kind()
+			if err := r.step(i, kind, s); err != nil {
+				return fmt.Errorf("between[%d] (%s): %w", i, kind, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if p.ID != "" {
+		r.vars[p.ID] = rv
+	}
+	if p.Expect == nil {
+		return nil
+	}
+	want, err := r.expandListExpect(p.Expect)
+	if err != nil {
+		return err
+	}
+	target := fmt.Sprintf("the pager (pageSize %d)", p.PageSize)
+	if got, ok := listMatches(&ListResult{Code: http.StatusOK, RV: rv, Names: names}, &want); !ok {
+		return r.e.Expect(false, "%s lists %s; got %s", target, describeListExpect(&want), got)
+	}
+	return r.e.Expect(true, "%s lists %s%s", target, describeListExpect(&want), lesson(want.Lesson))
+}
+
+// describeToken renders an expected continue token.
+func describeToken(t *scenariofile.Token) string {
+	s := "a token"
+	if t.RV != "" {
+		s += " of rv " + t.RV
+	}
+	if t.Start != "" {
+		s += fmt.Sprintf(" starting after %q", t.Start)
+	}
+	return s
 }

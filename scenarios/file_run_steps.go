@@ -12,43 +12,52 @@ import (
 // stepFunc runs the i-th step of a file's timeline.
 type stepFunc func(r *fileRun, i int, s *scenariofile.Step) error
 
-// stepFuncs runs each kind of step ([scenariofile.Step.Kind]).
-var stepFuncs = map[string]stepFunc{
-	"note":        (*fileRun).note,
-	"create":      (*fileRun).write,
-	"update":      (*fileRun).write,
-	"write":       (*fileRun).write,
-	"delete":      (*fileRun).write,
-	"fault":       (*fileRun).fault,
-	"clearFaults": (*fileRun).clearFaults,
-	"advance":     func(r *fileRun, _ int, s *scenariofile.Step) error { r.e.Step(time.Duration(s.Advance)); return nil },
-	"currentRV":   (*fileRun).currentRV,
-	"startClient": func(r *fileRun, _ int, s *scenariofile.Step) error { return r.startClient(s.StartClient) },
-	"waitSync": func(r *fileRun, _ int, s *scenariofile.Step) error {
-		return r.waitSync(s.WaitSync.Client, time.Duration(s.WaitSync.Within))
-	},
-	"awaitClient":       (*fileRun).awaitClient,
-	"list":              func(r *fileRun, _ int, s *scenariofile.Step) error { return r.list(s.List) },
-	"awaitList":         func(r *fileRun, _ int, s *scenariofile.Step) error { return r.awaitList(s.AwaitList) },
-	"awaitTimers":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.e.AwaitTimers(s.AwaitTimers) },
-	"watch":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.watch(s.Watch) },
-	"expectEvents":      func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectEvents(s.ExpectEvents) },
-	"close":             func(r *fileRun, _ int, s *scenariofile.Step) error { r.watches[s.Close].Close(); return nil },
-	"compact":           (*fileRun).compact,
-	"watchCacheHorizon": (*fileRun).watchCacheHorizon,
-	"createMany":        func(r *fileRun, _ int, s *scenariofile.Step) error { return r.createMany(s.CreateMany) },
-	"resume":            func(r *fileRun, _ int, s *scenariofile.Step) error { r.resume(s.Resume); return nil },
-	"expectRecorded":    func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectRecorded(s.ExpectRecorded) },
-	"drain":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.drain(s.Drain) },
-	"restartWatchCache": func(r *fileRun, _ int, s *scenariofile.Step) error {
-		r.vars[s.RestartWatchCache] = r.e.RestartWatchCache()
-		return nil
-	},
+// stepFuncs is what runs each kind of step ([scenariofile.Step.Kind]). A
+// function, not a table in a variable: a pager step runs steps itself.
+func stepFuncs() map[string]stepFunc {
+	return map[string]stepFunc{
+		"note":        (*fileRun).note,
+		"create":      (*fileRun).write,
+		"update":      (*fileRun).write,
+		"write":       (*fileRun).write,
+		"delete":      (*fileRun).write,
+		"fault":       (*fileRun).fault,
+		"clearFaults": (*fileRun).clearFaults,
+		"advance":     func(r *fileRun, _ int, s *scenariofile.Step) error { r.e.Step(time.Duration(s.Advance)); return nil },
+		"currentRV":   (*fileRun).currentRV,
+		"startClient": func(r *fileRun, _ int, s *scenariofile.Step) error { return r.startClient(s.StartClient) },
+		"waitSync": func(r *fileRun, _ int, s *scenariofile.Step) error {
+			return r.waitSync(s.WaitSync.Client, time.Duration(s.WaitSync.Within))
+		},
+		"awaitClient":       (*fileRun).awaitClient,
+		"list":              func(r *fileRun, _ int, s *scenariofile.Step) error { return r.list(s.List) },
+		"awaitList":         func(r *fileRun, _ int, s *scenariofile.Step) error { return r.awaitList(s.AwaitList) },
+		"awaitTimers":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.e.AwaitTimers(s.AwaitTimers) },
+		"watch":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.watch(s.Watch) },
+		"expectEvents":      func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectEvents(s.ExpectEvents) },
+		"close":             func(r *fileRun, _ int, s *scenariofile.Step) error { r.watches[s.Close].Close(); return nil },
+		"compact":           (*fileRun).compact,
+		"watchCacheHorizon": (*fileRun).watchCacheHorizon,
+		"createMany":        func(r *fileRun, _ int, s *scenariofile.Step) error { return r.createMany(s.CreateMany) },
+		"resume":            func(r *fileRun, _ int, s *scenariofile.Step) error { r.resume(s.Resume); return nil },
+		"expectRecorded":    func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectRecorded(s.ExpectRecorded) },
+		"pager":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.pager(s.Pager) },
+		"set": func(r *fileRun, _ int, s *scenariofile.Step) error {
+			v, err := r.expand(s.Set.Value)
+			r.vars[s.Set.ID] = v
+			return err
+		},
+		"drain": func(r *fileRun, _ int, s *scenariofile.Step) error { return r.drain(s.Drain) },
+		"restartWatchCache": func(r *fileRun, _ int, s *scenariofile.Step) error {
+			r.vars[s.RestartWatchCache] = r.e.RestartWatchCache()
+			return nil
+		},
+	}
 }
 
 // step runs step i, whose one field is kind.
 func (r *fileRun) step(i int, kind string, s *scenariofile.Step) error {
-	run, ok := stepFuncs[kind]
+	run, ok := r.funcs[kind]
 	if !ok {
 		return fmt.Errorf("scenarios: no runner for step kind %q", kind)
 	}

@@ -38,13 +38,22 @@ func (r *fileRun) seedObjects() error {
 	return nil
 }
 
+// writeObject creates, updates or deletes (kind) the object w names
+// (expanded), with w's value (expanded) or else value, and stores the
+// write's RV under the object's name.
 func (r *fileRun) writeObject(kind string, w scenariofile.Write, value string) error {
 	ns := w.Namespace
 	if ns == "" {
 		ns = Namespace
 	}
+	var err error
+	if w.Name, err = r.expand(w.Name); err != nil {
+		return err
+	}
 	if w.Value != "" {
-		value = w.Value
+		if value, err = r.expand(w.Value); err != nil {
+			return err
+		}
 	}
 	k := ns + "/" + w.Name
 	if kind == "write" {
@@ -54,7 +63,6 @@ func (r *fileRun) writeObject(kind string, w scenariofile.Write, value string) e
 		}
 	}
 	var rv string
-	var err error
 	switch kind {
 	case "create":
 		rv, err = r.e.Create(ns, w.Name, value)

@@ -141,10 +141,10 @@ func builtins() ([]*Scenario, error) {
 		file("slow-consumer"),
 		noLostEvents(),
 		lostEvents(),
-		hugeListPaging(),
+		file("huge-list-paging"),
 		watchListVsPaging(),
 		file("list-chunking"),
-		expiredContinue(),
+		file("expired-continue"),
 		file("list-rv-semantics"),
 		multiAPIServerStaleRelist(),
 	}

@@ -36,9 +36,11 @@ const Version = 1
 //	  storeEqualsServer: [lw]
 //	  maxLists: {lw: 2}
 //
-// Values in queries and expected resourceVersions may name earlier
+// Values in queries, names, notes and expectations may name earlier
 // results as {{name}} or {{name+N}}: the last write of an object, a
-// list's or a currentRV step's id.
+// list's or a currentRV step's id (see [Step] for the others). Two
+// draw from the run's seed: {{rand N}}, a number in [0, N), and
+// {{pick a b c}}, one of the words.
 type File struct {
 	Version int    `json:"version"`
 	Name    string `json:"name,omitempty"`
@@ -148,6 +150,30 @@ type Step struct {
 	Drain *Drain `json:"drain,omitempty"`
 	// ExpectRecorded checks that the timeline so far has an entry.
 	ExpectRecorded *Recorded `json:"expectRecorded,omitempty"`
+	// Pager lists with client-go's pager.
+	Pager *Pager `json:"pager,omitempty"`
+	// Set stores a value under an id (see [Set]).
+	Set *Set `json:"set,omitempty"`
+}
+
+// Pager lists the ConfigMaps of the namespace "default" with client-go's
+// pager (k8s.io/client-go/tools/pager), PageSize items a page, through
+// the recorded clientset. Between are steps run once, after the first
+// page and before the second (writes, a compaction). The result's RV is
+// stored under ID; Expect checks the result (code, reason, message and
+// header do not apply: the pager returns items or an error).
+type Pager struct {
+	ID       string      `json:"id,omitempty"`
+	PageSize int64       `json:"pageSize"`
+	Between  []Step      `json:"between,omitempty"`
+	Expect   *ListExpect `json:"expect,omitempty"`
+}
+
+// Set stores Value, expanded, under ID: a seeded choice with
+// {{pick a b c}}, or a name to refer to later.
+type Set struct {
+	ID    string `json:"id"`
+	Value string `json:"value"`
 }
 
 // Recorded is an entry the timeline must have: one of Kind (request,
@@ -156,8 +182,14 @@ type Step struct {
 // the timeline when a step awaits that client.
 type Recorded struct {
 	Kind     string   `json:"kind"`
-	Contains []string `json:"contains"`
-	Lesson   string   `json:"lesson,omitempty"`
+	Contains []string `json:"contains,omitempty"`
+	// Text, if set, is the entry's whole text (expanded).
+	Text string `json:"text,omitempty"`
+	// RV, if set, is the entry's resourceVersion (expanded).
+	RV string `json:"rv,omitempty"`
+	// Count, if set, is how many entries must match, exactly.
+	Count  int    `json:"count,omitempty"`
+	Lesson string `json:"lesson,omitempty"`
 }
 
 // CreateMany creates Count ConfigMaps named Prefix plus a zero-padded
@@ -229,6 +261,9 @@ type ListExpect struct {
 	Names []string `json:"names,omitempty"`
 	// Header are response headers and their values.
 	Header map[string]string `json:"header,omitempty"`
+	// Count is the number of items (0: not checked; names: [] expects
+	// none).
+	Count int `json:"count,omitempty"`
 	// RemainingItemCount is the list's metadata.remainingItemCount.
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
 	// More expects a continue token: in the list's metadata, or in the

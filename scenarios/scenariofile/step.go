@@ -33,6 +33,8 @@ var stepKinds = []struct {
 	{"resume", func(s *Step) bool { return s.Resume != "" }},
 	{"drain", func(s *Step) bool { return s.Drain != nil }},
 	{"expectRecorded", func(s *Step) bool { return s.ExpectRecorded != nil }},
+	{"pager", func(s *Step) bool { return s.Pager != nil }},
+	{"set", func(s *Step) bool { return s.Set != nil }},
 }
 
 // Kind names the step's one field ("create", "expectEvents", ...) and

@@ -114,8 +114,12 @@ func (v *validator) step(kind string, s *Step) error {
 		}
 		return v.watch(s.ExpectEvents.Watch)
 	case "expectRecorded":
-		if s.ExpectRecorded.Kind == "" || len(s.ExpectRecorded.Contains) == 0 {
-			return fmt.Errorf("a kind and a text to contain are needed")
+		return validateRecorded(s.ExpectRecorded)
+	case "pager":
+		return v.pager(s.Pager)
+	case "set":
+		if s.Set.ID == "" {
+			return fmt.Errorf("no id")
 		}
 	case "drain":
 		return v.watch(s.Drain.Watch)
@@ -156,5 +160,42 @@ func (v *validator) list(l *List) error {
 		return fmt.Errorf("an async list needs an id")
 	}
 	v.pending[l.ID] = true
+	return nil
+}
+
+// entryKinds are the kinds of timeline entries.
+var entryKinds = map[string]bool{
+	"request": true, "response": true, "event": true, "write": true, "clock": true,
+	"fault": true, "client": true, "check": true, "note": true,
+}
+
+func validateRecorded(x *Recorded) error {
+	if !entryKinds[x.Kind] {
+		return fmt.Errorf("kind %q: want request, response, event, write, clock, fault, client, check or note", x.Kind)
+	}
+	if len(x.Contains) == 0 && x.RV == "" && x.Text == "" {
+		return fmt.Errorf("a text, a text to contain or an rv is needed")
+	}
+	return nil
+}
+
+// pager checks a pager step and the steps it runs between pages.
+func (v *validator) pager(p *Pager) error {
+	if p.PageSize <= 0 {
+		return fmt.Errorf("a positive pageSize is needed")
+	}
+	for i := range p.Between {
+		s := &p.Between[i]
+		kind, n := s.Kind()
+		if n != 1 {
+			return fmt.Errorf("between[%d]: a step sets exactly one of %s; it sets %d", i, stepKindList(), n)
+		}
+		if kind == "pager" {
+			return fmt.Errorf("between[%d]: no pager within a pager", i)
+		}
+		if err := v.step(kind, s); err != nil {
+			return fmt.Errorf("between[%d] (%s): %w", i, kind, err)
+		}
+	}
 	return nil
 }
