@@ -92,3 +92,21 @@ func TestListwatchChaosFailureReplays(t *testing.T) {
 		t.Errorf("the replay did not play the faults or check every client:\n%s", timelineText(timelines[0]))
 	}
 }
+
+// hasEntry reports whether tl has an entry of kind whose text contains
+// every part.
+func hasEntry(tl Timeline, kind Kind, parts ...string) bool {
+	for _, en := range tl {
+		if en.Kind != kind {
+			continue
+		}
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(en.Text, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}

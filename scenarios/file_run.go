@@ -67,6 +67,8 @@ type fileRun struct {
 	lists   map[string]*int
 	pending map[string]pendingList
 	watches map[string]*Stream
+	// caches are the naive clients' caches.
+	caches map[string]naiveCache
 	// funcs runs each kind of step.
 	funcs map[string]stepFunc
 	// resumes lets each paused watch read again.
@@ -77,7 +79,7 @@ func (r *fileRun) run() error {
 	r.vars, r.live = map[string]string{}, map[string]bool{}
 	r.stores, r.lists, r.watches = map[string]cache.Store{}, map[string]*int{}, map[string]*Stream{}
 	r.pending, r.resumes = map[string]pendingList{}, map[string]chan struct{}{}
-	r.funcs = stepFuncs()
+	r.funcs, r.caches = stepFuncs(), map[string]naiveCache{}
 	for _, ns := range r.f.Namespaces {
 		if _, err := r.e.quiet.CoreV1().Namespaces().Create(r.e.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("scenarios: namespace %s: %w", ns, err)

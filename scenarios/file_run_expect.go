@@ -6,9 +6,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
+// expectations checks the file's expect block after the timeline.
 func (r *fileRun) expectations() error {
 	x := r.f.Expect
 	if len(x.StoreEqualsServer) > 0 {
@@ -147,4 +150,46 @@ func describeRecorded(kind, rv string, parts []string, count int) string {
 		s += verb + strings.Join(quoted, " and ")
 	}
 	return s
+}
+
+// expectStore checks that a client's store equals the server's state
+// now.
+func (r *fileRun) expectStore(x *scenariofile.StoreCheck) error {
+	want, err := r.e.chaosState(Namespace)
+	if err != nil {
+		return err
+	}
+	got := storeState(r.stores[x.Client])
+	if diff := cmp.Diff(want, got); diff != "" {
+		return r.e.Expect(false, "%s's store equals the server's state (-server +store):\n%s", x.Client, diff)
+	}
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	return r.e.Expect(true, "%s's store equals the server's state: %s%s", x.Client, describeState(got), lesson(l))
+}
+
+// describeState renders key → RV as sorted name@rv.
+func describeState(state map[string]string) string {
+	out := make([]string, 0, len(state))
+	for k, rv := range state {
+		out = append(out, strings.TrimPrefix(k, Namespace+"/")+"@"+rv)
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
+}
+
+// expectCache checks what a naive cache holds.
+func (r *fileRun) expectCache(x *scenariofile.CacheCheck) error {
+	c := r.caches[x.Cache]
+	want := naiveCacheOf(x.Names)
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if c.String() != want.String() {
+		return r.e.Expect(false, "the %s cache holds %s; it holds %s", x.Cache, want, c)
+	}
+	return r.e.Expect(true, "the %s cache holds %s%s", x.Cache, c, lesson(l))
 }

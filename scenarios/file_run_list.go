@@ -59,6 +59,9 @@ func (r *fileRun) checkList(l *scenariofile.List, q string, res *ListResult) err
 		r.vars[l.ID] = res.RV
 		r.vars[l.ID+".continue"] = listContinue(res)
 	}
+	if l.Into != "" {
+		r.caches[l.Into] = naiveCacheOf(res.Names)
+	}
 	x := l.Expect
 	if x == nil {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lw-sim/lw-sim/listwatch"
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
@@ -41,6 +42,8 @@ func stepFuncs() map[string]stepFunc {
 		"createMany":        func(r *fileRun, _ int, s *scenariofile.Step) error { return r.createMany(s.CreateMany) },
 		"resume":            func(r *fileRun, _ int, s *scenariofile.Step) error { r.resume(s.Resume); return nil },
 		"expectRecorded":    func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectRecorded(s.ExpectRecorded) },
+		"expectStore":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectStore(s.ExpectStore) },
+		"expectCache":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectCache(s.ExpectCache) },
 		"pager":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.pager(s.Pager) },
 		"set": func(r *fileRun, _ int, s *scenariofile.Step) error {
 			v, err := r.expand(s.Set.Value)
@@ -96,16 +99,22 @@ func (r *fileRun) currentRV(_ int, s *scenariofile.Step) error {
 }
 
 // awaitClient waits, stepping through backoffs, for a client's trace
-// entry (or, for trace "response", an answer to one of its requests).
+// entry (or, for trace "response", an answer to one of its requests). A
+// wait for a backoff stops at it: the clock is not stepped.
 func (r *fileRun) awaitClient(_ int, s *scenariofile.Step) error {
 	a := s.AwaitClient
 	kind, prefix := KindClient, "listwatch: "+a.Trace
 	if a.Trace == "response" {
 		kind, prefix = KindResponse, ""
 	}
-	return r.e.AwaitClientStepping(a.Client+" "+a.Trace+" "+a.Contains, func(en Entry) bool {
+	what := a.Client + " " + a.Trace + " " + a.Contains
+	match := func(en Entry) bool {
 		return en.Kind == kind && en.Lane == a.Client && strings.HasPrefix(en.Text, prefix) && strings.Contains(en.Text, a.Contains)
-	})
+	}
+	if a.Trace == string(listwatch.TraceBackoff) {
+		return r.e.AwaitClient(what, match)
+	}
+	return r.e.AwaitClientStepping(what, match)
 }
 
 func (r *fileRun) compact(_ int, s *scenariofile.Step) error {

@@ -26,6 +26,9 @@ func (r *fileRun) expectEvents(x *scenariofile.Events) error {
 		if err != nil {
 			return err
 		}
+		if x.Apply != "" {
+			r.caches[x.Apply].apply(ev)
+		}
 		rv, err := r.expand(fe.RV)
 		if err != nil {
 			return err

@@ -145,5 +145,15 @@ func (r *wlRun) compare() error {
 		"the largest thing either side must hold at once: one object (%s) for the watch-list, one page (%s) for the pager, the whole list (%s) for resourceVersion=0", kib(r.maxFrame), kib(r.maxPage), kib(r.rv0Bytes))
 }
 
+// phases runs a scenario's phases in order and stops at the first error.
+func phases(ps ...func() error) error {
+	for _, p := range ps {
+		if err := p(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // kib renders a byte count in KiB with one decimal.
 func kib(n int) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }

@@ -152,8 +152,35 @@ type Step struct {
 	ExpectRecorded *Recorded `json:"expectRecorded,omitempty"`
 	// Pager lists with client-go's pager.
 	Pager *Pager `json:"pager,omitempty"`
+	// ExpectStore checks, now, that a client's store equals the
+	// server's state (expect.storeEqualsServer waits for it instead).
+	ExpectStore *StoreCheck `json:"expectStore,omitempty"`
+	// ExpectCache checks what a naive cache holds.
+	ExpectCache *CacheCheck `json:"expectCache,omitempty"`
 	// Set stores a value under an id (see [Set]).
 	Set *Set `json:"set,omitempty"`
+}
+
+// StoreCheck names a started client whose store must equal the
+// server's state.
+type StoreCheck struct {
+	Client string `json:"client"`
+	Lesson string `json:"lesson,omitempty"`
+}
+
+// CacheCheck is what a naive cache must hold: exactly Names.
+//
+// A naive cache is the state of a deliberately wrong client that the
+// timeline plays with raw requests: a list step with into: NAME fills
+// it with the list's items, and an expectEvents step with apply: NAME
+// applies the events read (ADDED and MODIFIED put the object in,
+// DELETED takes it out, anything else, such as an ERROR event, is
+// ignored). Such a client does none of what listwatch does, so the
+// timeline shows what it gets wrong.
+type CacheCheck struct {
+	Cache  string   `json:"cache"`
+	Names  []string `json:"names"`
+	Lesson string   `json:"lesson,omitempty"`
 }
 
 // Pager lists the ConfigMaps of the namespace "default" with client-go's
@@ -247,6 +274,9 @@ type List struct {
 	Query  string      `json:"query,omitempty"`
 	Lane   string      `json:"lane,omitempty"`
 	Expect *ListExpect `json:"expect,omitempty"`
+	// Into fills the naive cache of this name with the list's items
+	// (see [CacheCheck]).
+	Into string `json:"into,omitempty"`
 }
 
 // ListExpect is what a LIST must answer: status code, the Status's
@@ -319,6 +349,9 @@ type Events struct {
 	Events []Event `json:"events"`
 	// Lesson is what the events teach, for the timeline's check line.
 	Lesson string `json:"lesson,omitempty"`
+	// Apply applies the events read to the naive cache of this name
+	// (see [CacheCheck]).
+	Apply string `json:"apply,omitempty"`
 	// Silent, with no Events, expects nothing to have arrived: the
 	// stream is open and has nothing to read now (deterministic only for
 	// a stream the scenario knows to be stopped, a hung one).

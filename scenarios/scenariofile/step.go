@@ -34,6 +34,8 @@ var stepKinds = []struct {
 	{"drain", func(s *Step) bool { return s.Drain != nil }},
 	{"expectRecorded", func(s *Step) bool { return s.ExpectRecorded != nil }},
 	{"pager", func(s *Step) bool { return s.Pager != nil }},
+	{"expectStore", func(s *Step) bool { return s.ExpectStore != nil }},
+	{"expectCache", func(s *Step) bool { return s.ExpectCache != nil }},
 	{"set", func(s *Step) bool { return s.Set != nil }},
 }
 

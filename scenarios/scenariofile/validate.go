@@ -27,7 +27,7 @@ func (f *File) Validate() error {
 		}
 		clients[c.Name] = true
 	}
-	v := validator{clients: clients, watches: map[string]bool{}, paused: map[string]bool{}, pending: map[string]bool{}}
+	v := validator{clients: clients, watches: map[string]bool{}, paused: map[string]bool{}, pending: map[string]bool{}, caches: map[string]bool{}}
 	for i := range f.Timeline {
 		s := &f.Timeline[i]
 		kind, n := s.Kind()
@@ -72,9 +72,10 @@ func (x *Expect) validate(clients map[string]bool) error {
 }
 
 // validator is what the timeline defined so far: clients, watches opened
-// (and those paused, not yet resumed), async lists not yet awaited.
+// (and those paused, not yet resumed), async lists not yet awaited,
+// naive caches filled.
 type validator struct {
-	clients, watches, paused, pending map[string]bool
+	clients, watches, paused, pending, caches map[string]bool
 }
 
 // step checks one step whose one field is kind.
@@ -112,11 +113,20 @@ func (v *validator) step(kind string, s *Step) error {
 		if s.ExpectEvents.Silent && len(s.ExpectEvents.Events) > 0 {
 			return fmt.Errorf("silent expects no events")
 		}
+		if a := s.ExpectEvents.Apply; a != "" && !v.caches[a] {
+			return fmt.Errorf("no naive cache %q filled before", a)
+		}
 		return v.watch(s.ExpectEvents.Watch)
 	case "expectRecorded":
 		return validateRecorded(s.ExpectRecorded)
 	case "pager":
 		return v.pager(s.Pager)
+	case "expectStore":
+		return v.client(s.ExpectStore.Client)
+	case "expectCache":
+		if !v.caches[s.ExpectCache.Cache] {
+			return fmt.Errorf("no naive cache %q filled before", s.ExpectCache.Cache)
+		}
 	case "set":
 		if s.Set.ID == "" {
 			return fmt.Errorf("no id")
@@ -153,6 +163,9 @@ func (v *validator) watch(id string) error {
 }
 
 func (v *validator) list(l *List) error {
+	if l.Into != "" {
+		v.caches[l.Into] = true
+	}
 	if !l.Async {
 		return nil
 	}
