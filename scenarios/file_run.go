@@ -104,7 +104,8 @@ func (r *fileRun) run() error {
 }
 
 // varRef is a template in a value: {{name}} or {{name+N}}, a result;
-// {{rand N}} or {{pick a b c}}, a draw from the run's seed.
+// {{kib name}}, a size result in KiB; {{rand N}} or {{pick a b c}}, a
+// draw from the run's seed.
 var varRef = regexp.MustCompile(`\{\{([^{}]*)\}\}`)
 
 // expand replaces every template in s, left to right (so draws happen in
@@ -133,6 +134,12 @@ func (r *fileRun) template(in string) (string, error) {
 		return strconv.Itoa(r.e.Rand().IntN(n)), nil
 	case len(words) > 1 && words[0] == "pick":
 		return words[1+r.e.Rand().IntN(len(words)-1)], nil
+	case len(words) == 2 && words[0] == "kib":
+		n, err := strconv.Atoi(r.vars[words[1]])
+		if err != nil {
+			return "", fmt.Errorf("no size named %q yet", words[1])
+		}
+		return kib(n), nil
 	}
 	name, plus, hasPlus := strings.Cut(in, "+")
 	name = strings.TrimSpace(name)
@@ -157,3 +164,6 @@ func lesson(s string) string {
 	}
 	return ": " + s
 }
+
+// kib renders a byte count in KiB with one decimal.
+func kib(n int) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }

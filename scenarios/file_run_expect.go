@@ -193,3 +193,42 @@ func (r *fileRun) expectCache(x *scenariofile.CacheCheck) error {
 	}
 	return r.e.Expect(true, "the %s cache holds %s%s", x.Cache, c, lesson(l))
 }
+
+// expectLess checks that the values are integers in strictly increasing
+// order.
+func (r *fileRun) expectLess(x *scenariofile.Less) error {
+	nums := make([]int64, len(x.Values))
+	shown := make([]string, len(x.Values))
+	for i, v := range x.Values {
+		s, err := r.expand(v)
+		if err != nil {
+			return err
+		}
+		if nums[i], err = product(s); err != nil {
+			return fmt.Errorf("scenarios: expectLess value %q: %w", v, err)
+		}
+		shown[i] = strconv.FormatInt(nums[i], 10)
+	}
+	ok := true
+	for i := 1; i < len(nums); i++ {
+		ok = ok && nums[i-1] < nums[i]
+	}
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	return r.e.Expect(ok, "%s%s", strings.Join(shown, " < "), lesson(l))
+}
+
+// product evaluates "a" or "a*b*...", integers.
+func product(s string) (int64, error) {
+	out := int64(1)
+	for f := range strings.SplitSeq(s, "*") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		out *= n
+	}
+	return out, nil
+}

@@ -24,6 +24,9 @@ func (r *fileRun) list(l *scenariofile.List) error {
 	}
 	r.e.SetLane(l.Lane)
 	defer r.e.SetLane("")
+	if l.Follow {
+		return r.followList(l, q)
+	}
 	if l.Async {
 		r.pending[l.ID] = pendingList{l: l, q: q, ch: r.e.GetAsync(path)}
 		return nil
@@ -32,7 +35,32 @@ func (r *fileRun) list(l *scenariofile.List) error {
 	if err != nil {
 		return err
 	}
-	return r.checkList(l, q, res)
+	return r.checkList(l, q, res, 0)
+}
+
+// followList lists page after page, following the continue tokens, and
+// checks the last page (and the number of pages).
+func (r *fileRun) followList(l *scenariofile.List, q string) error {
+	pages, total, largest := 0, 0, 0
+	next := cmPath + "?" + q
+	for {
+		res, err := r.e.Get(next)
+		if err != nil {
+			return err
+		}
+		pages++
+		total += res.Bytes
+		largest = max(largest, res.Bytes)
+		if res.Code != http.StatusOK || res.Continue == "" {
+			if l.ID != "" {
+				r.vars[l.ID+".pages"] = strconv.Itoa(pages)
+				r.vars[l.ID+".maxBytes"] = strconv.Itoa(largest)
+				r.vars[l.ID+".bytes"] = strconv.Itoa(total)
+			}
+			return r.checkList(l, q+" (following continue)", res, pages)
+		}
+		next = cmPath + "?" + q + "&continue=" + url.QueryEscape(res.Continue)
+	}
 }
 
 // pendingList is an async LIST waiting for awaitList.
@@ -49,15 +77,18 @@ func (r *fileRun) awaitList(id string) error {
 	if err != nil {
 		return err
 	}
-	return r.checkList(p.l, p.q, res)
+	return r.checkList(p.l, p.q, res, 0)
 }
 
 // checkList stores a LIST's RV and continue token under its id and
 // checks its expectation.
-func (r *fileRun) checkList(l *scenariofile.List, q string, res *ListResult) error {
+func (r *fileRun) checkList(l *scenariofile.List, q string, res *ListResult, pages int) error {
 	if l.ID != "" {
 		r.vars[l.ID] = res.RV
 		r.vars[l.ID+".continue"] = listContinue(res)
+		if pages == 0 { // a followed list stored its pages' sizes
+			r.vars[l.ID+".bytes"] = strconv.Itoa(res.Bytes)
+		}
 	}
 	if l.Into != "" {
 		r.caches[l.Into] = naiveCacheOf(res.Names)
@@ -70,7 +101,11 @@ func (r *fileRun) checkList(l *scenariofile.List, q string, res *ListResult) err
 	if err != nil {
 		return err
 	}
-	if got, ok := listMatches(res, &want); !ok {
+	got, ok := listMatches(res, &want)
+	if want.Pages != 0 && pages != want.Pages {
+		ok, got = false, fmt.Sprintf("%d pages, the last %s", pages, got)
+	}
+	if !ok {
 		return r.e.Expect(false, "%s answers %s; got %s", listTarget(q), describeListExpect(&want), got)
 	}
 	return r.e.Expect(true, "%s answers %s%s", listTarget(q), describeListExpect(&want), lesson(want.Lesson))
@@ -166,6 +201,9 @@ func describeListExpect(x *scenariofile.ListExpect) string {
 	}
 	if x.Names != nil {
 		parts = append(parts, fmt.Sprint(x.Names))
+	}
+	if x.Pages != 0 {
+		parts = append(parts, fmt.Sprintf("in %d pages", x.Pages))
 	}
 	if x.Count != 0 {
 		parts = append(parts, fmt.Sprintf("%d items", x.Count))

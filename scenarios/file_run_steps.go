@@ -44,7 +44,11 @@ func stepFuncs() map[string]stepFunc {
 		"expectRecorded":    func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectRecorded(s.ExpectRecorded) },
 		"expectStore":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectStore(s.ExpectStore) },
 		"expectCache":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectCache(s.ExpectCache) },
-		"pager":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.pager(s.Pager) },
+		"readInitialEvents": func(r *fileRun, _ int, s *scenariofile.Step) error {
+			return r.readInitialEvents(s.ReadInitialEvents)
+		},
+		"expectLess": func(r *fileRun, _ int, s *scenariofile.Step) error { return r.expectLess(s.ExpectLess) },
+		"pager":      func(r *fileRun, _ int, s *scenariofile.Step) error { return r.pager(s.Pager) },
 		"set": func(r *fileRun, _ int, s *scenariofile.Step) error {
 			v, err := r.expand(s.Set.Value)
 			r.vars[s.Set.ID] = v

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
@@ -218,4 +219,53 @@ func (r *fileRun) typedWatch(q string) (*Stream, error) {
 		return nil, fmt.Errorf("scenarios: typed watch query %q: %w", q, err)
 	}
 	return r.e.WatchTyped(Namespace, opts)
+}
+
+// readInitialEvents reads a watch-list's initial events, records a
+// summary and checks them.
+func (r *fileRun) readInitialEvents(x *scenariofile.InitialEvents) error {
+	w := r.watches[x.Watch]
+	evs, err := w.ReadUntil(func(ev WatchEvent) bool { return ev.Type == watch.Bookmark && ev.InitialEventsEnd })
+	if err != nil {
+		return err
+	}
+	added, streamed, maxFrame := 0, 0, 0
+	for _, ev := range evs {
+		streamed += ev.Bytes
+		if ev.Type == watch.Added {
+			added++
+			maxFrame = max(maxFrame, ev.Bytes)
+		}
+	}
+	end := evs[len(evs)-1]
+	en := r.e.entry(KindEvent, end.RV, "%s %d ADDED events (one object per frame, at most %s), then BOOKMARK (k8s.io/initial-events-end)", w.Name(), added, kib(maxFrame))
+	en.Lane = w.lane
+	r.e.append(en)
+	r.vars[x.ID], r.vars[x.ID+".added"] = end.RV, strconv.Itoa(added)
+	r.vars[x.ID+".bytes"], r.vars[x.ID+".maxFrame"] = strconv.Itoa(streamed), strconv.Itoa(maxFrame)
+	if x.Expect == nil {
+		return nil
+	}
+	return r.checkInitialEvents(w, x.Expect, added, end.RV)
+}
+
+// checkInitialEvents checks the number of initial events and the
+// bookmark's RV.
+func (r *fileRun) checkInitialEvents(w *Stream, x *scenariofile.InitialEventsCheck, added int, rv string) error {
+	want, err := r.expand(x.RV)
+	if err != nil {
+		return err
+	}
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("%s: the initial events are %d ADDED then the initial-events-end bookmark", w.Name(), x.Added)
+	if want != "" {
+		what += " at rv " + want
+	}
+	if (x.Added != 0 && added != x.Added) || (want != "" && rv != want) {
+		return r.e.Expect(false, "%s; they are %d ADDED, the bookmark at rv %s", what, added, rv)
+	}
+	return r.e.Expect(true, "%s%s", what, lesson(l))
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
-// seedObjects creates the objects, in a seeded order if asked (the draws
-// are those of createShuffled, so a built-in keeps its timeline).
+// seedObjects creates the objects, in a seeded order if asked: the
+// order is a permutation drawn from the seed, then each object's value
+// ("v<0..99>") is drawn as it is created.
 func (r *fileRun) seedObjects() error {
 	order := make([]int, len(r.f.Objects))
 	for i := range order {

@@ -142,7 +142,7 @@ func builtins() ([]*Scenario, error) {
 		file("no-lost-events"),
 		file("lost-events"),
 		file("huge-list-paging"),
-		watchListVsPaging(),
+		file("watch-list-vs-paging"),
 		file("list-chunking"),
 		file("expired-continue"),
 		file("list-rv-semantics"),

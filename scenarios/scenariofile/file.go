@@ -159,6 +159,37 @@ type Step struct {
 	ExpectCache *CacheCheck `json:"expectCache,omitempty"`
 	// Set stores a value under an id (see [Set]).
 	Set *Set `json:"set,omitempty"`
+	// ReadInitialEvents reads a watch-list's initial events.
+	ReadInitialEvents *InitialEvents `json:"readInitialEvents,omitempty"`
+	// ExpectLess checks measurements against each other.
+	ExpectLess *Less `json:"expectLess,omitempty"`
+}
+
+// InitialEvents reads the events of a watch-list stream (Watch) without
+// recording each, up to its initial-events-end bookmark, and records one
+// summary line. It stores, under ID, the bookmark's RV; under ID.added
+// the number of ADDED events, ID.bytes their frames' bytes in all (the
+// bookmark's included), ID.maxFrame the largest ADDED frame. Expect, if
+// set, checks them.
+type InitialEvents struct {
+	Watch  string              `json:"watch"`
+	ID     string              `json:"id"`
+	Expect *InitialEventsCheck `json:"expect,omitempty"`
+}
+
+// InitialEventsCheck is what a watch-list's initial events must be: this
+// many ADDED events, ending at the bookmark's RV (expanded).
+type InitialEventsCheck struct {
+	Added  int    `json:"added,omitempty"`
+	RV     string `json:"rv,omitempty"`
+	Lesson string `json:"lesson,omitempty"`
+}
+
+// Less checks that Values, once expanded, are integers in strictly
+// increasing order. A value may be a product, "{{x.bytes}}*2".
+type Less struct {
+	Values []string `json:"values"`
+	Lesson string   `json:"lesson,omitempty"`
 }
 
 // StoreCheck names a started client whose store must equal the
@@ -265,7 +296,8 @@ type Horizon struct {
 
 // List is a raw LIST of the ConfigMaps of the namespace "default"; its RV is
 // stored under ID, its continue token (or that of its 410 Status) under
-// ID.continue.
+// ID.continue, its response's size under ID.bytes (in a template,
+// {{kib ID.bytes}} renders a size in KiB).
 type List struct {
 	ID string `json:"id,omitempty"`
 	// Async sends the LIST without waiting for the answer (a read the
@@ -277,6 +309,11 @@ type List struct {
 	// Into fills the naive cache of this name with the list's items
 	// (see [CacheCheck]).
 	Into string `json:"into,omitempty"`
+	// Follow follows the continue tokens: one request per page, until
+	// the last. The expectation is checked on the last page; ID.pages is
+	// the number of pages, ID.bytes their bytes in all, ID.maxBytes the
+	// largest.
+	Follow bool `json:"follow,omitempty"`
 }
 
 // ListExpect is what a LIST must answer: status code, the Status's
@@ -294,6 +331,8 @@ type ListExpect struct {
 	// Count is the number of items (0: not checked; names: [] expects
 	// none).
 	Count int `json:"count,omitempty"`
+	// Pages is the number of pages a followed list took.
+	Pages int `json:"pages,omitempty"`
 	// RemainingItemCount is the list's metadata.remainingItemCount.
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
 	// More expects a continue token: in the list's metadata, or in the

@@ -36,6 +36,8 @@ var stepKinds = []struct {
 	{"pager", func(s *Step) bool { return s.Pager != nil }},
 	{"expectStore", func(s *Step) bool { return s.ExpectStore != nil }},
 	{"expectCache", func(s *Step) bool { return s.ExpectCache != nil }},
+	{"readInitialEvents", func(s *Step) bool { return s.ReadInitialEvents != nil }},
+	{"expectLess", func(s *Step) bool { return s.ExpectLess != nil }},
 	{"set", func(s *Step) bool { return s.Set != nil }},
 }
 

@@ -121,6 +121,15 @@ func (v *validator) step(kind string, s *Step) error {
 		return validateRecorded(s.ExpectRecorded)
 	case "pager":
 		return v.pager(s.Pager)
+	case "readInitialEvents":
+		if s.ReadInitialEvents.ID == "" {
+			return fmt.Errorf("no id")
+		}
+		return v.watch(s.ReadInitialEvents.Watch)
+	case "expectLess":
+		if len(s.ExpectLess.Values) < 2 {
+			return fmt.Errorf("two values or more are needed")
+		}
 	case "expectStore":
 		return v.client(s.ExpectStore.Client)
 	case "expectCache":
@@ -163,6 +172,9 @@ func (v *validator) watch(id string) error {
 }
 
 func (v *validator) list(l *List) error {
+	if l.Follow && l.Async {
+		return fmt.Errorf("an async list cannot follow continue tokens")
+	}
 	if l.Into != "" {
 		v.caches[l.Into] = true
 	}
