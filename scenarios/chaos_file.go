@@ -21,9 +21,11 @@ import (
 // reads and writes.
 const ChaosFileVersion = 1
 
-// ChaosFile is a replayable chaos schedule: what the client chaos property
-// test (listwatch's TestRapidClientChaos) drew in a failing check, as JSON.
-// It is a profile of the scenario file format: [ChaosFile.File] is the
+// ChaosFile is a replayable chaos schedule in the JSON form the client
+// chaos property test (listwatch's TestRapidClientChaos) wrote for a
+// failing check before it wrote scenario files; schedules kept in that
+// form (testdata/chaos) still load and replay. It is a profile of the
+// scenario file format: [ChaosFile.File] is the
 // [File] it stands for, and [LoadFile] accepts it. A replay runs
 // this package's listwatch client on the ConfigMaps of "default", plays
 // the ops in order on the run's fake clock, clears the faults, and expects

@@ -32,24 +32,31 @@
 // # The library
 //
 // [Library] returns the built-in scenarios, one or more for each of the
-// article's nine questions ([Questions]). Those a [File] can say are
-// scenario files, library/<name>.yaml; the rest are Go, where a step
-// checks something the format has no words for (response headers, the
-// pager, a hand-written naive client, the server's counters). The prose
-// that teaches each edge case is text in library/<name>.txt. Both are
-// embedded with go:embed, so writers can edit them without touching Go.
+// article's nine questions ([Questions]). They are scenario files,
+// library/<name>.yaml, but for one: multi-apiserver-stale-relist is Go,
+// because it needs what a file has no words for (a load balancer in
+// front of two apiservers, one with a lagging cache, and a 1.11-era
+// Reflector; its file says why). The prose that teaches each edge case is
+// text in library/<name>.txt. Both are embedded with go:embed, so
+// writers can edit them without touching Go.
 //
 // # Scenario files
 //
-// A [File] is a scenario as YAML (or JSON): objects to seed, clients
-// (listwatch, a client-go Reflector or informer, by LIST+WATCH or
-// watch-list), a timeline of writes, faults in the fault API's JSON form,
-// clock steps, raw LISTs and WATCHes and waits for clients, and
-// expectations (a client's store equals the server's state, an exact event
-// sequence on a raw watch, a LIST's status code and reason, at most N
-// LISTs per client). [LoadFile] decodes strictly and names the file, line
-// and field of an unknown key; a [ChaosFile] loads as the File it is a
-// profile of, so there is one runner for both.
+// A [File] is a scenario as YAML (or JSON); its schema is package
+// scenariofile, which tests that cannot import this package write (the
+// listwatch chaos property test writes its shrunk failures as scenario
+// files). A file has objects to seed, clients (listwatch, a client-go
+// Reflector or informer, by LIST+WATCH or watch-list), a timeline of
+// writes, faults in the fault API's JSON form, clock steps, raw LISTs
+// (paged by hand or followed to the last page) and WATCHes (raw, paused,
+// or client-go typed), client-go's pager, a naive client's cache, waits
+// for clients, and expectations: a client's store equals the server's
+// state, an exact event sequence on a raw watch, a LIST's status code,
+// reason, items and continue token, measurements in bytes compared, at
+// most N LISTs per client, the server's watch counters. [LoadFile] decodes
+// strictly and names the file, line and field of an unknown key; a
+// [ChaosFile] (the older JSON form of chaos schedules) loads as the File
+// it is a profile of, so there is one runner for both.
 //
 // Run a scenario from the command line with "lw-sim run NAME" or read it
 // with "lw-sim explain NAME".

@@ -113,20 +113,7 @@ func run(ctx context.Context, sc *Scenario, seed uint64, res *Result) (err error
 	done := srv.ServeBackground(smallBufferListener{ln})
 	ctx, cancel := context.WithCancel(ctx)
 	transport := &http.Transport{DialContext: dialSmallBuffer}
-	e := &Env{
-		ctx:          ctx,
-		srv:          srv,
-		clock:        clk,
-		rand:         rand.New(rand.NewPCG(seed, seedStream)),
-		t0:           clk.Now(),
-		transport:    transport,
-		clientLogged: make(chan struct{}),
-	}
-	e.httpc = &http.Client{Transport: &recordingTransport{base: transport, e: e, record: e.append}}
-	e.cs, err = kubernetes.NewForConfig(e.restConfig(e.append))
-	if err == nil {
-		e.quiet, err = kubernetes.NewForConfig(e.restConfig(nil))
-	}
+	e, err := newEnv(ctx, srv, clk, seed, transport)
 	defer func() {
 		cancel()
 		e.close()
@@ -137,6 +124,34 @@ func run(ctx context.Context, sc *Scenario, seed uint64, res *Result) (err error
 	if err != nil {
 		return fmt.Errorf("scenarios: %s: %w", sc.Name, err)
 	}
+	return runSteps(e, sc, seed)
+}
+
+// newEnv is the Env of a run against srv on clk, with its clientsets
+// (the recorded one and the quiet one); the Env is returned even with an
+// error, for the run to tear down.
+func newEnv(ctx context.Context, srv *fakeapiserver.Server, clk *clocktesting.FakeClock, seed uint64, transport *http.Transport) (*Env, error) {
+	e := &Env{
+		ctx:          ctx,
+		srv:          srv,
+		clock:        clk,
+		rand:         rand.New(rand.NewPCG(seed, seedStream)),
+		t0:           clk.Now(),
+		transport:    transport,
+		clientLogged: make(chan struct{}),
+	}
+	e.httpc = &http.Client{Transport: &recordingTransport{base: transport, e: e, record: e.append}}
+	var err error
+	e.cs, err = kubernetes.NewForConfig(e.restConfig(e.append))
+	if err == nil {
+		e.quiet, err = kubernetes.NewForConfig(e.restConfig(nil))
+	}
+	return e, err
+}
+
+// runSteps runs the scenario's steps between its first and last notes;
+// an error that is not a failed expectation is recorded as a FAIL.
+func runSteps(e *Env, sc *Scenario, seed uint64) error {
 	e.Note("scenario %s, seed %d: fake kube-apiserver at virtual time 0", sc.Name, seed)
 	if err := sc.Steps(e); err != nil {
 		if !errors.Is(err, ErrExpectation) {
