@@ -155,6 +155,9 @@ func describeRecorded(kind, rv string, parts []string, count int) string {
 // expectStore checks that a client's store equals the server's state
 // now.
 func (r *fileRun) expectStore(x *scenariofile.StoreCheck) error {
+	if r.stores[x.Client] == nil {
+		return r.e.Expect(false, "client %s was started", x.Client)
+	}
 	want, err := r.e.chaosState(Namespace)
 	if err != nil {
 		return err

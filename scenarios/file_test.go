@@ -2,12 +2,16 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
 // TestFileRuns: a file using clients, faults, raw LISTs with status
@@ -143,4 +147,56 @@ func TestREADMEExampleIsTested(t *testing.T) {
 	if !ok || !ok2 || !ok3 || "version: 1\n"+body != example {
 		t.Errorf("README's example differs from %s:\n%s", path, cmp.Diff("version: 1\n"+body, example))
 	}
+}
+
+// TestFileWrongNewExpectations: each kind of expectation the built-ins
+// that used to be Go brought to the format fails the run when it is
+// wrong, with an error naming the scenario, the step and what was
+// expected.
+func TestFileWrongNewExpectations(t *testing.T) {
+	four := int64(4)
+	for _, tc := range []struct {
+		scenario, step string
+		break_         func(s *scenariofile.Step)
+		want           string
+	}{
+		{"list-chunking", "list", func(s *scenariofile.Step) { s.List.Expect.RemainingItemCount = &four }, "remainingItemCount 4"},
+		{"slow-consumer", "drain", func(s *scenariofile.Step) { s.Drain.FewerThan = 1 }, "ended cleanly before 1 events"},
+		{"watch-list-vs-paging", "expectLess", func(s *scenariofile.Step) { slices.Reverse(s.ExpectLess.Values) }, "expectLess"},
+		{"lost-events", "expectCache", func(s *scenariofile.Step) { s.ExpectCache.Names = []string{"alpha", "charlie"} }, "the naive cache holds [alpha charlie]"},
+		{"expired-continue", "pager", func(s *scenariofile.Step) { s.Pager.Expect.RV = "{{p1}}" }, "the pager (pageSize 2) lists rv"},
+		{"huge-list-paging", "expectRecorded", func(s *scenariofile.Step) { s.ExpectRecorded.Count = 4 }, `4 response entries say "remainingItemCount 15"`},
+		{"watch-cut-and-hang", "expectRecorded", func(s *scenariofile.Step) { s.ExpectRecorded.Contains = []string{"watch-end", "gave up"} }, `a client entry says "watch-end" and "gave up"`},
+		{"no-lost-events", "expectRecorded", func(s *scenariofile.Step) { s.ExpectRecorded.Contains[1] = "type=DELETED key=default/delta" }, `a client entry says "applied" and "type=DELETED key=default/delta"`},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			t.Parallel()
+			b, err := library.ReadFile("library/" + tc.scenario + ".yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := ParseFile(tc.scenario+".yaml", b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := lastStep(f, tc.step)
+			tc.break_(&f.Timeline[i])
+			_, err = Run(t.Context(), f.Scenario(), RunOptions{})
+			where := fmt.Sprintf("timeline[%d] (%s)", i, tc.step)
+			if !errors.Is(err, ErrExpectation) || !strings.Contains(err.Error(), tc.scenario) || !strings.Contains(err.Error(), where) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Run = %v, want ErrExpectation naming %s, %s and %q", err, tc.scenario, where, tc.want)
+			}
+		})
+	}
+}
+
+// lastStep is the index of f's last step of kind.
+func lastStep(f *File, kind string) int {
+	i := -1
+	for j := range f.Timeline {
+		if k, _ := f.Timeline[j].Kind(); k == kind {
+			i = j
+		}
+	}
+	return i
 }
