@@ -80,10 +80,25 @@ type validator struct {
 
 // step checks one step whose one field is kind.
 func (v *validator) step(kind string, s *Step) error {
+	for _, check := range []func(string, *Step) error{v.actionStep, v.watchStep, v.expectStep} {
+		if err := check(kind, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// actionStep checks the writes, clients and lists (any other kind
+// passes).
+func (v *validator) actionStep(kind string, s *Step) error {
 	switch kind {
 	case "create", "update", "write", "delete":
 		if s.Object().Name == "" {
 			return fmt.Errorf("no name")
+		}
+	case "createMany":
+		if c := s.CreateMany; c.Prefix == "" || c.Count <= 0 {
+			return fmt.Errorf("a prefix and a positive count are needed")
 		}
 	case "startClient":
 		return v.client(s.StartClient)
@@ -101,6 +116,19 @@ func (v *validator) step(kind string, s *Step) error {
 			return fmt.Errorf("no async list %q sent before", s.AwaitList)
 		}
 		delete(v.pending, s.AwaitList)
+	case "pager":
+		return v.pager(s.Pager)
+	case "set":
+		if s.Set.ID == "" {
+			return fmt.Errorf("no id")
+		}
+	}
+	return nil
+}
+
+// watchStep checks the steps on watches (any other kind passes).
+func (v *validator) watchStep(kind string, s *Step) error {
+	switch kind {
 	case "watch":
 		if s.Watch.ID == "" {
 			return fmt.Errorf("no id")
@@ -117,15 +145,29 @@ func (v *validator) step(kind string, s *Step) error {
 			return fmt.Errorf("no naive cache %q filled before", a)
 		}
 		return v.watch(s.ExpectEvents.Watch)
-	case "expectRecorded":
-		return validateRecorded(s.ExpectRecorded)
-	case "pager":
-		return v.pager(s.Pager)
 	case "readInitialEvents":
 		if s.ReadInitialEvents.ID == "" {
 			return fmt.Errorf("no id")
 		}
 		return v.watch(s.ReadInitialEvents.Watch)
+	case "resume":
+		if !v.paused[s.Resume] {
+			return fmt.Errorf("no paused watch %q opened before", s.Resume)
+		}
+		delete(v.paused, s.Resume)
+	case "drain":
+		return v.watch(s.Drain.Watch)
+	case "close":
+		return v.watch(s.Close)
+	}
+	return nil
+}
+
+// expectStep checks the expectation steps (any other kind passes).
+func (v *validator) expectStep(kind string, s *Step) error {
+	switch kind {
+	case "expectRecorded":
+		return validateRecorded(s.ExpectRecorded)
 	case "expectLess":
 		if len(s.ExpectLess.Values) < 2 {
 			return fmt.Errorf("two values or more are needed")
@@ -136,23 +178,6 @@ func (v *validator) step(kind string, s *Step) error {
 		if !v.caches[s.ExpectCache.Cache] {
 			return fmt.Errorf("no naive cache %q filled before", s.ExpectCache.Cache)
 		}
-	case "set":
-		if s.Set.ID == "" {
-			return fmt.Errorf("no id")
-		}
-	case "drain":
-		return v.watch(s.Drain.Watch)
-	case "resume":
-		if !v.paused[s.Resume] {
-			return fmt.Errorf("no paused watch %q opened before", s.Resume)
-		}
-		delete(v.paused, s.Resume)
-	case "createMany":
-		if c := s.CreateMany; c.Prefix == "" || c.Count <= 0 {
-			return fmt.Errorf("a prefix and a positive count are needed")
-		}
-	case "close":
-		return v.watch(s.Close)
 	}
 	return nil
 }
