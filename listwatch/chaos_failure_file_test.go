@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,18 +44,30 @@ func (r *chaosRun) saveOnFailure(kinds []string, historyMinEvents int) {
 
 // chaosReplay is the scenario file of a failing check: the subjects as
 // its clients, with their User-Agents (the faults aim at them by it), the
-// schedule as its timeline, and, as its header, what failed.
+// schedule as its timeline, and, as its header, what failed. The
+// client-go subjects are in it only if the failure names them: an
+// informer backs off on the real clock, so its part of a replay depends
+// on the machine's speed, while this package's clients run on the
+// replay's fake clock.
 func chaosReplay(failure any, kinds []string, historyMinEvents int, steps []scenariofile.Step) (*scenariofile.File, string) {
 	what, detail := "panic", fmt.Sprint(failure)
 	if f, ok := failure.(chaosFailure); ok {
 		what, detail = f.invariant, f.msg
 	}
-	clients := make([]scenariofile.Client, len(kinds))
-	for i, k := range kinds {
-		clients[i] = chaosClient(k)
+	var clients []scenariofile.Client
+	replayed := map[string]bool{}
+	for _, k := range kinds {
+		if strings.HasPrefix(k, "listwatch") || strings.Contains(detail, k+": ") || strings.Contains(detail, k+" (synced") {
+			clients = append(clients, chaosClient(k))
+			replayed[k] = true
+		}
 	}
 	f := scenariofile.NewChaosReplay("chaos-failure", "the "+what+" invariant broke", historyMinEvents, clients...)
-	f.Timeline = append(f.Timeline, steps...)
+	for _, s := range steps {
+		if s.StartClient == "" || replayed[s.StartClient] {
+			f.Timeline = append(f.Timeline, s)
+		}
+	}
 	header := "Written by listwatch's TestRapidClientChaos: a schedule that broke an invariant.\n" +
 		"Replay it with: lw-sim run listwatch/" + chaosFailureFile + "\n" +
 		"(the watch-list consistency detector the check may have had on is not replayed)\n\n" +
@@ -143,5 +156,14 @@ func TestChaosFailureFile(t *testing.T) {
 	}
 	if !strings.Contains(string(got), "# store: listwatch (synced true)") {
 		t.Errorf("the header does not say what failed:\n%s", got)
+	}
+	// A client-go subject the failure names is replayed too, and only it.
+	f, _ = chaosReplay(chaosFailure{invariant: "order", msg: "informer-list: key default/a: rv 7 after 9"}, chaosKinds, 4, steps)
+	var names []string
+	for _, c := range f.Clients {
+		names = append(names, c.Name)
+	}
+	if want := []string{"listwatch", "listwatch-watchlist", "informer-list"}; !slices.Equal(names, want) || len(f.Timeline) != len(steps)-2 {
+		t.Errorf("clients %v and %d steps for an informer-list failure, want %v and %d steps", names, len(f.Timeline), want, len(steps)-2)
 	}
 }

@@ -88,7 +88,7 @@ func TestListwatchChaosFailureReplays(t *testing.T) {
 	if diff := cmp.Diff(timelines[0], timelines[1]); diff != "" {
 		t.Errorf("two replays differ (-first +second):\n%s", diff)
 	}
-	if !hasEntry(timelines[0], KindFault, "CutWatch") || !hasEntry(timelines[0], KindCheck, "ok: informer-list's store equals") {
+	if !hasEntry(timelines[0], KindFault, "CutWatch") || !hasEntry(timelines[0], KindCheck, "ok: listwatch-watchlist's store equals") {
 		t.Errorf("the replay did not play the faults or check every client:\n%s", timelineText(timelines[0]))
 	}
 }
