@@ -84,11 +84,13 @@ type Config struct {
 	// Clock drives every timer: watch timeouts, bookmarks, compaction. If nil,
 	// the real clock. Tests and scenarios pass a fake clock.
 	Clock clock.WithTickerAndDelayedExecution
-	// Logger receives one line per request at debug level. If nil, logs are
-	// discarded.
+	// Logger receives one line per request at debug level (method, request
+	// URI, status, duration; logged when the response ends, so a watch's line
+	// comes when its stream does) and warnings. If nil, logs are discarded.
 	Logger *slog.Logger
-	// TLS serves HTTPS with a self-signed certificate for 127.0.0.1, ::1 and
-	// localhost; its CA is in RESTConfig and the written kubeconfig.
+	// TLS serves HTTPS with a self-signed certificate for 127.0.0.1, ::1,
+	// localhost and the AllowedHosts names (internal/serving SelfSignedTLS);
+	// its CA is in RESTConfig and the written kubeconfig.
 	TLS bool
 	// Token, when set, is the bearer token every request must carry, as
 	// kube-apiserver with default RBAC treats its callers: a wrong token

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes"
@@ -17,6 +16,7 @@ import (
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 	"github.com/lw-sim/lw-sim/internal/hostcheck"
+	"github.com/lw-sim/lw-sim/internal/serving"
 )
 
 // ErrServerClosed is returned by Serve after Close.
@@ -40,9 +40,9 @@ type Server struct {
 	openapi   *openapi.Service   // /openapi/v2 and /openapi/v3 (internal/openapi)
 	crds      crdController      // CustomResourceDefinitions (crd.go)
 
-	tlsConfig *tls.Config // nil for plain HTTP
-	tlsCA     []byte      // PEM CA of the serving certificate, nil for plain HTTP
-	userUID   string      // UID of the single user (reviews.go)
+	front   *serving.Front // the http.Server of Serve, its TLS and URL
+	tlsCA   []byte         // PEM CA of the serving certificate, nil for plain HTTP
+	userUID string         // UID of the single user (reviews.go)
 
 	// stopCtx is cancelled by Close; every watch stream selects on it.
 	stopCtx context.Context
@@ -51,10 +51,8 @@ type Server struct {
 	inflight sync.WaitGroup
 
 	// mu guards the fields below.
-	mu      sync.Mutex
-	httpSrv *http.Server
-	url     string
-	closed  bool
+	mu     sync.Mutex
+	closed bool
 }
 
 // New builds a server from cfg (see [Config] for defaults). It seeds the
@@ -85,13 +83,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AllowedHosts != nil {
 		s.hosts = hostcheck.New(cfg.AllowedHosts...)
 	}
-	if cfg.TLS {
-		if s.tlsConfig, s.tlsCA, err = selfSignedTLS(); err != nil {
-			cancel()
-			return nil, err
-		}
+	tlsConfig, err := s.serveTLS()
+	if err != nil {
+		cancel()
+		return nil, err
 	}
-	s.handler = s.buildHandler()
+	// The request log is outermost, so it sees every answer, 403s of the
+	// Host check and 401s included.
+	s.handler = serving.LogRequests(cfg.Logger, s.buildHandler())
+	s.front = serving.NewFront(s.handler, tlsConfig)
 	if err := s.seedNamespaces(); err != nil {
 		cancel()
 		return nil, err
@@ -105,42 +105,37 @@ func New(cfg Config) (*Server, error) {
 // http.Server or an in-memory transport.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// serveTLS makes the self-signed certificate of [Config.TLS] (nil when
+// off) for loopback and the [Config.AllowedHosts] names, and keeps its CA
+// for clients.
+func (s *Server) serveTLS() (*tls.Config, error) {
+	if !s.cfg.TLS {
+		return nil, nil
+	}
+	tlsConfig, ca, err := serving.SelfSignedTLS(s.cfg.AllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("fakeapiserver: %w", err)
+	}
+	s.tlsCA = ca
+	return tlsConfig, nil
+}
+
 // Serve accepts connections on ln until Close, over TLS when [Config.TLS] is
 // set. It returns ErrServerClosed after Close.
 func (s *Server) Serve(ln net.Listener) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrServerClosed
-	}
-	scheme := "http"
-	if s.tlsConfig != nil {
-		ln = tls.NewListener(ln, s.tlsConfig)
-		scheme = "https"
-	}
-	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second}
-	s.httpSrv = hs
-	s.url = fmt.Sprintf("%s://%s", scheme, ln.Addr().String())
-	s.mu.Unlock()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := s.front.Serve(ln); !errors.Is(err, serving.ErrClosed) {
 		return fmt.Errorf("fakeapiserver: serve: %w", err)
 	}
 	return ErrServerClosed
 }
 
 // URL is the base URL the server listens on ("" before Serve).
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.url
-}
+func (s *Server) URL() string { return s.front.URL() }
 
 // RESTConfig returns a client-go config for this server (host, CA, token).
 // Each call returns a new config the caller may modify.
 func (s *Server) RESTConfig() *rest.Config {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cfg := &rest.Config{Host: s.url, BearerToken: s.cfg.Token, QPS: -1}
+	cfg := &rest.Config{Host: s.URL(), BearerToken: s.cfg.Token, QPS: -1}
 	if s.tlsCA != nil {
 		cfg.TLSClientConfig = rest.TLSClientConfig{CAData: append([]byte(nil), s.tlsCA...), ServerName: "localhost"}
 	}
@@ -172,15 +167,11 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
-	hs := s.httpSrv
 	s.mu.Unlock()
 	s.stop()
 	s.compactor.stop()
 	s.stopFaults() // after stop(): its poller watches stopCtx (faults.go)
-	var err error
-	if hs != nil {
-		err = hs.Close()
-	}
+	err := s.front.Close()
 	s.inflight.Wait()
 	return err
 }

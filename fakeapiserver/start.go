@@ -1,12 +1,12 @@
 package fakeapiserver
 
 import (
-	"errors"
 	"net"
-	"sync"
 	"testing"
 
 	"k8s.io/utils/clock"
+
+	"github.com/lw-sim/lw-sim/internal/serving"
 )
 
 // Option adjusts the [Config] that [Start] builds its server from. Options
@@ -97,39 +97,5 @@ func Start(tb testing.TB, opts ...Option) *Server {
 // from the returned channel, which yields Serve's result exactly once — nil
 // when Serve ended because of Close — and is then closed.
 func (s *Server) ServeBackground(ln net.Listener) <-chan error {
-	rl := &readyListener{Listener: ln, ready: make(chan struct{})}
-	done := make(chan error, 1)
-	go func() {
-		defer close(done)
-		err := s.Serve(rl)
-		if errors.Is(err, ErrServerClosed) {
-			err = nil
-		}
-		done <- err
-	}()
-	// Serve records the URL before http.Server.Serve calls Accept for the
-	// first time, so the first Accept is the moment the URL is known.
-	select {
-	case <-rl.ready:
-		return done
-	case err := <-done:
-		// Serve returned without accepting (Close came first, or it
-		// failed): hand its result on to the caller.
-		replay := make(chan error, 1)
-		replay <- err
-		close(replay)
-		return replay
-	}
-}
-
-// readyListener closes ready on the first call of Accept.
-type readyListener struct {
-	net.Listener
-	once  sync.Once
-	ready chan struct{}
-}
-
-func (l *readyListener) Accept() (net.Conn, error) {
-	l.once.Do(func() { close(l.ready) })
-	return l.Listener.Accept()
+	return serving.Background(ln, s.Serve, ErrServerClosed)
 }

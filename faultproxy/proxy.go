@@ -3,6 +3,7 @@ package faultproxy
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/internal/serving"
 )
 
 // Fault types, the same as fakeapiserver's (aliases of internal/faults).
@@ -42,17 +44,31 @@ type Config struct {
 	// ControlAPI serves the control API under /_lwsim/ (see
 	// internal/faults ControlHandler). Off by default.
 	ControlAPI bool
+	// TLS makes [Proxy.Serve] serve HTTPS with a fresh self-signed
+	// certificate for 127.0.0.1, ::1, localhost and the AllowedHosts names;
+	// its CA is in RESTConfig and the written kubeconfig. Callers need it to
+	// send Token: kubectl and client-go send a kubeconfig's token only over
+	// HTTPS.
+	TLS bool
+	// Logger receives one line per request at debug level (method, request
+	// URI, status, duration, when the response ends). If nil, none.
+	Logger *slog.Logger
 }
 
 // Proxy forwards requests to one apiserver and injects faults on the way.
-// Its handler runs on the caller's http.Server; the proxy starts no
-// goroutine of its own.
+// It serves and is stopped as fakeapiserver.Server is: New → Serve (or
+// ServeBackground) → Close, with URL, RESTConfig and WriteKubeconfig for its
+// callers (serve.go). Its Handler may also run on the caller's own
+// http.Server; the proxy then starts no goroutine of its own.
 type Proxy struct {
 	upstream  *url.URL
 	transport http.RoundTripper
 	inj       *faults.Injector
 	control   http.Handler
 	handler   http.Handler
+	front     *serving.Front // the http.Server of Serve, its TLS and URL
+	tlsCA     []byte         // PEM CA of the serving certificate, nil for plain HTTP
+	token     string         // Config.Token, for RESTConfig
 	seenRV    atomic.Int64
 	stop      context.CancelFunc
 }
@@ -74,13 +90,20 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: upstream transport: %w", err)
 	}
+	p := &Proxy{upstream: u, transport: rt, token: cfg.Token}
+	tlsConfig, err := p.serveTLS(cfg)
+	if err != nil {
+		return nil, err
+	}
 	stopCtx, stop := context.WithCancel(context.Background())
-	p := &Proxy{upstream: u, transport: rt, stop: stop}
+	p.stop = stop
 	p.inj = faults.New(faults.Config{Target: proxyTarget{p}, Clock: cfg.Clock, Stop: stopCtx})
 	if cfg.ControlAPI {
 		p.control = faults.ControlHandler(p.inj)
 	}
-	p.handler = guard(cfg, http.HandlerFunc(p.serveHTTP))
+	// The request log is outermost, so it sees the guard's 401s and 403s.
+	p.handler = serving.LogRequests(cfg.Logger, guard(cfg, http.HandlerFunc(p.serveHTTP)))
+	p.front = serving.NewFront(p.handler, tlsConfig)
 	return p, nil
 }
 
@@ -91,11 +114,18 @@ func (p *Proxy) Faults() *FaultInjector { return p.inj }
 // (Host, Token), then the control API, request faults and forwarding.
 func (p *Proxy) Handler() http.Handler { return p.handler }
 
-// Close ends every fault and releases hung streams. The http.Server that
-// serves Handler is the caller's to close.
-func (p *Proxy) Close() {
+// Close ends every fault, releases hung streams and, when Serve runs,
+// closes its listener and every connection. An http.Server of the
+// caller's that serves Handler is the caller's to close. It is safe to
+// call more than once.
+//
+// Shutdown chain: stop() and the injector's Close release hung and
+// delayed streams → the front's http.Server.Close closes the listener and
+// every connection, so forwarded streams end → Serve returns ErrServerClosed.
+func (p *Proxy) Close() error {
 	p.stop()
 	p.inj.Close()
+	return p.front.Close()
 }
 
 // observeRV raises the highest RV seen.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +21,8 @@ import (
 )
 
 const (
-	// demoNamespace is one of the namespaces every server starts with.
+	// demoNamespace is the default --namespace, one of the namespaces
+	// every server starts with.
 	demoNamespace = "default"
 	// demoTimeout bounds the whole demo. It takes milliseconds, so running
 	// into it means the server or the watch is stuck.
@@ -32,20 +34,30 @@ const (
 	maxDemoEvents = 10
 )
 
-var demoCommand = command{
-	name: "demo",
-	summary: `Show List & Watch against a fake kube-apiserver started in this process:
+func newDemoCommand() *cobra.Command {
+	namespace := demoNamespace
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Show List & Watch against a fake kube-apiserver started in this process",
+		Long: `Show List & Watch against a fake kube-apiserver started in this process:
 create three pods, LIST them, change one, WATCH from the list's
 resourceVersion, change two more, and print what the watcher saw.`,
+		Example: `  lw-sim demo
+  lw-sim demo -n kube-public`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDemo(cmd.Context(), namespace, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVarP(&namespace, "namespace", "n", demoNamespace,
+		"`namespace` to create the pods in: one the server starts with (default,\n"+
+			"kube-system, kube-public, kube-node-lease)")
+	return cmd
 }
 
 // runDemo is "lw-sim demo". It serves a default server on a free loopback
 // port for as long as the demo runs.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet(demoCommand)
-	if help, err := parseFlags(demoCommand, fs, args, stdout, stderr); help || err != nil {
-		return err
-	}
+func runDemo(ctx context.Context, namespace string, stdout io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, demoTimeout)
 	defer cancel()
 	srv, err := fakeapiserver.New(fakeapiserver.Config{})
@@ -60,15 +72,15 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// ServeBackground goroutine delivers Serve's result on done.
 	done := srv.ServeBackground(ln)
 	fmt.Fprintf(stdout, "lw-sim demo: a fake kube-apiserver is serving at %s, in this process\n\n", srv.URL())
-	err = demo(ctx, srv.Clientset(), stdout)
+	err = demo(ctx, srv.Clientset(), namespace, stdout)
 	closeErr := srv.Close()
 	return errors.Join(err, closeErr, <-done)
 }
 
 // demo runs the narrated List & Watch against cs and writes the narration
 // to out.
-func demo(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
-	d := &demoRun{pods: cs.CoreV1().Pods(demoNamespace), out: out}
+func demo(ctx context.Context, cs kubernetes.Interface, namespace string, out io.Writer) error {
+	d := &demoRun{pods: cs.CoreV1().Pods(namespace), namespace: namespace, out: out}
 	steps := []func(context.Context) error{d.seed, d.list, d.changeBeforeWatch, d.watch, d.changeDuringWatch, d.report}
 	defer d.stopWatch()
 	for _, step := range steps {
@@ -81,8 +93,9 @@ func demo(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 
 // demoRun is the state the demo's steps hand on to each other.
 type demoRun struct {
-	pods corev1client.PodInterface
-	out  io.Writer
+	pods      corev1client.PodInterface
+	namespace string
+	out       io.Writer
 
 	listRV  string          // resourceVersion of the LIST
 	watcher watch.Interface // the WATCH from listRV; nil before step 4
@@ -95,7 +108,7 @@ func (d *demoRun) seed(ctx context.Context) error {
 			return err
 		}
 	}
-	d.printf("1. create pods %s in namespace %q\n", strings.Join(names, ", "), demoNamespace)
+	d.printf("1. create pods %s in namespace %q\n", strings.Join(names, ", "), d.namespace)
 	return nil
 }
 

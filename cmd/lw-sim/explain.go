@@ -3,17 +3,36 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/lw-sim/lw-sim/scenarios"
 )
 
-var explainCommand = command{
-	name: "explain",
-	summary: `Explain a built-in scenario or a scenario file: the question(s) it answers, in English and in the
+// explainOptions are the flags of explain.
+type explainOptions struct {
+	seed    uint64
+	htmlOut string
+	output  outputFlag
+}
+
+// explanation is explain's output as data: the scenario and its run.
+type explanation struct {
+	Scenario scenarioInfo      `json:"scenario"`
+	Result   *scenarios.Result `json:"result"`
+}
+
+func newExplainCommand() *cobra.Command {
+	var o explainOptions
+	cmd := &cobra.Command{
+		Use:   "explain NAME|FILE",
+		Short: "Explain a scenario: its question, what kube-apiserver does, and a run's timeline",
+		Long: `Explain a built-in scenario or a scenario file: the question(s) it answers, in English and in the
 seed article's Chinese, what kube-apiserver does and why, and the timeline of a
 run against an in-process fake kube-apiserver. "lw-sim run --list" lists them.
 
@@ -22,50 +41,69 @@ the same explanation and the run's timeline as a sequence diagram, a lane per
 client and one for the server, with a resourceVersion axis shaded below the
 compaction and watch-cache horizons.
 
-Usage: lw-sim explain NAME|FILE [--seed N] [--html OUT]`,
+With -o json or -o yaml it prints the scenario and the run's result as data.`,
+		Example: `  lw-sim explain watch-breaks
+  lw-sim explain watch-cache-window --html watch-cache-window.html
+  lw-sim explain scenarios/testdata/files/relist-stays-in-sync.yaml --seed 3 -o yaml`,
+		Args: func(cmd *cobra.Command, names []string) error {
+			if len(names) != 1 || names[0] == runAll {
+				return errors.New("want one scenario name or file")
+			}
+			return nil
+		},
+		ValidArgsFunction: completeScenarioNames,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			return runExplain(cmd.Context(), names[0], o, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.Uint64Var(&o.seed, "seed", 0, "seed for the run shown (0: the scenario's own seed)")
+	f.StringVar(&o.htmlOut, "html", "", "also write the explanation and the timeline as a sequence diagram to this HTML `file`")
+	addOutputFlag(cmd, &o.output)
+	return cmd
 }
 
-// runExplain is "lw-sim explain".
-func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet(explainCommand)
-	seed := fs.Uint64("seed", 0, "seed for the run shown (0: the scenario's own seed)")
-	htmlOut := fs.String("html", "", "also write the explanation and the timeline as a sequence diagram to this HTML `file`")
-	help, names, err := parseWithName(explainCommand, fs, args, stdout, stderr)
-	if help || err != nil {
-		return err
-	}
-	if len(names) != 1 || names[0] == runAll {
-		printUsage(explainCommand, fs, stderr)
-		return &usageError{msg: "explain: want one scenario name or file"}
-	}
-	scs, err := resolveScenarios(names[0])
+// runExplain is "lw-sim explain NAME": it runs the scenario once and prints
+// what it teaches with the run's timeline.
+func runExplain(ctx context.Context, name string, o explainOptions, stdout io.Writer) error {
+	scs, err := resolveScenarios(name)
 	if err != nil {
 		return err
 	}
 	sc := scs[0]
-	fmt.Fprintf(stdout, "%s\n%s\n\n", sc.Name, strings.Repeat("=", len(sc.Name)))
-	for _, q := range sc.Questions() {
-		fmt.Fprintf(stdout, "Q: %s\n   %s\n", q.English, q.Chinese)
-	}
-	fmt.Fprintf(stdout, "\nIn short: %s\n\n", sc.Summary)
-	if sc.Explanation != "" {
-		fmt.Fprintf(stdout, "%s\n\n", sc.Explanation)
-	}
-	res, runErr := scenarios.Run(ctx, sc, scenarios.RunOptions{Seed: *seed})
-	fmt.Fprintf(stdout, "What happens, step by step (virtual time, resourceVersion, what), seed %d:\n\n", res.Seed)
-	_ = res.Timeline.Write(stdout, "  ")
-	if *htmlOut != "" {
-		if err := writeHTMLFile(*htmlOut, sc, res); err != nil {
+	res, runErr := scenarios.Run(ctx, sc, scenarios.RunOptions{Seed: o.seed})
+	if o.htmlOut != "" {
+		if err := writeHTMLFile(o.htmlOut, sc, res); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "\nWrote %s (open it in a browser).\n", *htmlOut)
 	}
-	if runErr != nil {
-		fmt.Fprintf(stdout, "\nFAIL: %s\n", res.Error)
-		return runErr
+	if o.output.isData() {
+		return errors.Join(o.output.print(stdout, explanation{Scenario: describeScenario(sc, true), Result: res}), runErr)
 	}
-	fmt.Fprintln(stdout, "\nPASS: the fake behaved as described.")
-	return nil
+	printExplanation(stdout, sc, res, o)
+	return runErr
+}
+
+// printExplanation writes the explanation of sc and its run res as text.
+func printExplanation(w io.Writer, sc *scenarios.Scenario, res *scenarios.Result, o explainOptions) {
+	fmt.Fprintf(w, "%s\n%s\n\n", sc.Name, strings.Repeat("=", len(sc.Name)))
+	for _, q := range sc.Questions() {
+		fmt.Fprintf(w, "Q: %s\n   %s\n", q.English, q.Chinese)
+	}
+	fmt.Fprintf(w, "\nIn short: %s\n\n", sc.Summary)
+	if sc.Explanation != "" {
+		fmt.Fprintf(w, "%s\n\n", sc.Explanation)
+	}
+	fmt.Fprintf(w, "What happens, step by step (virtual time, resourceVersion, what), seed %d:\n\n", res.Seed)
+	_ = res.Timeline.Write(w, "  ")
+	if o.htmlOut != "" {
+		fmt.Fprintf(w, "\nWrote %s (open it in a browser).\n", o.htmlOut)
+	}
+	if !res.Passed {
+		fmt.Fprintf(w, "\nFAIL: %s\n", res.Error)
+		return
+	}
+	fmt.Fprintln(w, "\nPASS: the fake behaved as described.")
 }
 
 // writeHTMLFile writes the HTML page of sc's run res to path, replacing it.

@@ -1,5 +1,5 @@
 // Command lw-sim is an in-memory fake kube-apiserver for testing List &
-// Watch. Run "lw-sim" without arguments for its commands.
+// Watch. Run "lw-sim --help" for its commands.
 package main
 
 import (
@@ -12,27 +12,11 @@ import (
 	"syscall"
 )
 
-// usage lists the commands; each command documents its flags under --help.
-const usage = `lw-sim is an in-memory fake kube-apiserver for testing List & Watch.
-
-Usage:
-  lw-sim <command> [flags]
-
-Commands:
-  serve   serve a fake API server until interrupted; writes a kubeconfig for kubectl
-  proxy   a reverse proxy that injects list-watch faults in front of any apiserver
-  demo    start a server in-process, LIST pods, WATCH from the list's resourceVersion,
-          make changes and print what the watcher saw
-  run     run a List & Watch scenario (or all) on a virtual clock: timeline, PASS/FAIL;
-          run --list shows the scenarios and the questions they answer
-  explain explain a scenario: its question, what kube-apiserver does, and a run's timeline
-
-Run "lw-sim <command> --help" for the flags of a command.
-`
-
-// exitUsage is the exit status for a command line that could not be parsed,
-// as the flag package uses for its own ExitOnError.
-const exitUsage = 2
+// Exit statuses, as kubectl and the flag package use them.
+const (
+	exitFailure = 1 // the command ran and failed
+	exitUsage   = 2 // the command line could not be parsed
+)
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -45,34 +29,22 @@ func main() {
 	if errors.As(err, new(*usageError)) {
 		os.Exit(exitUsage)
 	}
-	os.Exit(1)
+	os.Exit(exitFailure)
 }
 
-// run is the whole program behind main: it dispatches args[0] to a command,
-// which runs until it is done or ctx is cancelled. Help goes to stdout and
-// returns nil; a bad command line prints usage to stderr and returns a
-// *usageError.
+// run is the whole program behind main: it runs the command args name
+// until it is done or ctx is cancelled. Help goes to stdout and returns
+// nil; a bad command line prints the command's usage to stderr and returns
+// a *usageError.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return &usageError{msg: "no command given"}
+	root := newRootCommand()
+	// A nil slice would make cobra read os.Args.
+	root.SetArgs(append([]string{}, args...))
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if errors.As(err, new(*usageError)) {
+		fmt.Fprint(stderr, cmd.UsageString())
 	}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "serve":
-		return runServe(ctx, rest, stdout, stderr)
-	case "demo":
-		return runDemo(ctx, rest, stdout, stderr)
-	case "run":
-		return runRun(ctx, rest, stdout, stderr)
-	case "explain":
-		return runExplain(ctx, rest, stdout, stderr)
-	case "proxy":
-		return runProxy(ctx, rest, stdout, stderr)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	default:
-		fmt.Fprint(stderr, usage)
-		return &usageError{msg: fmt.Sprintf("unknown command %q", cmd)}
-	}
+	return err
 }

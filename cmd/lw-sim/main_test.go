@@ -33,12 +33,12 @@ func TestRunUsage(t *testing.T) {
 		{name: "unknown command", args: []string{"frobnicate"}, wantUsage: true, wantStderr: "Commands:"},
 		{name: "help", args: []string{"help"}, wantStdout: "Commands:"},
 		{name: "--help", args: []string{"--help"}, wantStdout: "Commands:"},
-		{name: "serve --help", args: []string{"serve", "--help"}, wantStdout: "Usage: lw-sim serve"},
-		{name: "demo --help", args: []string{"demo", "-h"}, wantStdout: "Usage: lw-sim demo"},
-		{name: "serve bad flag", args: []string{"serve", "--nope"}, wantUsage: true, wantStderr: "Usage: lw-sim serve"},
-		{name: "serve stray argument", args: []string{"serve", "extra"}, wantUsage: true, wantStderr: "Usage: lw-sim serve"},
+		{name: "serve --help", args: []string{"serve", "--help"}, wantStdout: "lw-sim serve [flags]"},
+		{name: "demo --help", args: []string{"demo", "-h"}, wantStdout: "lw-sim demo [flags]"},
+		{name: "serve bad flag", args: []string{"serve", "--nope"}, wantUsage: true, wantStderr: "lw-sim serve [flags]"},
+		{name: "serve stray argument", args: []string{"serve", "extra"}, wantUsage: true, wantStderr: "lw-sim serve [flags]"},
 		{name: "serve bad --listen", args: []string{"serve", "--listen", "6443"}, wantUsage: true},
-		{name: "serve --token without --tls", args: []string{"serve", "--token", "x"}, wantUsage: true, wantStderr: "Usage: lw-sim serve"},
+		{name: "serve --token without --tls", args: []string{"serve", "--token", "x"}, wantUsage: true, wantStderr: "lw-sim serve [flags]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestServeHelpDocumentsEveryFlag(t *testing.T) {
 	if err := run(t.Context(), []string{"serve", "--help"}, &stdout, &stderr); err != nil {
 		t.Fatalf("run(serve --help) = %v, want nil", err)
 	}
-	for _, want := range []string{"-listen address", "-kubeconfig path", "-tls", "-token token", "127.0.0.1:6443", "lw-sim.kubeconfig"} {
+	for _, want := range []string{"--listen address", "--kubeconfig path", "--tls", "--token token", "127.0.0.1:6443", "lw-sim.kubeconfig"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("serve --help output lacks %q:\n%s", want, stdout.String())
 		}

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/lw-sim/lw-sim/scenarios"
 )
@@ -15,9 +15,20 @@ import (
 // runAll is the scenario name that runs the whole library.
 const runAll = "all"
 
-var runCommand = command{
-	name: "run",
-	summary: `Run a built-in scenario (or "all") against an in-process fake kube-apiserver on
+// runOptions are the flags of run.
+type runOptions struct {
+	seed   uint64
+	output outputFlag
+	asJSON bool // --json, deprecated for -o json
+	list   bool
+}
+
+func newRunCommand() *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run NAME|all|FILE... | --list",
+		Short: "Run List & Watch scenarios on a virtual clock: timeline, PASS or FAIL",
+		Long: `Run a built-in scenario (or "all") against an in-process fake kube-apiserver on
 a virtual clock and print its timeline and PASS or FAIL. Each scenario answers
 one of the seed article's List & Watch questions; --list shows them. Exits
 non-zero if an expectation fails, naming the file and the expectation.
@@ -27,39 +38,49 @@ clients, a timeline of writes, faults, clock steps, raw LISTs and WATCHes, and
 expectations (see scenarios.File and the README). A chaos schedule written by a
 failing client chaos property test (scenarios.ChaosFile) is one too.
 
-Usage: lw-sim run NAME|all|FILE... [--seed N] [--json]
-       lw-sim run --list`,
+With -o json or -o yaml it prints the result (a list of results for "all" or
+several names) as data instead of text.`,
+		Example: `  lw-sim run --list
+  lw-sim run watch-timeout
+  lw-sim run all
+  lw-sim run list-chunking --seed 77 -o json
+  lw-sim run scenarios/testdata/files/relist-stays-in-sync.yaml`,
+		Args: func(cmd *cobra.Command, names []string) error {
+			if o.list && len(names) > 0 {
+				return errors.New("--list takes no scenario name")
+			}
+			if !o.list && len(names) == 0 {
+				return errors.New("want a scenario name, all, or scenario files")
+			}
+			return nil
+		},
+		ValidArgsFunction: completeScenarioNames,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			if o.asJSON {
+				fmt.Fprintln(cmd.ErrOrStderr(), "Flag --json has been deprecated, use -o json")
+				o.output = outputJSON
+			}
+			if o.list {
+				return listScenarios(cmd.OutOrStdout(), o.output)
+			}
+			return runScenarios(cmd.Context(), names, o, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.Uint64Var(&o.seed, "seed", 0, "seed for the scenario's random choices (0: the scenario's own seed)")
+	addOutputFlag(cmd, &o.output)
+	f.BoolVar(&o.asJSON, "json", false, "print the result(s) as JSON (deprecated: use -o json)")
+	// Hidden from help and still accepted, as scripts use it. Not
+	// MarkDeprecated: cobra prints that notice with Print, to stdout, which
+	// would spoil the JSON; RunE warns on stderr instead.
+	_ = f.MarkHidden("json")
+	f.BoolVar(&o.list, "list", false, "list the scenarios and the questions they answer")
+	return cmd
 }
 
-// runFlags are the flags of run (and, but for list, explain).
-type runFlags struct {
-	seed   uint64
-	asJSON bool
-	list   bool
-}
-
-// runRun is "lw-sim run".
-func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet(runCommand)
-	var f runFlags
-	fs.Uint64Var(&f.seed, "seed", 0, "seed for the scenario's random choices (0: the scenario's own seed)")
-	fs.BoolVar(&f.asJSON, "json", false, "print the result(s) as JSON instead of text")
-	fs.BoolVar(&f.list, "list", false, "list the scenarios and the questions they answer")
-	help, names, err := parseWithName(runCommand, fs, args, stdout, stderr)
-	if help || err != nil {
-		return err
-	}
-	if f.list {
-		if len(names) > 0 {
-			printUsage(runCommand, fs, stderr)
-			return &usageError{msg: "run: --list takes no scenario name"}
-		}
-		return listScenarios(stdout)
-	}
-	if len(names) == 0 {
-		printUsage(runCommand, fs, stderr)
-		return &usageError{msg: "run: want a scenario name, all, or scenario files"}
-	}
+// runScenarios runs what names name, in order, and prints each result as
+// text, or all of them as data with -o.
+func runScenarios(ctx context.Context, names []string, o runOptions, stdout io.Writer) error {
 	var scs []*scenarios.Scenario
 	for _, name := range names {
 		more, err := resolveScenarios(name)
@@ -71,7 +92,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	results := make([]*scenarios.Result, 0, len(scs))
 	var failed []string
 	for _, sc := range scs {
-		res, err := scenarios.Run(ctx, sc, scenarios.RunOptions{Seed: f.seed})
+		res, err := scenarios.Run(ctx, sc, scenarios.RunOptions{Seed: o.seed})
 		if err != nil {
 			failed = append(failed, describeFailure(sc, err))
 			if !errors.Is(err, scenarios.ErrExpectation) && ctx.Err() != nil {
@@ -79,18 +100,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 		}
 		results = append(results, res)
-		if !f.asJSON {
+		if !o.output.isData() {
 			printResult(stdout, sc, res)
 		}
 	}
-	if f.asJSON {
+	if o.output.isData() {
 		var v any = results
 		if len(names) == 1 && names[0] != runAll {
 			v = results[0]
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(v); err != nil {
+		if err := o.output.print(stdout, v); err != nil {
 			return err
 		}
 	} else if len(scs) > 1 {
@@ -100,6 +119,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("run: %d scenario(s) failed:\n  %s", len(failed), strings.Join(failed, "\n  "))
 	}
 	return nil
+}
+
+// completeScenarioNames completes run and explain arguments: the built-in
+// names (and all), or files.
+func completeScenarioNames(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+	names := []string{runAll}
+	for _, sc := range scenarios.Library() {
+		names = append(names, sc.Name+"\t"+sc.Summary)
+	}
+	return names, cobra.ShellCompDirectiveDefault
 }
 
 // resolveScenarios is what one argument of run or explain names: a
@@ -158,53 +187,4 @@ func printResult(w io.Writer, sc *scenarios.Scenario, res *scenarios.Result) {
 		return
 	}
 	fmt.Fprintf(w, "--- FAIL: %s: %s\n\n", sc.Name, res.Error)
-}
-
-// listScenarios prints every scenario with the questions it answers, then
-// which scenarios answer each of the article's questions.
-func listScenarios(w io.Writer) error {
-	lib := scenarios.Library()
-	for _, sc := range lib {
-		fmt.Fprintf(w, "%s\n    %s\n", sc.Name, sc.Summary)
-		for _, q := range sc.Questions() {
-			fmt.Fprintf(w, "    Q: %s\n       %s\n", q.English, q.Chinese)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w, "The seed article's questions (section 7) and the scenarios that answer them:")
-	for i, q := range scenarios.Questions() {
-		var by []string
-		for _, sc := range lib {
-			for _, id := range sc.Answers {
-				if id == q.ID {
-					by = append(by, sc.Name)
-				}
-			}
-		}
-		fmt.Fprintf(w, "  %d. %s\n     %s\n     → %s\n", i+1, q.Chinese, q.English, strings.Join(by, ", "))
-	}
-	return nil
-}
-
-// parseWithName parses flags that may come before or after positional
-// arguments ("run NAME --seed 3" as well as "run --seed 3 NAME") and
-// returns the positional ones. Help and errors are handled as parseFlags
-// does.
-func parseWithName(cmd command, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (help bool, names []string, err error) {
-	for {
-		err := fs.Parse(args)
-		switch {
-		case errors.Is(err, flag.ErrHelp):
-			printUsage(cmd, fs, stdout)
-			return true, nil, nil
-		case err != nil:
-			printUsage(cmd, fs, stderr)
-			return false, nil, &usageError{msg: fmt.Sprintf("%s: %v", cmd.name, err)}
-		}
-		if fs.NArg() == 0 {
-			return false, names, nil
-		}
-		names = append(names, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }

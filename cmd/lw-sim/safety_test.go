@@ -85,7 +85,7 @@ func TestProxyHelpSaysWhatItForwards(t *testing.T) {
 	if err := run(t.Context(), []string{"proxy", "--help"}, stdout, newSyncBuffer()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Authorization", "Cookie", "Impersonate-*", "-token", "-allow-host"} {
+	for _, want := range []string{"Authorization", "Cookie", "Impersonate-*", "--token", "--allow-host"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("proxy --help does not mention %s:\n%s", want, stdout)
 		}
@@ -122,7 +122,7 @@ func TestServeSlowWatcherDefaults(t *testing.T) {
 	if err := run(t.Context(), []string{"serve", "--help"}, stdout, newSyncBuffer()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-watch-max-lag int", "(default 200)", "-watch-write-timeout duration", "(default 10s)", "-allow-host name"} {
+	for _, want := range []string{"--watch-max-lag int", "(default 200)", "--watch-write-timeout duration", "(default 10s)", "--allow-host name"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("serve --help does not show %q:\n%s", want, stdout)
 		}

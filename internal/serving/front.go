@@ -1,0 +1,87 @@
+package serving
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// ErrClosed is returned by [Front.Serve] after [Front.Close].
+var ErrClosed = errors.New("serving: closed")
+
+// readHeaderTimeout bounds a client's request headers; bodies and watch
+// streams are not bounded by the front.
+const readHeaderTimeout = 30 * time.Second
+
+// Front serves one handler over HTTP, or HTTPS when it has a TLS config,
+// and records the URL it serves at. It is safe for concurrent use.
+//
+// Lifecycle: NewFront → Serve (blocks) → Close (Serve then returns
+// ErrClosed). A Serve after Close returns ErrClosed at once.
+type Front struct {
+	handler http.Handler
+	tls     *tls.Config // nil for plain HTTP
+
+	// mu guards the fields below.
+	mu     sync.Mutex
+	hs     *http.Server
+	url    string
+	closed bool
+}
+
+// NewFront returns a front for handler; tlsConfig nil serves plain HTTP.
+func NewFront(handler http.Handler, tlsConfig *tls.Config) *Front {
+	return &Front{handler: handler, tls: tlsConfig}
+}
+
+// Serve accepts connections on ln until Close and returns ErrClosed then;
+// any other error is the listener's. The URL is known before the first
+// Accept (see [Background]).
+func (f *Front) Serve(ln net.Listener) error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return ErrClosed
+	}
+	scheme := "http"
+	if f.tls != nil {
+		ln = tls.NewListener(ln, f.tls)
+		scheme = "https"
+	}
+	hs := &http.Server{Handler: f.handler, ReadHeaderTimeout: readHeaderTimeout}
+	f.hs = hs
+	f.url = fmt.Sprintf("%s://%s", scheme, ln.Addr().String())
+	f.mu.Unlock()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return ErrClosed
+}
+
+// URL is the base URL the front serves at ("" before Serve).
+func (f *Front) URL() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.url
+}
+
+// Close closes the listener and every connection at once (a graceful
+// Shutdown would wait for connections clients opened but never used, and
+// for watch streams). Handlers still running are the owner's to end. It is
+// safe to call more than once.
+func (f *Front) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	if f.hs == nil {
+		return nil
+	}
+	return f.hs.Close()
+}

@@ -1,0 +1,64 @@
+package serving
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+
+	"k8s.io/client-go/util/cert"
+)
+
+// SelfSignedTLS makes a serving certificate signed by a fresh self-signed
+// CA and returns the server's TLS config and the PEM that clients must
+// trust. The certificate is valid for the loopback names (127.0.0.1, ::1,
+// localhost) and for hosts: an IP address as an IP SAN (an unspecified
+// one, 0.0.0.0 or ::, as every interface address, since that is what it
+// listens on), any other name as a DNS SAN; "*" and "" are skipped.
+func SelfSignedTLS(hosts []string) (*tls.Config, []byte, error) {
+	ips, names := certSANs(hosts)
+	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("localhost", ips, names)
+	if err != nil {
+		return nil, nil, fmt.Errorf("self-signed certificate: %w", err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load self-signed certificate: %w", err)
+	}
+	// GenerateSelfSignedCertKey returns the serving cert followed by its CA,
+	// so the whole chain is what a client trusts.
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, certPEM, nil
+}
+
+// certSANs splits the loopback names and hosts into IP and DNS SANs.
+func certSANs(hosts []string) ([]net.IP, []string) {
+	ips := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
+	names := []string{"localhost"}
+	for _, h := range hosts {
+		switch ip := net.ParseIP(h); {
+		case h == "" || h == "*":
+		case ip != nil && ip.IsUnspecified():
+			ips = append(ips, interfaceIPs()...)
+		case ip != nil:
+			ips = append(ips, ip)
+		default:
+			names = append(names, h)
+		}
+	}
+	return ips, names
+}
+
+// interfaceIPs are this machine's interface addresses, or none when they
+// cannot be read (the certificate then covers the other names only).
+func interfaceIPs() []net.IP {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var ips []net.IP
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			ips = append(ips, n.IP)
+		}
+	}
+	return ips
+}
