@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
@@ -121,11 +122,14 @@ func (p *Proxy) Handler() http.Handler { return p.handler }
 //
 // Shutdown chain: stop() and the injector's Close release hung and
 // delayed streams → the front's http.Server.Close closes the listener and
-// every connection, so forwarded streams end → Serve returns ErrServerClosed.
+// every connection, so forwarded streams end → Serve returns ErrProxyClosed.
+// Idle upstream connections are closed last, so their goroutines end too.
 func (p *Proxy) Close() error {
 	p.stop()
 	p.inj.Close()
-	return p.front.Close()
+	err := p.front.Close()
+	utilnet.CloseIdleConnectionsFor(p.transport)
+	return err
 }
 
 // observeRV raises the highest RV seen.

@@ -3,7 +3,6 @@ package faultproxy
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -73,15 +72,16 @@ func proxiedTarget(t *testing.T) target {
 		t.Fatal(err)
 	}
 	ln := fakeapiservertest.NewPipeListener()
-	hs := &http.Server{Handler: p.Handler()}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	done := p.ServeBackground(ln)
 	t.Cleanup(func() {
-		// Shutdown chain: Close releases hung streams → http.Server.Close
-		// closes the listener and connections → Serve returns.
-		p.Close()
-		_ = hs.Close()
-		<-served
+		// Shutdown chain: Close releases hung streams and closes the
+		// listener and connections → Serve returns on done.
+		if err := p.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 	})
 	return target{inj: p.Faults(), rest: clientFor("http://lw-sim-proxy", ln), writer: kubernetes.NewForConfigOrDie(clientFor(srv.URL(), upLn))}
 }

@@ -37,11 +37,9 @@ func main() {
 // nil; a bad command line prints the command's usage to stderr and returns
 // a *usageError.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	root := newRootCommand()
+	root := newRootCommand(stdout, stderr)
 	// A nil slice would make cobra read os.Args.
 	root.SetArgs(append([]string{}, args...))
-	root.SetOut(stdout)
-	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if errors.As(err, new(*usageError)) {
 		fmt.Fprint(stderr, cmd.UsageString())

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,9 +17,19 @@ import (
 // -race on two cores, short enough that a hang fails fast.
 const runTestTimeout = 30 * time.Second
 
+// runAsMainEnv, when set to 1, makes the test binary run main() itself
+// with its arguments, so TestExitStatus sees main's exit status and stderr.
+const runAsMainEnv = "LWSIM_TEST_RUN_MAIN"
+
 // TestMain fails the package if a test leaves a goroutine running; the serve
 // and demo tests rely on it to prove that run stops its server and watch.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsMainEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func TestRunUsage(t *testing.T) {
 	t.Parallel()

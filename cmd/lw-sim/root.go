@@ -2,15 +2,16 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// newRootCommand builds the lw-sim command tree. Every call builds a new
-// tree (flags bind to the commands' own variables, never to globals), so
-// tests may run many in parallel.
-func newRootCommand() *cobra.Command {
+// newRootCommand builds the lw-sim command tree writing to stdout and
+// stderr. Every call builds a new tree (flags bind to the commands' own
+// variables, never to globals), so tests may run many in parallel.
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lw-sim",
 		Short: "An in-memory fake kube-apiserver for testing List & Watch",
@@ -40,10 +41,36 @@ Watch questions as scenarios on a virtual clock (lw-sim run, lw-sim explain).`,
 		newExplainCommand(),
 		newVersionCommand(),
 	)
-	// Added here rather than by Execute, so markUsageErrors sees it.
-	root.InitDefaultCompletionCmd()
+	// The completion command binds its output when it is made, so the
+	// writers come first.
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	addCompletionCommand(root)
 	markUsageErrors(root)
 	return root
+}
+
+// addCompletionCommand adds cobra's completion command (here rather than
+// in Execute, so markUsageErrors sees it), refusing a shell it has no
+// script for as a usage error rather than printing help.
+func addCompletionCommand(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			shells := make([]string, 0, len(cmd.Commands()))
+			for _, sub := range cmd.Commands() {
+				shells = append(shells, sub.Name())
+			}
+			if len(args) == 0 {
+				return usagef(cmd, "want a shell: %s", strings.Join(shells, ", "))
+			}
+			return usagef(cmd, "no script for shell %q: want one of %s", args[0], strings.Join(shells, ", "))
+		}
+	}
 }
 
 // runRoot refuses "lw-sim" alone and "lw-sim NOT-A-COMMAND", suggesting

@@ -60,15 +60,15 @@ func TestRunJSONSeed(t *testing.T) {
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	// The flag after the name works as well as before it.
-	if err := run(ctx, []string{"run", "list-chunking", "--seed", "77", "--json"}, &stdout, &stderr); err != nil {
-		t.Fatalf("run(run list-chunking --seed 77 --json) = %v, want nil", err)
+	if err := run(ctx, []string{"run", "list-chunking", "--seed", "77", "-o", "json"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run(run list-chunking --seed 77 -o json) = %v, want nil", err)
 	}
 	var res scenarios.Result
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("run --json output is not a Result: %v\n%s", err, stdout.String())
+		t.Fatalf("run -o json output is not a Result: %v\n%s", err, stdout.String())
 	}
 	if res.Scenario != "list-chunking" || res.Seed != 77 || !res.Passed || len(res.Timeline) == 0 {
-		t.Errorf("run --json = scenario %q seed %d passed %v with %d entries, want list-chunking 77 true and a timeline",
+		t.Errorf("run -o json = scenario %q seed %d passed %v with %d entries, want list-chunking 77 true and a timeline",
 			res.Scenario, res.Seed, res.Passed, len(res.Timeline))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -95,6 +96,38 @@ func TestServeListenPortOnly(t *testing.T) {
 	namespaceNames(t, sr.restConfig(t))
 }
 
+// TestServeRequestLog: with -v 1 serve logs one line per request on
+// stderr, with its method, URI, status and duration; without it, none.
+func TestServeRequestLog(t *testing.T) {
+	t.Parallel()
+	quiet := startServe(t)
+	sr := startServe(t, "-v", "1", "--token", "s3cret", "--tls")
+	cs := kubernetes.NewForConfigOrDie(sr.restConfig(t))
+	if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
+		t.Fatalf("Get(namespace default) = %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	defer cancel()
+	out := sr.stderr.waitFor(ctx, t, "uri=/api/v1/namespaces/default")
+	line := regexp.MustCompile(`(?m)^time=\S+ level=DEBUG msg=request method=GET uri=/api/v1/namespaces/default status=200 duration=\S+$`)
+	if !line.MatchString(out) {
+		t.Errorf("serve -v 1 stderr lacks the request line; got:\n%s", out)
+	}
+	// A refused request is logged with its status.
+	cfg := sr.restConfig(t)
+	cfg.BearerToken = "wrong"
+	assertUnauthorized(t, cfg)
+	sr.stderr.waitFor(ctx, t, "uri=/api/v1/namespaces status=401")
+
+	namespaceNames(t, quiet.restConfig(t))
+	if err := quiet.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := quiet.stderr.String(); got != "" {
+		t.Errorf("serve without -v stderr = %q, want empty", got)
+	}
+}
+
 func TestListenAddr(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -126,6 +159,7 @@ func TestListenAddr(t *testing.T) {
 type serveRun struct {
 	kubeconfig string
 	stdout     *syncBuffer
+	stderr     *syncBuffer
 
 	cancel context.CancelFunc
 	result chan error // receives run's result once
@@ -142,6 +176,7 @@ func startServe(t *testing.T, flags ...string) *serveRun {
 	sr := &serveRun{
 		kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"),
 		stdout:     newSyncBuffer(),
+		stderr:     newSyncBuffer(),
 		result:     make(chan error, 1),
 	}
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", sr.kubeconfig}, flags...)
@@ -151,7 +186,7 @@ func startServe(t *testing.T, flags ...string) *serveRun {
 	// at once if serve fails to start.
 	returned, markReturned := context.WithCancelCause(context.Background())
 	go func() {
-		err := run(ctx, args, sr.stdout, newSyncBuffer())
+		err := run(ctx, args, sr.stdout, sr.stderr)
 		markReturned(fmt.Errorf("run(serve) returned early: %v", err))
 		sr.result <- err
 	}()
