@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -41,7 +40,6 @@ type Server struct {
 	crds      crdController      // CustomResourceDefinitions (crd.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
-	tlsCA   []byte         // PEM CA of the serving certificate, nil for plain HTTP
 	userUID string         // UID of the single user (reviews.go)
 
 	// stopCtx is cancelled by Close; every watch stream selects on it.
@@ -83,15 +81,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AllowedHosts != nil {
 		s.hosts = hostcheck.New(cfg.AllowedHosts...)
 	}
-	tlsConfig, err := s.serveTLS()
-	if err != nil {
-		cancel()
-		return nil, err
-	}
 	// The request log is outermost, so it sees every answer, 403s of the
 	// Host check and 401s included.
 	s.handler = serving.LogRequests(cfg.Logger, s.buildHandler())
-	s.front = serving.NewFront(s.handler, tlsConfig)
+	// The certificate covers the names the Host check lets in.
+	if s.front, err = serving.NewFront(s.handler, serving.Options{TLS: cfg.TLS, Hosts: cfg.AllowedHosts}); err != nil {
+		cancel()
+		return nil, fmt.Errorf("fakeapiserver: %w", err)
+	}
 	if err := s.seedNamespaces(); err != nil {
 		cancel()
 		return nil, err
@@ -104,21 +101,6 @@ func New(cfg Config) (*Server, error) {
 // Handler returns the server's HTTP handler, for embedding in another
 // http.Server or an in-memory transport.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-// serveTLS makes the self-signed certificate of [Config.TLS] (nil when
-// off) for loopback and the [Config.AllowedHosts] names, and keeps its CA
-// for clients.
-func (s *Server) serveTLS() (*tls.Config, error) {
-	if !s.cfg.TLS {
-		return nil, nil
-	}
-	tlsConfig, ca, err := serving.SelfSignedTLS(s.cfg.AllowedHosts)
-	if err != nil {
-		return nil, fmt.Errorf("fakeapiserver: %w", err)
-	}
-	s.tlsCA = ca
-	return tlsConfig, nil
-}
 
 // Serve accepts connections on ln until Close, over TLS when [Config.TLS] is
 // set. It returns ErrServerClosed after Close.
@@ -136,8 +118,8 @@ func (s *Server) URL() string { return s.front.URL() }
 // Each call returns a new config the caller may modify.
 func (s *Server) RESTConfig() *rest.Config {
 	cfg := &rest.Config{Host: s.URL(), BearerToken: s.cfg.Token, QPS: -1}
-	if s.tlsCA != nil {
-		cfg.TLSClientConfig = rest.TLSClientConfig{CAData: append([]byte(nil), s.tlsCA...), ServerName: "localhost"}
+	if ca := s.front.CA(); ca != nil {
+		cfg.TLSClientConfig = rest.TLSClientConfig{CAData: append([]byte(nil), ca...), ServerName: "localhost"}
 	}
 	return cfg
 }

@@ -68,7 +68,6 @@ type Proxy struct {
 	control   http.Handler
 	handler   http.Handler
 	front     *serving.Front // the http.Server of Serve, its TLS and URL
-	tlsCA     []byte         // PEM CA of the serving certificate, nil for plain HTTP
 	token     string         // Config.Token, for RESTConfig
 	seenRV    atomic.Int64
 	stop      context.CancelFunc
@@ -76,26 +75,11 @@ type Proxy struct {
 
 // New builds a proxy to cfg.Upstream.
 func New(cfg Config) (*Proxy, error) {
-	if cfg.Upstream == nil || cfg.Upstream.Host == "" {
-		return nil, fmt.Errorf("faultproxy: no upstream host")
-	}
-	host := cfg.Upstream.Host
-	if !strings.Contains(host, "://") {
-		host = "https://" + host
-	}
-	u, err := url.Parse(host)
-	if err != nil {
-		return nil, fmt.Errorf("faultproxy: upstream host: %w", err)
-	}
-	rt, err := rest.TransportFor(cfg.Upstream)
-	if err != nil {
-		return nil, fmt.Errorf("faultproxy: upstream transport: %w", err)
-	}
-	p := &Proxy{upstream: u, transport: rt, token: cfg.Token}
-	tlsConfig, err := p.serveTLS(cfg)
+	u, rt, err := upstreamOf(cfg.Upstream)
 	if err != nil {
 		return nil, err
 	}
+	p := &Proxy{upstream: u, transport: rt, token: cfg.Token}
 	stopCtx, stop := context.WithCancel(context.Background())
 	p.stop = stop
 	p.inj = faults.New(faults.Config{Target: proxyTarget{p}, Clock: cfg.Clock, Stop: stopCtx})
@@ -104,8 +88,35 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	// The request log is outermost, so it sees the guard's 401s and 403s.
 	p.handler = serving.LogRequests(cfg.Logger, guard(cfg, http.HandlerFunc(p.serveHTTP)))
-	p.front = serving.NewFront(p.handler, tlsConfig)
+	// The certificate covers the names the Host check lets in.
+	if p.front, err = serving.NewFront(p.handler, serving.Options{TLS: cfg.TLS, Hosts: cfg.AllowedHosts}); err != nil {
+		stop()
+		p.inj.Close()
+		return nil, fmt.Errorf("faultproxy: %w", err)
+	}
 	return p, nil
+}
+
+// upstreamOf is the base URL of the apiserver rc describes (https when it
+// names no scheme, as client-go assumes) and a transport with its TLS and
+// credentials.
+func upstreamOf(rc *rest.Config) (*url.URL, http.RoundTripper, error) {
+	if rc == nil || rc.Host == "" {
+		return nil, nil, fmt.Errorf("faultproxy: no upstream host")
+	}
+	host := rc.Host
+	if !strings.Contains(host, "://") {
+		host = "https://" + host
+	}
+	u, err := url.Parse(host)
+	if err != nil {
+		return nil, nil, fmt.Errorf("faultproxy: upstream host: %w", err)
+	}
+	rt, err := rest.TransportFor(rc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("faultproxy: upstream transport: %w", err)
+	}
+	return u, rt, nil
 }
 
 // Faults returns the proxy's fault injector.

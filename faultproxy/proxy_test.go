@@ -72,17 +72,7 @@ func proxiedTarget(t *testing.T) target {
 		t.Fatal(err)
 	}
 	ln := fakeapiservertest.NewPipeListener()
-	done := p.ServeBackground(ln)
-	t.Cleanup(func() {
-		// Shutdown chain: Close releases hung streams and closes the
-		// listener and connections → Serve returns on done.
-		if err := p.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
+	serveUntilCleanup(t, p, ln)
 	return target{inj: p.Faults(), rest: clientFor("http://lw-sim-proxy", ln), writer: kubernetes.NewForConfigOrDie(clientFor(srv.URL(), upLn))}
 }
 

@@ -1,7 +1,6 @@
 package faultproxy
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -18,21 +17,6 @@ var ErrProxyClosed = errors.New("faultproxy: proxy closed")
 // kubeconfigName names the cluster, the user and the context of the
 // kubeconfig the proxy writes for its callers.
 const kubeconfigName = "lw-sim-proxy"
-
-// serveTLS makes the self-signed certificate of [Config.TLS] (nil when off)
-// for loopback and the [Config.AllowedHosts] names, and keeps its CA for
-// callers.
-func (p *Proxy) serveTLS(cfg Config) (*tls.Config, error) {
-	if !cfg.TLS {
-		return nil, nil
-	}
-	tlsConfig, ca, err := serving.SelfSignedTLS(cfg.AllowedHosts)
-	if err != nil {
-		return nil, fmt.Errorf("faultproxy: %w", err)
-	}
-	p.tlsCA = ca
-	return tlsConfig, nil
-}
 
 // Serve accepts connections on ln until Close, over TLS when [Config.TLS]
 // is set, and forwards them upstream. It returns ErrProxyClosed after Close.
@@ -61,8 +45,8 @@ func (p *Proxy) URL() string { return p.front.URL() }
 // in the proxy. Each call returns a new config the caller may modify.
 func (p *Proxy) RESTConfig() *rest.Config {
 	cfg := &rest.Config{Host: p.URL(), BearerToken: p.token, QPS: -1}
-	if p.tlsCA != nil {
-		cfg.TLSClientConfig = rest.TLSClientConfig{CAData: append([]byte(nil), p.tlsCA...)}
+	if ca := p.front.CA(); ca != nil {
+		cfg.TLSClientConfig = rest.TLSClientConfig{CAData: append([]byte(nil), ca...)}
 	}
 	return cfg
 }

@@ -37,6 +37,17 @@ func serveProxy(t *testing.T, cfg Config) *Proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
+	serveUntilCleanup(t, p, ln)
+	return p
+}
+
+// serveUntilCleanup serves p on ln in the background; Cleanup closes it
+// and requires Serve to have ended cleanly.
+//
+// Shutdown chain: Close releases hung streams and closes the listener and
+// connections → Serve returns on done.
+func serveUntilCleanup(t *testing.T, p *Proxy, ln net.Listener) {
+	t.Helper()
 	done := p.ServeBackground(ln)
 	t.Cleanup(func() {
 		if err := p.Close(); err != nil {
@@ -46,7 +57,6 @@ func serveProxy(t *testing.T, cfg Config) *Proxy {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	return p
 }
 
 // TestProxyServeKubeconfig: a proxy serving HTTPS with a caller token

@@ -41,6 +41,9 @@ Watch questions as scenarios on a virtual clock (lw-sim run, lw-sim explain).`,
 		newExplainCommand(),
 		newVersionCommand(),
 	)
+	// The root runs only to refuse, so its usage shows "lw-sim [command]"
+	// alone; the commands below inherit the template unchanged.
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{if .Runnable}}", "{{if and .Runnable .HasParent}}", 1))
 	// The completion command binds its output when it is made, so the
 	// writers come first.
 	root.SetOut(stdout)

@@ -17,14 +17,16 @@ var ErrClosed = errors.New("serving: closed")
 // streams are not bounded by the front.
 const readHeaderTimeout = 30 * time.Second
 
-// Front serves one handler over HTTP, or HTTPS when it has a TLS config,
-// and records the URL it serves at. It is safe for concurrent use.
+// Front serves one handler over HTTP, or HTTPS with a self-signed
+// certificate, and records the URL it serves at. It is safe for concurrent
+// use.
 //
 // Lifecycle: NewFront → Serve (blocks) → Close (Serve then returns
 // ErrClosed). A Serve after Close returns ErrClosed at once.
 type Front struct {
 	handler http.Handler
 	tls     *tls.Config // nil for plain HTTP
+	ca      []byte      // PEM CA of the serving certificate, nil for plain HTTP
 
 	// mu guards the fields below.
 	mu     sync.Mutex
@@ -33,10 +35,33 @@ type Front struct {
 	closed bool
 }
 
-// NewFront returns a front for handler; tlsConfig nil serves plain HTTP.
-func NewFront(handler http.Handler, tlsConfig *tls.Config) *Front {
-	return &Front{handler: handler, tls: tlsConfig}
+// Options configure a [Front].
+type Options struct {
+	// TLS serves HTTPS with a fresh self-signed certificate (see
+	// [SelfSignedTLS]) for loopback and Hosts.
+	TLS bool
+	// Hosts are the names and addresses, besides loopback, that the
+	// certificate covers: the Host allowlist of the server. Without TLS,
+	// unused.
+	Hosts []string
 }
+
+// NewFront returns a front for handler, making its certificate when o.TLS
+// is set.
+func NewFront(handler http.Handler, o Options) (*Front, error) {
+	f := &Front{handler: handler}
+	if o.TLS {
+		var err error
+		if f.tls, f.ca, err = SelfSignedTLS(o.Hosts); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// CA is the PEM that clients must trust to reach the front over TLS, nil
+// for plain HTTP. The caller must not modify it.
+func (f *Front) CA() []byte { return f.ca }
 
 // Serve accepts connections on ln until Close and returns ErrClosed then;
 // any other error is the listener's. The URL is known before the first

@@ -46,7 +46,13 @@ func TestSelfSignedTLSNames(t *testing.T) {
 // Serve (Background's result is nil) and refuses a new Serve.
 func TestFront(t *testing.T) {
 	t.Parallel()
-	f := NewFront(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }), nil)
+	f, err := NewFront(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.CA() != nil {
+		t.Errorf("CA() of a plain HTTP front = %q, want nil", f.CA())
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
