@@ -5,6 +5,7 @@ import (
 	"context"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,4 +65,17 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatalf("Atoi(%q) = %v", s, err)
 	}
 	return n
+}
+
+// TestDemoNamespace: -n puts the demo's pods in another namespace the
+// server starts with.
+func TestDemoNamespace(t *testing.T) {
+	t.Parallel()
+	out, _ := runOK(t, "demo", "-n", "kube-public")
+	if want := `1. create pods web-1, web-2, web-3 in namespace "kube-public"`; !strings.Contains(out, want) {
+		t.Errorf("demo -n kube-public output lacks %q:\n%s", want, out)
+	}
+	if !strings.Contains(out, "ADDED     web-4") {
+		t.Errorf("demo -n kube-public: the watcher did not see web-4:\n%s", out)
+	}
 }
