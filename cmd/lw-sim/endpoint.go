@@ -7,6 +7,9 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/faultproxy"
 )
 
 // endpoint is what serve and proxy run until a signal:
@@ -20,6 +23,11 @@ type endpoint interface {
 	WriteKubeconfig(path string) error
 	Close() error
 }
+
+var (
+	_ endpoint = (*fakeapiserver.Server)(nil)
+	_ endpoint = (*faultproxy.Proxy)(nil)
+)
 
 // announcement is how an endpoint introduces itself on stdout. The first
 // two lines are stable for scripts: "lw-sim NAME: serving URL[ -> UPSTREAM]"
