@@ -83,24 +83,25 @@ type docLine struct {
 	args  []string // after "lw-sim"
 }
 
+// docDirs are the directories whose documentation, doc comments and
+// example files are searched for lw-sim command lines, besides README.md.
+var docDirs = []string{"scenarios", "listwatch"}
+
 // docCommandLines extracts the lw-sim command lines of README.md and of
-// the scenarios' documentation and Go doc comments.
+// the docs, Go doc comments and YAML examples under docDirs.
 func docCommandLines(t *testing.T) []docLine {
 	t.Helper()
 	files := []string{filepath.Join(repoRoot, "README.md")}
-	err := filepath.WalkDir(filepath.Join(repoRoot, "scenarios"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+	for _, dir := range docDirs {
+		err := filepath.WalkDir(filepath.Join(repoRoot, dir), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && isDocFile(path) {
+				files = append(files, path)
+			}
 			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		isDoc := strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".txt") ||
-			strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go")
-		if !d.IsDir() && isDoc {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	var lines []docLine
 	for _, f := range files {
@@ -109,18 +110,37 @@ func docCommandLines(t *testing.T) []docLine {
 			t.Fatal(err)
 		}
 		for i, text := range strings.Split(string(data), "\n") {
-			if !strings.HasSuffix(f, ".go") {
-				text = shellComment.ReplaceAllString(text, "")
-			}
-			for _, m := range docCommandLine.FindAllStringSubmatchIndex(text, -1) {
-				if m[1] < len(text) && text[m[1]] == ':' {
-					continue
-				}
-				// "[--html OUT]" in a synopsis is an optional flag.
-				rest := strings.NewReplacer("[", "", "]", "").Replace(text[m[4]:m[5]])
-				lines = append(lines, docLine{where: f + ":" + strconv.Itoa(i+1), args: append([]string{text[m[2]:m[3]]}, strings.Fields(rest)...)})
-			}
+			lines = append(lines, commandLinesIn(f+":"+strconv.Itoa(i+1), text)...)
 		}
+	}
+	return lines
+}
+
+// isDocFile reports whether path may hold lw-sim command lines for people.
+func isDocFile(path string) bool {
+	switch filepath.Ext(path) {
+	case ".md", ".txt", ".yaml":
+		return true
+	case ".go":
+		return !strings.HasSuffix(path, "_test.go")
+	}
+	return false
+}
+
+// commandLinesIn returns the lw-sim command lines of one line of text.
+func commandLinesIn(where, text string) []docLine {
+	if strings.HasSuffix(where[:strings.LastIndex(where, ":")], ".md") {
+		// A comment in a shell block is prose, not part of the command.
+		text = shellComment.ReplaceAllString(text, "")
+	}
+	var lines []docLine
+	for _, m := range docCommandLine.FindAllStringSubmatchIndex(text, -1) {
+		if m[1] < len(text) && text[m[1]] == ':' {
+			continue
+		}
+		// "[--html OUT]" in a synopsis is an optional flag.
+		rest := strings.NewReplacer("[", "", "]", "").Replace(text[m[4]:m[5]])
+		lines = append(lines, docLine{where: where, args: append([]string{text[m[2]:m[3]]}, strings.Fields(rest)...)})
 	}
 	return lines
 }
@@ -135,6 +155,11 @@ func parseCommandLine(args []string) error {
 	}
 	if cmd == root {
 		return &usageError{msg: "no such command"}
+	}
+	if len(args) == 1 {
+		// Prose naming a command ("lw-sim explain prints them"), not a
+		// command line: the command exists, which is all it claims.
+		return nil
 	}
 	if err := cmd.ParseFlags(rest); errors.Is(err, pflag.ErrHelp) {
 		return nil
