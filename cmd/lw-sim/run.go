@@ -35,8 +35,9 @@ non-zero if an expectation fails, naming the file and the expectation.
 
 A FILE (.yaml, .yml or .json) is a scenario file: objects to seed, listwatch
 clients, a timeline of writes, faults, clock steps, raw LISTs and WATCHes, and
-expectations (see scenarios.File and the README). A chaos schedule written by a
-failing client chaos property test (scenarios.ChaosFile) is one too.
+expectations (see package scenarios/scenariofile and the README). The client chaos
+property test writes its shrunk failures as such files; older chaos schedules
+(scenarios.ChaosFile JSON) load too.
 
 With -o json or -o yaml it prints the result (a list of results for "all" or
 several names) as data instead of text.`,
