@@ -9,9 +9,12 @@ BIN ?= bin
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 60s
-# FUZZ_TARGETS are the native fuzz targets (fakeapiserver/fuzz_test.go);
-# their seeds (f.Add and fakeapiserver/testdata/fuzz) run in `make test`.
-FUZZ_TARGETS := FuzzContinueToken FuzzRequestPath FuzzListWatchOptions FuzzWriteBody FuzzPatch
+# FUZZ_TARGETS are the native fuzz targets, as package:Target
+# (fakeapiserver/fuzz_test.go, internal/kubewire/fuzz_test.go); their seeds
+# (f.Add and the package's testdata/fuzz) run in `make test`.
+FUZZ_TARGETS := fakeapiserver:FuzzContinueToken fakeapiserver:FuzzRequestPath \
+	fakeapiserver:FuzzListWatchOptions fakeapiserver:FuzzWriteBody fakeapiserver:FuzzPatch \
+	internal/kubewire:FuzzParsePath internal/kubewire:FuzzContinueCodec
 
 ## test: vet, then every test under the race detector (CI runs this; well
 ## under 15 minutes on 2 cores)
@@ -29,11 +32,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## fuzz: run each fuzz target for FUZZTIME (default 60s), one after the
-## other; a failing input is saved under fakeapiserver/testdata/fuzz
+## other; a failing input is saved under its package's testdata/fuzz
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
-		echo "== $$t ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 2 ./fakeapiserver/ || exit 1; \
+	@for pt in $(FUZZ_TARGETS); do \
+		p=$${pt%%:*}; t=$${pt#*:}; \
+		echo "== $$p $$t ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 2 ./$$p/ || exit 1; \
 	done
 
 # LOAD_WATCHERS and LOAD_WRITES size `make load`.

@@ -8,6 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 const (
@@ -68,50 +70,26 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) caller {
 
 // anonymousForbidden is nil when kube-apiserver's default RBAC lets the
 // anonymous user make r (GET of publicInfoPaths), and otherwise its 403,
-// worded by responsewriters.ForbiddenStatusError.
+// worded by responsewriters.ForbiddenStatusError from the request's
+// RequestInfo (kubewire.NewRequestInfo): its verb names the method whether
+// or not a route serves it, and a namespace is scoped to itself.
 func anonymousForbidden(r *http.Request) error {
 	if r.Method == http.MethodGet && publicInfoPaths[r.URL.Path] {
 		return nil
 	}
-	info, ok := parseResourcePath(r.URL.Path)
-	if !ok {
+	info, err := kubewire.NewRequestInfo(r)
+	if err != nil || !info.IsResourceRequest {
 		return apierrors.NewForbidden(schema.GroupResource{}, "",
 			fmt.Errorf("User %q cannot %s path %q", anonymousUser, strings.ToLower(r.Method), r.URL.Path))
 	}
-	verb := info.verb(r.Method, isWatchParam(r))
-	if verb == "" {
-		verb = methodVerb(r.Method)
-	}
-	resource := info.resource
-	if info.subresource != "" {
-		resource += "/" + info.subresource
-	}
-	ns := info.namespace
-	if info.resource == "namespaces" {
-		// kube-apiserver's RequestInfo scopes a namespace to itself.
-		ns = info.name
+	resource := info.Resource
+	if info.Subresource != "" {
+		resource += "/" + info.Subresource
 	}
 	scope := "at the cluster scope"
-	if ns != "" {
-		scope = fmt.Sprintf("in the namespace %q", ns)
+	if info.Namespace != "" {
+		scope = fmt.Sprintf("in the namespace %q", info.Namespace)
 	}
-	return apierrors.NewForbidden(schema.GroupResource{Group: info.gv.Group, Resource: info.resource}, info.name,
-		fmt.Errorf("User %q cannot %s resource %q in API group %q %s", anonymousUser, verb, resource, info.gv.Group, scope))
-}
-
-// methodVerb is RequestInfoFactory's verb of a method on a path where the
-// route table has none (PUT on a collection, say).
-func methodVerb(method string) string {
-	switch method {
-	case http.MethodPost:
-		return "create"
-	case http.MethodPut:
-		return "update"
-	case http.MethodPatch:
-		return "patch"
-	case http.MethodDelete:
-		return "delete"
-	default:
-		return strings.ToLower(method)
-	}
+	return apierrors.NewForbidden(schema.GroupResource{Group: info.Group, Resource: info.Resource}, info.Name,
+		fmt.Errorf("User %q cannot %s resource %q in API group %q %s", anonymousUser, info.Verb, resource, info.Group, scope))
 }

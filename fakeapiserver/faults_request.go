@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // faultRequest is the request-entry hook (route, before serveVerb): it
@@ -36,9 +37,8 @@ type cutWriter struct {
 }
 
 func (c cutWriter) Write(p []byte) (int, error) {
-	faults.WriteTruncated(c.ResponseWriter, p)
-	faults.Abort(c.ResponseWriter)
-	return 0, nil // not reached: Abort panics
+	kubewire.Cut(c.ResponseWriter, p)
+	return 0, nil // not reached: Cut panics
 }
 
 // Unwrap lets http.ResponseController reach the connection.

@@ -7,15 +7,12 @@ import (
 	"net/http"
 
 	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // errWatchFault ends a watch stream's send path when a fault ended it; the
 // stream's context is cancelled by then, so no ERROR event follows.
 var errWatchFault = errors.New("fakeapiserver: watch ended by an injected fault")
-
-// idleCutFrame is written, truncated, when a stream is cut while idle: the
-// start of an event, so the client holds half a frame.
-var idleCutFrame = []byte(`{"type":"MODIFIED","object":{"kind":"Status","apiVersion":"v1","metadata":{}}}` + "\n")
 
 // watchFaults is the fault hook of one watch stream.
 type watchFaults struct {
@@ -63,14 +60,14 @@ func (wf *watchFaults) before(ev outEvent, data []byte) (skip bool, err error) {
 func (wf *watchFaults) flush() { _ = http.NewResponseController(wf.w).Flush() }
 
 // cut writes the first half of data's frame, then resets the connection.
+// It never returns.
 func (wf *watchFaults) cut(data []byte) {
 	wf.done = true
 	// The events before this one were sent; only this one is cut.
 	wf.flush()
 	var frame bytes.Buffer
 	_, _ = wf.out.info.StreamSerializer.Framer.NewFrameWriter(&frame).Write(data)
-	faults.WriteTruncated(wf.w, frame.Bytes())
-	faults.Abort(wf.w)
+	kubewire.Cut(wf.w, frame.Bytes())
 }
 
 // finish runs after the stream stopped: the cut or hang of a fault that
@@ -82,7 +79,7 @@ func (wf *watchFaults) finish() {
 	}
 	switch wf.st.Finish() {
 	case faults.Cut:
-		wf.cut(idleCutFrame)
+		kubewire.CutIdle(wf.w)
 	case faults.Hang:
 		wf.st.Hang()
 	}

@@ -3,12 +3,12 @@ package fakeapiserver
 import (
 	"net/http"
 	"slices"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lw-sim/lw-sim/internal/hostcheck"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // request is one resource request after routing: what it names and which
@@ -175,13 +175,9 @@ func verbAllowed(info requestInfo, res *resourceInfo, verb string) bool {
 // isWatchParam reads ?watch= with the query-parameter boolean rules
 // (absent, "0" and "false" are false; anything else, even "", is true).
 func isWatchParam(r *http.Request) bool {
-	vals := r.URL.Query()["watch"]
-	if len(vals) == 0 {
-		return false
-	}
 	// runtime.Convert_Slice_string_To_bool's rule, so routing agrees with
 	// the ListOptions decoding.
-	return vals[0] != "0" && !strings.EqualFold(vals[0], "false")
+	return kubewire.WatchParam(r.URL.Query())
 }
 
 // notFound is the 404 for a path under a served group-version that no

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // Messages of the 410s a LIST can get (apiserver pkg/storage/etcd3/errors.go).
@@ -134,7 +135,7 @@ func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 // not reached yet waits like an exact RV does (cacher.go
 // ShouldDelegateContinue → waitAndListExactRV), then 504s.
 func (s *Server) continueRead(req *request, p listParams, read listRead) (listRead, error) {
-	start, rv, err := decodeContinue(p.opts.Continue, p.prefix)
+	start, rv, err := kubewire.DecodeContinue(p.opts.Continue, p.prefix)
 	if err != nil {
 		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 	}
@@ -161,12 +162,12 @@ func (s *Server) listReadError(err error, read listRead, p listParams) error {
 		// etcd form the real 410 carries.
 		last := read.start[:len(read.start)-1]
 		st := apierrors.NewResourceExpired(inconsistentContinue)
-		st.ErrStatus.ListMeta.Continue = encodeContinue(last, p.prefix, -1, false)
+		st.ErrStatus.ListMeta.Continue = kubewire.EncodeContinue(last, p.prefix, -1, false)
 		return st
 	case errors.Is(err, store.ErrCompacted):
 		return apierrors.NewResourceExpired(listTooOldMessage)
 	case errors.Is(err, store.ErrFutureRV):
-		return tooLargeResourceVersion(read.rv, s.store.CurrentRV())
+		return kubewire.TooLargeResourceVersion(read.rv, s.store.CurrentRV())
 	}
 	return err
 }
@@ -187,7 +188,7 @@ func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParam
 	}
 	lm.SetResourceVersion(strconv.FormatInt(page.RV, 10))
 	if page.More && len(page.Keys) > 0 {
-		lm.SetContinue(encodeContinue(page.Keys[len(page.Keys)-1], p.prefix, page.RV, true))
+		lm.SetContinue(kubewire.EncodeContinue(page.Keys[len(page.Keys)-1], p.prefix, page.RV, true))
 		if !p.hasSelector {
 			remaining := page.Remaining
 			lm.SetRemainingItemCount(&remaining)

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -13,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // failure is the Status of an API error as ErrorToAPIStatus builds it.
@@ -146,7 +147,7 @@ func TestListErrors(t *testing.T) {
 
 // encodeTokenJSON makes a continue token of raw JSON.
 func encodeTokenJSON(js string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(js))
+	return kubewire.EncodeContinueJSON([]byte(js))
 }
 
 // TestListTooOld checks the 410 of an exact read below the compaction
@@ -240,7 +241,7 @@ func TestListTooLargeResourceVersion(t *testing.T) {
 	c := newListClient(t, srv)
 	cur := srv.store.CurrentRV()
 	future := strconv.FormatInt(cur+1000, 10)
-	futureToken := encodeContinue("t1/cm-b", "t1/", cur+1000, true)
+	futureToken := kubewire.EncodeContinue("t1/cm-b", "t1/", cur+1000, true)
 	want := failure(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
 		"Timeout: Too large resource version: "+future+", current: "+strconv.FormatInt(cur, 10))
 	want.Details = &metav1.StatusDetails{

@@ -18,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // The rapid test drives one fake server per check with random ConfigMap
@@ -105,7 +107,7 @@ func (m *listModel) page(r modelRead) wantPage {
 		w.items = append(w.items, v)
 		if r.limit > 0 && int64(len(w.items)) == r.limit {
 			if after := int64(len(keys) - i - 1); after > 0 {
-				w.cont = encodeContinue(k, r.prefix, r.rv, true)
+				w.cont = kubewire.EncodeContinue(k, r.prefix, r.rv, true)
 				if !r.evenOnly {
 					w.remaining = &after
 				}
@@ -321,7 +323,7 @@ func (m *listMachine) lastKey(got rawList, prefix string) string {
 	if got.code != http.StatusOK {
 		// The 410's token starts from the expired token's start key
 		// (relative to the prefix, with no leading slash).
-		start, _, err := decodeContinue(got.status.Continue, prefix)
+		start, _, err := kubewire.DecodeContinue(got.status.Continue, prefix)
 		if err != nil {
 			panic(err)
 		}
@@ -379,7 +381,7 @@ func (m *listMachine) nextPage(r modelRead, last string, rv0 bool) wantPage {
 	if r.rv < m.model.compacted {
 		return wantPage{
 			code: http.StatusGone, reason: metav1.StatusReasonExpired, message: inconsistentContinue,
-			cont: encodeContinue(last, r.prefix, -1, false),
+			cont: kubewire.EncodeContinue(last, r.prefix, -1, false),
 		}
 	}
 	return m.model.page(r)

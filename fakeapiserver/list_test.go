@@ -16,6 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // cmView is the part of a listed ConfigMap the LIST tests compare.
@@ -256,7 +258,7 @@ func TestListPaging(t *testing.T) {
 	ptr := func(n int64) *int64 { return &n }
 
 	p1 := c.get(t, listPath("t1", query("limit", "2")))
-	tok1 := encodeContinue("t1/cm-b", "t1/", listRV, true)
+	tok1 := kubewire.EncodeContinue("t1/cm-b", "t1/", listRV, true)
 	if diff := cmp.Diff(want(tok1, ptr(3)), p1.list.ListMeta); diff != "" {
 		t.Errorf("page 1 metadata mismatch (-want +got):\n%s", diff)
 	}
@@ -267,7 +269,7 @@ func TestListPaging(t *testing.T) {
 	createCM(t, cs, newCM("t1", "cm-bb", 9, nil))
 
 	p2 := c.get(t, listPath("t1", query("limit", "2", "continue", p1.list.Continue)))
-	tok2 := encodeContinue("t1/cm-d", "t1/", listRV, true)
+	tok2 := kubewire.EncodeContinue("t1/cm-d", "t1/", listRV, true)
 	if diff := cmp.Diff(want(tok2, ptr(1)), p2.list.ListMeta); diff != "" {
 		t.Errorf("page 2 metadata mismatch (-want +got):\n%s", diff)
 	}

@@ -2,13 +2,14 @@ package fakeapiserver
 
 import (
 	"net/http"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
-// requestInfo is what a resource URL names, as kube-apiserver's
-// RequestInfoFactory (apiserver pkg/endpoints/request/requestinfo.go) parses it.
+// requestInfo is what a resource URL names, as the route table reads it
+// from kube-apiserver's RequestInfo (kubewire.ParsePath).
 type requestInfo struct {
 	gv          schema.GroupVersion
 	resource    string
@@ -19,66 +20,30 @@ type requestInfo struct {
 	forceWatch bool
 }
 
-// namespaceSubresources are the subresources of a namespace object, which
-// the parser must not mistake for a namespaced resource name.
-var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
-
 // parseResourcePath parses /api/v1/... and /apis/<group>/<version>/...; ok is
-// false for paths that are not resource paths (discovery, unknown).
+// false for paths that are not resource paths (discovery, unknown) and for
+// the resource paths no route serves: those with segments past the
+// subresource, and the /proxy/ verb paths kube-apiserver no longer serves.
 func parseResourcePath(path string) (requestInfo, bool) {
-	parts := splitPath(path)
-	var info requestInfo
-	switch {
-	case len(parts) >= 3 && parts[0] == "api":
-		info.gv = schema.GroupVersion{Version: parts[1]}
-		parts = parts[2:]
-	case len(parts) >= 4 && parts[0] == "apis":
-		info.gv = schema.GroupVersion{Group: parts[1], Version: parts[2]}
-		parts = parts[3:]
-	default:
-		return info, false
+	p, err := kubewire.ParsePath(path)
+	if err != nil || !p.IsResourceRequest || p.PathVerb == "proxy" || len(p.Parts) > 3 {
+		return requestInfo{}, false
 	}
-	if parts[0] == "watch" {
-		info.forceWatch = true
-		parts = parts[1:]
-		if len(parts) == 0 {
-			return info, false
-		}
-	}
-	if parts[0] == "namespaces" && len(parts) > 1 {
-		info.namespace = parts[1]
-		if len(parts) > 2 && !namespaceSubresources[parts[2]] {
-			parts = parts[2:]
-		}
-	}
-	info.resource = parts[0]
-	if len(parts) > 1 {
-		info.name = parts[1]
-	}
-	if len(parts) > 2 {
-		info.subresource = parts[2]
-	}
-	if len(parts) > 3 {
-		return info, false
-	}
-	if info.resource == "namespaces" {
-		// A namespace is cluster-scoped; its own name is not a scope.
-		info.namespace = ""
-	}
-	return info, true
+	return requestInfo{
+		gv:       schema.GroupVersion{Group: p.Group, Version: p.Version},
+		resource: p.Resource, namespace: p.ObjectNamespace(), name: p.Name, subresource: p.Subresource,
+		forceWatch: p.PathVerb == "watch",
+	}, true
 }
 
-// splitPath splits a URL path into its non-empty segments.
-func splitPath(path string) []string {
-	path = strings.Trim(path, "/")
-	if path == "" {
-		return nil
-	}
-	return strings.Split(path, "/")
-}
+// splitPath splits a URL path into its segments, as kube-apiserver does
+// (kubewire.SplitPath), for the non-resource routes.
+func splitPath(path string) []string { return kubewire.SplitPath(path) }
 
-// verb maps an HTTP method on a parsed path to a Kubernetes verb, or "" when
-// the method is not allowed there.
+// verb is the route table's verb of an HTTP method on a parsed path: the
+// handler that serves it, or "" when the method is not allowed there (405).
+// It is not RequestInfo's verb, which names the method whether or not a
+// route serves it.
 func (info requestInfo) verb(method string, watchParam bool) string {
 	collection := info.name == ""
 	switch method {

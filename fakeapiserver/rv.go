@@ -2,24 +2,18 @@ package fakeapiserver
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
-const (
-	// freshnessTimeout is how long a read that needs a resourceVersion the
-	// server has not reached yet waits before answering 504 (cacher
-	// watch_cache.go blockTimeout).
-	freshnessTimeout = 3 * time.Second
-	// tooLargeRetryAfterSeconds is the Retry-After of that 504, which makes
-	// client-go's rest client retry the request by itself.
-	tooLargeRetryAfterSeconds = 1
-)
+// freshnessTimeout is how long a read that needs a resourceVersion the
+// server has not reached yet waits before answering 504 (cacher
+// watch_cache.go blockTimeout).
+const freshnessTimeout = 3 * time.Second
 
 // parseResourceVersion parses a resourceVersion parameter as the apiserver's
 // APIObjectVersioner does: "" and "0" are 0; anything but a uint64 is an
@@ -56,20 +50,9 @@ func (s *Server) waitForRV(ctx context.Context, rv int64) error {
 		select {
 		case <-changed:
 		case <-timer.C():
-			return tooLargeResourceVersion(rv, cur)
+			return kubewire.TooLargeResourceVersion(rv, cur)
 		case <-ctx.Done():
-			return tooLargeResourceVersion(rv, cur)
+			return kubewire.TooLargeResourceVersion(rv, cur)
 		}
 	}
-}
-
-// tooLargeResourceVersion is apiserver pkg/storage/errors.go
-// (NewTooLargeResourceVersionError) as the watch cache returns it.
-func tooLargeResourceVersion(want, current int64) error {
-	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), tooLargeRetryAfterSeconds)
-	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
-		Type:    metav1.CauseTypeResourceVersionTooLarge,
-		Message: "Too large resource version",
-	}}
-	return err
 }

@@ -3,7 +3,6 @@ package faultproxy
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +12,10 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // maxListBody bounds a LIST body the proxy buffers to read its continue
@@ -63,17 +64,10 @@ func (p *Proxy) tooLargeRV(ctx context.Context, info faults.RequestInfo) error {
 	return p.inj.TooLargeRV(ctx, rv)
 }
 
-// continueRV reads the RV of a continue token (apiserver
-// pkg/storage/continue.go: base64 JSON {"v":...,"rv":N,"start":...}).
+// continueRV reads the RV of a continue token; 0 for a token that is not
+// one (the upstream answers it with its 400).
 func continueRV(token string) int64 {
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(token, "="))
-	if err != nil {
-		return 0
-	}
-	var c struct {
-		RV int64 `json:"rv"`
-	}
-	_ = json.Unmarshal(raw, &c)
+	c, _ := kubewire.ParseContinue(token)
 	return c.RV
 }
 
@@ -124,19 +118,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info faults.Requ
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxListBody))
-	if err != nil {
-		// The upstream cut it: cut it for the client too.
-		w.WriteHeader(resp.StatusCode)
-		faults.WriteTruncated(w, body)
-		faults.Abort(w)
-	}
-	if resp.StatusCode == http.StatusOK {
+	if err == nil && resp.StatusCode == http.StatusOK {
 		p.noteList(r.Context(), body)
 	}
 	w.WriteHeader(resp.StatusCode)
-	if cut {
-		faults.WriteTruncated(w, body)
-		faults.Abort(w)
+	if err != nil || cut {
+		// An upstream cut is cut for the client too, as is a CutList's.
+		kubewire.Cut(w, body)
 	}
 	_, _ = w.Write(body)
 }
@@ -163,19 +151,13 @@ func badGateway(err error) error {
 	return apierrors.NewGenericServerResponse(http.StatusBadGateway, "", schemaEmpty, "", fmt.Sprintf("lw-sim proxy: upstream: %v", err), 0, false)
 }
 
-// watchEvent is what the proxy reads of a JSON watch event.
-type watchEvent struct {
-	Type   string `json:"type"`
-	Object struct {
-		Metadata struct {
-			ResourceVersion string            `json:"resourceVersion"`
-			Annotations     map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	} `json:"object"`
+// eventObject is what the proxy reads of a watch event's object.
+type eventObject struct {
+	Metadata struct {
+		ResourceVersion string            `json:"resourceVersion"`
+		Annotations     map[string]string `json:"annotations"`
+	} `json:"metadata"`
 }
-
-// idleCutFrame is written, truncated, when a stream is cut while idle.
-var idleCutFrame = []byte(`{"type":"MODIFIED","object":{"kind":"Status","apiVersion":"v1","metadata":{}}}` + "\n")
 
 // serveWatch proxies a watch stream event by event, through the stream
 // faults. Ending the stream cancels the upstream request.
@@ -202,8 +184,7 @@ func (p *Proxy) serveWatch(w http.ResponseWriter, r *http.Request, info faults.R
 	if errors.Is(context.Cause(ctx), faults.ErrStreamFault) {
 		switch st.Finish() {
 		case faults.Cut:
-			faults.WriteTruncated(w, idleCutFrame)
-			faults.Abort(w)
+			kubewire.CutIdle(w)
 		case faults.Hang:
 			st.Hang()
 		}
@@ -213,29 +194,21 @@ func (p *Proxy) serveWatch(w http.ResponseWriter, r *http.Request, info faults.R
 // relayEvents copies events until the upstream ends or a fault stops the
 // stream; it reports whether a fault already did all there was to do.
 func (p *Proxy) relayEvents(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, st *faults.Stream, body io.Reader) bool {
-	dec := json.NewDecoder(body)
+	frames := kubewire.NewFrameReader(body)
 	for {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		f, err := frames.Next()
+		if err != nil {
 			return false
 		}
-		var ev watchEvent
-		_ = json.Unmarshal(raw, &ev)
-		rv, _ := strconv.ParseInt(ev.Object.Metadata.ResourceVersion, 10, 64)
-		if ev.Type != "ERROR" && rv > 0 {
-			p.observeRV(rv)
-		}
-		frame := append(bytes.Clone(raw), '\n')
-		fe := faults.Event{Type: ev.Type, RV: rv, InitialEventsEnd: ev.Object.Metadata.Annotations["k8s.io/initial-events-end"] == "true"}
-		switch st.BeforeEvent(ctx, fe) {
+		frame := append(bytes.Clone(f.Raw), '\n')
+		switch st.BeforeEvent(ctx, p.observeEvent(f)) {
 		case faults.Send:
 			if _, err := w.Write(frame); err != nil || rc.Flush() != nil {
 				return true
 			}
 		case faults.Skip:
 		case faults.Cut:
-			faults.WriteTruncated(w, frame)
-			faults.Abort(w)
+			kubewire.Cut(w, frame)
 		case faults.Hang:
 			st.Hang()
 			return true
@@ -243,6 +216,18 @@ func (p *Proxy) relayEvents(ctx context.Context, w http.ResponseWriter, rc *http
 			return true
 		}
 	}
+}
+
+// observeEvent notes the RV of a relayed event and returns what the stream
+// faults need to know of it.
+func (p *Proxy) observeEvent(f kubewire.Frame) faults.Event {
+	var o eventObject
+	_ = json.Unmarshal(f.Object, &o)
+	rv, _ := strconv.ParseInt(o.Metadata.ResourceVersion, 10, 64)
+	if f.Type != "ERROR" && rv > 0 {
+		p.observeRV(rv)
+	}
+	return faults.Event{Type: f.Type, RV: rv, InitialEventsEnd: o.Metadata.Annotations[metav1.InitialEventsAnnotationKey] == "true"}
 }
 
 // copyFlushing copies a stream the proxy does not frame, flushing as it

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // Outcome is what request entry must do with a request.
@@ -172,7 +174,7 @@ func (in *Injector) TooLargeRV(ctx context.Context, rv int64) error {
 			continue
 		}
 		pretend = min(pretend, rv-1)
-		err = TooLargeResourceVersion(rv, pretend)
+		err = kubewire.TooLargeResourceVersion(rv, pretend)
 		in.recordRequestLocked(e, e.f.Kind, &info, fmt.Sprintf("rv %d: too large, current %d", rv, pretend), &fx)
 	}
 	in.mu.Unlock()

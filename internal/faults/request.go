@@ -4,6 +4,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // RequestInfo is what a fault can match on in a request.
@@ -31,13 +35,10 @@ type RequestInfo struct {
 	SendInitialEvents bool `json:"-"`
 }
 
-// namespaceSubresources are a namespace object's subresources, which are
-// not namespaced resource names.
-var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
-
-// ParseRequest reads r as kube-apiserver's RequestInfoFactory does, enough
-// to match faults: the verb, resource, namespace, name and the list
-// parameters. Page is left 0; [Injector.Request] fills it in.
+// ParseRequest reads r as kube-apiserver's RequestInfoFactory does
+// (kubewire.NewRequestInfo), enough to match faults: the verb, resource,
+// namespace, name and the list parameters. Page is left 0;
+// [Injector.Request] fills it in.
 func ParseRequest(r *http.Request) RequestInfo {
 	q := r.URL.Query()
 	info := RequestInfo{
@@ -46,68 +47,16 @@ func ParseRequest(r *http.Request) RequestInfo {
 		ResourceVersion: q.Get("resourceVersion"), Continue: q.Get("continue"),
 		SendInitialEvents: q.Get("sendInitialEvents") == "true",
 	}
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	var group string
-	switch {
-	case len(parts) >= 3 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 4 && parts[0] == "apis":
-		group, parts = parts[1], parts[3:]
-	default:
+	ri, err := kubewire.NewRequestInfo(r)
+	if err != nil || !ri.IsResourceRequest {
 		return info
 	}
-	watchPath := parts[0] == "watch"
-	if watchPath {
-		parts = parts[1:]
-	}
-	if len(parts) > 1 && parts[0] == "namespaces" {
-		info.Namespace = parts[1]
-		if len(parts) > 2 && !namespaceSubresources[parts[2]] {
-			parts = parts[2:]
-		}
-	}
-	if len(parts) == 0 {
-		return info
-	}
-	info.Resource = parts[0]
-	if group != "" {
-		info.Resource += "." + group
-	}
-	if len(parts) > 1 {
-		info.Name = parts[1]
-	}
-	if info.Resource == "namespaces" {
-		info.Namespace = ""
-	}
-	w := q["watch"]
-	info.Verb = verbOf(r.Method, info.Name == "", watchPath || (len(w) > 0 && w[0] != "0" && !strings.EqualFold(w[0], "false")))
+	info.Verb = ri.Verb
+	info.Resource = schema.GroupResource{Group: ri.Group, Resource: ri.Resource}.String()
+	// A fault on a namespace matches its objects, not the Namespace itself.
+	info.Namespace = ri.ObjectNamespace()
+	info.Name = ri.Name
 	return info
-}
-
-// verbOf maps a method on a collection or object path to its verb.
-func verbOf(method string, collection, watch bool) string {
-	switch method {
-	case http.MethodGet:
-		switch {
-		case watch:
-			return "watch"
-		case collection:
-			return "list"
-		}
-		return "get"
-	case http.MethodPost:
-		return "create"
-	case http.MethodPut:
-		return "update"
-	case http.MethodPatch:
-		return "patch"
-	case http.MethodDelete:
-		if collection {
-			return "deletecollection"
-		}
-		return "delete"
-	}
-	return ""
 }
 
 // matches reports whether m selects the request.

@@ -4,18 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// tooLargeRetryAfterSeconds is the Retry-After of the watch cache's 504
-// (apiserver pkg/storage/errors.go NewTooLargeResourceVersionError).
-const tooLargeRetryAfterSeconds = 1
 
 // statusFor builds FailRequest's error as kube-apiserver builds it for that
 // code (apimachinery pkg/api/errors), so client-go classifies it as it
@@ -54,18 +48,6 @@ func statusFor(f Fault, info *RequestInfo) *apierrors.StatusError {
 	return err
 }
 
-// TooLargeResourceVersion is the watch cache's 504 for a read at want when
-// it has only reached current (apiserver pkg/storage/errors.go
-// NewTooLargeResourceVersionError), with Retry-After 1.
-func TooLargeResourceVersion(want, current int64) *apierrors.StatusError {
-	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), tooLargeRetryAfterSeconds)
-	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
-		Type:    metav1.CauseTypeResourceVersionTooLarge,
-		Message: "Too large resource version",
-	}}
-	return err
-}
-
 // WriteStatus writes err's Status as JSON with its code, and Retry-After
 // when the Status asks for a retry (responsewriters ErrorNegotiated). It is
 // for writers that negotiate nothing (the proxy, the control API).
@@ -83,45 +65,6 @@ func WriteStatus(w http.ResponseWriter, err error) {
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(int(st.Code))
 	_ = json.NewEncoder(w).Encode(&st)
-}
-
-// WriteTruncated writes the first half of frame (at least one byte short
-// of it) and flushes, so the client holds a partial event or body.
-func WriteTruncated(w http.ResponseWriter, frame []byte) {
-	_, _ = w.Write(frame[:len(frame)/2])
-	_ = http.NewResponseController(w).Flush()
-}
-
-// Abort resets the connection of the response being written and ends the
-// handler; it never returns. After a flush it hijacks the connection and,
-// on TCP, closes it with SO_LINGER 0 so the peer gets a RST ("connection
-// reset by peer"); elsewhere (in-memory pipes, HTTP/2) it panics with
-// http.ErrAbortHandler, which closes the connection (HTTP/1: the client
-// reads an unexpected EOF inside the chunked body) or resets the stream
-// (HTTP/2). Either way net/http logs nothing.
-func Abort(w http.ResponseWriter) {
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
-	if conn, _, err := rc.Hijack(); err == nil {
-		resetConn(conn)
-	}
-	panic(http.ErrAbortHandler)
-}
-
-// resetConn closes conn abruptly: with a RST on TCP (also under TLS).
-func resetConn(conn net.Conn) {
-	raw := conn
-	if nc, ok := conn.(interface{ NetConn() net.Conn }); ok {
-		raw = nc.NetConn()
-	}
-	if tc, ok := raw.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-		_ = tc.Close()
-		return
-	}
-	// Unblock a reader on the other side before closing.
-	_ = conn.SetDeadline(time.Now())
-	_ = conn.Close()
 }
 
 // Group-resources named in control API errors.

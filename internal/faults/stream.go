@@ -21,7 +21,7 @@ const (
 	Skip
 	// End the stream cleanly now, without sending it.
 	End
-	// Cut: write half of its frame, then reset the connection ([Abort]).
+	// Cut: write half of its frame, then reset the connection (kubewire.Cut).
 	Cut
 	// Hang: send nothing more and call [Stream.Hang].
 	Hang
@@ -220,8 +220,8 @@ func (s *Stream) decideLocked(ev Event) (Action, time.Duration) {
 }
 
 // Finish returns what the stream must still do after it stopped because
-// its context was cancelled by a fault: Cut (write a truncated frame, then
-// [Abort]), Hang (call Hang), or End (nothing).
+// its context was cancelled by a fault: Cut (cut an idle stream:
+// kubewire.CutIdle), Hang (call Hang), or End (nothing).
 func (s *Stream) Finish() Action {
 	s.in.mu.Lock()
 	defer s.in.mu.Unlock()

@@ -1,0 +1,26 @@
+package kubewire
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TooLargeRetryAfterSeconds is the Retry-After of the watch cache's
+// "Too large resource version" 504, which makes client-go's rest client
+// retry the request by itself.
+const TooLargeRetryAfterSeconds = 1
+
+// TooLargeResourceVersion is the watch cache's 504 for a read at want when
+// it has only reached current (apiserver pkg/storage/errors.go
+// NewTooLargeResourceVersionError, with Retry-After
+// [TooLargeRetryAfterSeconds]).
+func TooLargeResourceVersion(want, current int64) *apierrors.StatusError {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), TooLargeRetryAfterSeconds)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type:    metav1.CauseTypeResourceVersionTooLarge,
+		Message: "Too large resource version",
+	}}
+	return err
+}

@@ -1,0 +1,189 @@
+package kubewire
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// RequestInfo is what kube-apiserver's RequestInfoFactory
+// (apiserver pkg/endpoints/request/requestinfo.go) reads from a request: the
+// verb and, for a resource request, the group, version, namespace,
+// resource, subresource and name.
+type RequestInfo struct {
+	// IsResourceRequest is false for paths outside /api/<v> and
+	// /apis/<g>/<v> (discovery roots, /healthz, /version, /openapi).
+	IsResourceRequest bool
+	// Verb is the Kubernetes verb (get, list, watch, create, update, patch,
+	// delete, deletecollection, or the path verb); for a non-resource
+	// request it is the lower-cased method. [ParsePath] leaves it empty.
+	Verb string
+	// PathVerb is "watch" or "proxy" when the path begins with that
+	// deprecated verb segment (/api/v1/watch/...), or "".
+	PathVerb string
+	// APIPrefix is "api" or "apis"; Group is empty for "api".
+	APIPrefix, Group, Version string
+	// Namespace is the namespace the path names. For a Namespace object it
+	// is that namespace itself, as RequestInfoFactory scopes it for
+	// authorization; see [RequestInfo.ObjectNamespace].
+	Namespace string
+	// Resource, Name and Subresource are the resource/name/subresource
+	// segments after the namespace.
+	Resource, Name, Subresource string
+	// Parts are the segments from the resource on; more than three means
+	// segments RequestInfoFactory does not interpret.
+	Parts []string
+}
+
+// Path verbs and subresources RequestInfoFactory knows by name.
+var (
+	// specialVerbs are the deprecated verb prefixes of resource paths.
+	specialVerbs = map[string]bool{"proxy": true, "watch": true}
+	// specialVerbsNoSubresources are the path verbs whose third part is
+	// not a subresource.
+	specialVerbsNoSubresources = map[string]bool{"proxy": true}
+	// namespaceSubresources are the subresources of a namespace object,
+	// which must not be mistaken for a namespaced resource's name.
+	namespaceSubresources = map[string]bool{"status": true, "finalize": true}
+	// methodVerbs are the verbs of the methods of a resource request
+	// before the collection rules apply.
+	methodVerbs = map[string]string{
+		http.MethodPost: "create", http.MethodGet: "get", http.MethodHead: "get",
+		http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete",
+	}
+)
+
+// ParsePath reads a URL path as RequestInfoFactory does, all but the verb
+// (which needs the method and query: [NewRequestInfo]). Like the factory it
+// fails only for a path verb with nothing after it ("/api/v1/watch"), and
+// then returns what it read so far.
+func ParsePath(path string) (RequestInfo, error) {
+	info := RequestInfo{}
+	parts := SplitPath(path)
+	if len(parts) < 3 || (parts[0] != "api" && parts[0] != "apis") {
+		return info, nil
+	}
+	info.APIPrefix, parts = parts[0], parts[1:]
+	if info.APIPrefix == "apis" {
+		// The group takes one more segment: /apis/<g>/<v>/<resource>.
+		if len(parts) < 3 {
+			return info, nil
+		}
+		info.Group, parts = parts[0], parts[1:]
+	}
+	info.IsResourceRequest = true
+	info.Version, parts = parts[0], parts[1:]
+	if specialVerbs[parts[0]] {
+		if len(parts) < 2 {
+			return info, fmt.Errorf("unable to determine kind and namespace from url, %s", path)
+		}
+		info.PathVerb, parts = parts[0], parts[1:]
+	}
+	info.Parts = scopeParts(&info, parts)
+	setResourceParts(&info)
+	return info, nil
+}
+
+// scopeParts reads /namespaces/<ns>/... into info.Namespace and returns the
+// parts from the resource on. A namespace's own subresources
+// (/namespaces/<ns>/status) keep "namespaces" as the resource.
+func scopeParts(info *RequestInfo, parts []string) []string {
+	if parts[0] != "namespaces" || len(parts) < 2 {
+		return parts
+	}
+	info.Namespace = parts[1]
+	if len(parts) > 2 && !namespaceSubresources[parts[2]] {
+		return parts[2:]
+	}
+	return parts
+}
+
+// setResourceParts fills in resource, name and subresource from info.Parts.
+func setResourceParts(info *RequestInfo) {
+	p := info.Parts
+	if len(p) >= 3 && !specialVerbsNoSubresources[info.PathVerb] {
+		info.Subresource = p[2]
+	}
+	if len(p) >= 2 {
+		info.Name = p[1]
+	}
+	info.Resource = p[0]
+}
+
+// NewRequestInfo is RequestInfoFactory.NewRequestInfo for r: [ParsePath]
+// and the verb. A GET without a name is a list, or a watch when ?watch= is
+// true ([WatchParam]); a DELETE without a name is a deletecollection.
+//
+// Unlike the factory it does not take a list's name from a metadata.name
+// field selector: that only reaches authorization, which no caller models.
+func NewRequestInfo(r *http.Request) (RequestInfo, error) {
+	info, err := ParsePath(r.URL.Path)
+	if err != nil {
+		return info, err
+	}
+	info.Verb = requestVerb(info, r.Method, r.URL.Query())
+	return info, nil
+}
+
+// requestVerb is the verb of method on the path info names.
+func requestVerb(info RequestInfo, method string, query url.Values) string {
+	switch {
+	case !info.IsResourceRequest:
+		return strings.ToLower(method)
+	case info.PathVerb != "":
+		return info.PathVerb
+	}
+	verb := methodVerbs[method]
+	if info.Name != "" {
+		return verb
+	}
+	switch verb {
+	case "get":
+		if WatchParam(query) {
+			return "watch"
+		}
+		return "list"
+	case "delete":
+		return "deletecollection"
+	}
+	return verb
+}
+
+// WatchParam reads ?watch= with the query-parameter boolean rule
+// (apimachinery runtime.Convert_Slice_string_To_bool): absent, "0" and
+// "false" in any case are false; anything else, even "", is true.
+func WatchParam(query url.Values) bool {
+	vals := query["watch"]
+	if len(vals) == 0 {
+		return false
+	}
+	return vals[0] != "0" && !strings.EqualFold(vals[0], "false")
+}
+
+// SplitPath splits a URL path into its segments, as RequestInfoFactory
+// does: leading and trailing slashes dropped, inner empty segments kept.
+func SplitPath(path string) []string {
+	path = strings.Trim(path, "/")
+	if path == "" {
+		return nil
+	}
+	return strings.Split(path, "/")
+}
+
+// ObjectNamespace is the namespace the named object lives in: Namespace,
+// except for the namespaces resource, which is cluster-scoped although
+// RequestInfoFactory scopes a namespace to itself.
+func (info RequestInfo) ObjectNamespace() string {
+	if info.Resource == "namespaces" {
+		return ""
+	}
+	return info.Namespace
+}
+
+// GroupVersionResource is the resource the path names.
+func (info RequestInfo) GroupVersionResource() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: info.Group, Version: info.Version, Resource: info.Resource}
+}
