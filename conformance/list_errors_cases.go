@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // listOptionsInvalid is the 422 of ListOptions validation (§2.5): message
@@ -41,7 +43,7 @@ func RunListRVMatchWithoutRV(ctx context.Context, t *testing.T, target Target) {
 
 // RunListRVMatchWithContinue: resourceVersionMatch with continue (422).
 func RunListRVMatchWithContinue(ctx context.Context, t *testing.T, target Target) {
-	tok := encodeContinue(`{"v":"meta.k8s.io/v1","rv":5,"start":"a\u0000"}`)
+	tok := kubewire.EncodeContinueJSON([]byte(`{"v":"meta.k8s.io/v1","rv":5,"start":"a\u0000"}`))
 	runListError(ctx, t, target, listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
 		"Forbidden: resourceVersionMatch is forbidden when continue is provided"),
 		"resourceVersionMatch", "NotOlderThan", "resourceVersion", "0", "continue", tok)
@@ -76,7 +78,7 @@ func RunListInvalidRV(ctx context.Context, t *testing.T, target Target) {
 
 // RunListContinueWithRV: continue with resourceVersion other than ""/"0" (400).
 func RunListContinueWithRV(ctx context.Context, t *testing.T, target Target) {
-	tok := encodeContinue(`{"v":"meta.k8s.io/v1","rv":5,"start":"a\u0000"}`)
+	tok := kubewire.EncodeContinueJSON([]byte(`{"v":"meta.k8s.io/v1","rv":5,"start":"a\u0000"}`))
 	runListError(ctx, t, target, badRequest("specifying resource version is not allowed when using continue"),
 		"continue", tok, "resourceVersion", "5")
 }
@@ -90,31 +92,31 @@ func RunListContinueNotBase64(ctx context.Context, t *testing.T, target Target) 
 // RunListContinueNotJSON: base64 of something that is not JSON (400).
 func RunListContinueNotJSON(ctx context.Context, t *testing.T, target Target) {
 	runListError(ctx, t, target, badRequest("invalid continue token: continue key is not valid: invalid character 'o' in literal null (expecting 'u')"),
-		"continue", encodeContinue("nope"))
+		"continue", kubewire.EncodeContinueJSON([]byte("nope")))
 }
 
 // RunListContinueBadVersion: a token of another version (400).
 func RunListContinueBadVersion(ctx context.Context, t *testing.T, target Target) {
 	runListError(ctx, t, target, badRequest("invalid continue token: continue key is not valid: server does not recognize this encoded version meta.k8s.io/v2"),
-		"continue", encodeContinue(`{"v":"meta.k8s.io/v2","rv":5,"start":"a\u0000"}`))
+		"continue", kubewire.EncodeContinueJSON([]byte(`{"v":"meta.k8s.io/v2","rv":5,"start":"a\u0000"}`)))
 }
 
 // RunListContinueZeroRV: a token with rv 0 (400).
 func RunListContinueZeroRV(ctx context.Context, t *testing.T, target Target) {
 	runListError(ctx, t, target, badRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"),
-		"continue", encodeContinue(`{"v":"meta.k8s.io/v1","rv":0,"start":"a\u0000"}`))
+		"continue", kubewire.EncodeContinueJSON([]byte(`{"v":"meta.k8s.io/v1","rv":0,"start":"a\u0000"}`)))
 }
 
 // RunListContinueEmptyStart: a token with an empty start key (400).
 func RunListContinueEmptyStart(ctx context.Context, t *testing.T, target Target) {
 	runListError(ctx, t, target, badRequest("invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)"),
-		"continue", encodeContinue(`{"v":"meta.k8s.io/v1","rv":5,"start":""}`))
+		"continue", kubewire.EncodeContinueJSON([]byte(`{"v":"meta.k8s.io/v1","rv":5,"start":""}`)))
 }
 
 // RunListContinueUncleanStart: a start key that path.Clean changes (400).
 func RunListContinueUncleanStart(ctx context.Context, t *testing.T, target Target) {
 	runListError(ctx, t, target, badRequest("invalid continue token: continue key is not valid: /../x"),
-		"continue", encodeContinue(`{"v":"meta.k8s.io/v1","rv":5,"start":"/../x"}`))
+		"continue", kubewire.EncodeContinueJSON([]byte(`{"v":"meta.k8s.io/v1","rv":5,"start":"/../x"}`)))
 }
 
 // RunListLimitNotInteger: limit=abc (400).

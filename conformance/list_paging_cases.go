@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // RunListPagination: 5 items, limit 2: pages of 2, 2, 1; remainingItemCount
@@ -88,14 +90,14 @@ func RunListContinueTokenFormat(ctx context.Context, t *testing.T, target Target
 	e.createN(ctx, "a", "b", "c")
 	p1 := e.list(ctx, "limit", "2")
 	tok := decodeContinue(t, p1.Metadata.Continue)
-	if tok.APIVersion != "meta.k8s.io/v1" {
-		t.Errorf("token v = %q", tok.APIVersion)
+	if tok.Version != "meta.k8s.io/v1" {
+		t.Errorf("token v = %q", tok.Version)
 	}
-	if tok.ResourceVersion != p1.rv(t) {
-		t.Errorf("token rv = %d, want list rv %d", tok.ResourceVersion, p1.rv(t))
+	if tok.RV != p1.rv(t) {
+		t.Errorf("token rv = %d, want list rv %d", tok.RV, p1.rv(t))
 	}
-	if got := strings.TrimPrefix(tok.StartKey, "/"); got != "b\x00" {
-		t.Errorf("token start = %q, want \"b\\x00\" (optionally with a leading /)", tok.StartKey)
+	if got := strings.TrimPrefix(tok.Start, "/"); got != "b\x00" {
+		t.Errorf("token start = %q, want \"b\\x00\" (optionally with a leading /)", tok.Start)
 	}
 }
 
@@ -168,7 +170,7 @@ func RunListContinueWithRV0Accepted(ctx context.Context, t *testing.T, target Ta
 func RunListContinueLatestToken(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d")
-	tok := encodeContinue(`{"v":"meta.k8s.io/v1","rv":-1,"start":"a\u0000"}`)
+	tok := kubewire.EncodeContinueJSON([]byte(`{"v":"meta.k8s.io/v1","rv":-1,"start":"a\u0000"}`))
 	e.createN(ctx, "bb")
 	cur := e.currentRV(ctx)
 	p := e.list(ctx, "limit", "2", "continue", tok)
@@ -181,7 +183,7 @@ func RunListContinueLatestToken(ctx context.Context, t *testing.T, target Target
 	if p.Metadata.Continue == "" {
 		t.Fatalf("no continue token, want one (c, d left)")
 	}
-	if got := decodeContinue(t, p.Metadata.Continue).ResourceVersion; got != p.rv(t) {
+	if got := decodeContinue(t, p.Metadata.Continue).RV; got != p.rv(t) {
 		t.Errorf("next token rv = %d, want the page rv %d", got, p.rv(t))
 	}
 	if p.Metadata.RemainingItemCount == nil || *p.Metadata.RemainingItemCount != 2 {
@@ -276,7 +278,7 @@ func RunListContinueCompacted(ctx context.Context, t *testing.T, target Target) 
 		return
 	}
 	tok := decodeContinue(t, st.Continue)
-	if tok.ResourceVersion != -1 || strings.TrimPrefix(tok.StartKey, "/") != "b\x00" {
+	if tok.RV != -1 || strings.TrimPrefix(tok.Start, "/") != "b\x00" {
 		t.Errorf("inconsistent token = %+v, want rv -1 and start b\\x00", tok)
 	}
 	p2 := e.list(ctx, "limit", "2", "continue", st.Continue)

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"regexp"
 	"testing"
@@ -10,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // digits matches the numbers a message may carry: resourceVersions, and in
@@ -77,31 +78,15 @@ func checkStatus(t testing.TB, what string, r response, want statusShape) {
 	}
 }
 
-// continueToken is the decoded form of a continue token
-// (apiserver pkg/storage/continue.go).
-type continueToken struct {
-	APIVersion      string `json:"v"`
-	ResourceVersion int64  `json:"rv"`
-	StartKey        string `json:"start"`
-}
-
-// decodeContinue decodes a token the way the apiserver does.
-func decodeContinue(t testing.TB, tok string) continueToken {
+// decodeContinue reads the JSON inside a token, failing the test if it is
+// not a token.
+func decodeContinue(t testing.TB, tok string) kubewire.ContinueToken {
 	t.Helper()
-	data, err := base64.RawURLEncoding.DecodeString(tok)
+	c, err := kubewire.ParseContinue(tok)
 	if err != nil {
-		t.Fatalf("continue token %q is not raw URL base64: %v", tok, err)
-	}
-	var c continueToken
-	if err := json.Unmarshal(data, &c); err != nil {
-		t.Fatalf("continue token %q: %v", data, err)
+		t.Fatalf("continue token %q: %v", tok, err)
 	}
 	return c
-}
-
-// encodeContinue builds a token; raw JSON so malformed ones can be made.
-func encodeContinue(json string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(json))
 }
 
 // metavStatusWithTooLargeDetails is the details block of the too-large 504.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // event is one decoded watch event.
@@ -65,10 +67,10 @@ func (c *client) watch(ctx context.Context, t testing.TB, r request) *watchStrea
 func (w *watchStream) read() {
 	defer close(w.done)
 	defer close(w.events)
-	dec := json.NewDecoder(w.resp.Body)
+	frames := kubewire.NewFrameReader(w.resp.Body)
 	for {
-		var ev event
-		if err := dec.Decode(&ev); err != nil {
+		ev, err := nextEvent(frames)
+		if err != nil {
 			w.ended = time.Now()
 			if err != io.EOF {
 				w.err = err
@@ -77,6 +79,16 @@ func (w *watchStream) read() {
 		}
 		w.events <- ev
 	}
+}
+
+// nextEvent reads the next frame and decodes its object.
+func nextEvent(frames *kubewire.FrameReader) (event, error) {
+	f, err := frames.Next()
+	if err != nil {
+		return event{}, err
+	}
+	ev := event{Type: f.Type}
+	return ev, json.Unmarshal(f.Object, &ev.Object)
 }
 
 // stop closes the stream and waits for the reader.

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // recordingTransport records every request and the response's status and
@@ -61,10 +62,11 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	return resp, nil
 }
 
-// isWatchRequest reports whether u asks for a watch.
+// isWatchRequest reports whether u asks for a watch, whose response is a
+// stream: ?watch= true, or a deprecated /watch/ path.
 func isWatchRequest(u *url.URL) bool {
-	w := u.Query().Get("watch")
-	return (w != "" && w != "false" && w != "0") || strings.Contains(u.Path, "/watch/")
+	info, _ := kubewire.ParsePath(u.Path)
+	return info.PathVerb == "watch" || kubewire.WatchParam(u.Query())
 }
 
 // describeURI is the request URI with query parameters in a stable order,
@@ -94,14 +96,7 @@ func describeURI(u *url.URL, maskWatchTimeout bool) string {
 	return s
 }
 
-// continueJSON is the JSON inside a continue token (apiserver
-// pkg/storage/continue.go).
-type continueJSON struct {
-	RV    int64  `json:"rv"`
-	Start string `json:"start"`
-}
-
-// describeContinue renders a continue token as "<rv=12,after=cm-05>".
+// describeContinue renders a continue token as "<token rv=12 after=cm-05>".
 func describeContinue(token string) string {
 	c, err := decodeContinue(token)
 	if err != nil {
@@ -110,13 +105,10 @@ func describeContinue(token string) string {
 	return fmt.Sprintf("<token rv=%d after=%s>", c.RV, strings.Trim(c.Start, "/\x00"))
 }
 
-func decodeContinue(token string) (continueJSON, error) {
-	var c continueJSON
-	b, err := base64.RawURLEncoding.DecodeString(token)
+// decodeContinue reads the JSON inside a continue token.
+func decodeContinue(token string) (kubewire.ContinueToken, error) {
+	c, err := kubewire.ParseContinue(token)
 	if err != nil {
-		return c, fmt.Errorf("scenarios: continue token: %w", err)
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
 		return c, fmt.Errorf("scenarios: continue token: %w", err)
 	}
 	return c, nil
@@ -445,23 +437,9 @@ func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
 // readFrames decodes {"type":...,"object":...} frames from body into out
 // until the body ends, then sends the end pseudo-event.
 func readFrames(ctx context.Context, body io.Reader, out chan<- WatchEvent) {
-	dec := json.NewDecoder(body)
+	frames := kubewire.NewFrameReader(body)
 	for {
-		var frame struct {
-			Type   watch.EventType `json:"type"`
-			Object wireObject      `json:"object"`
-		}
-		ev := WatchEvent{}
-		start := dec.InputOffset()
-		if err := dec.Decode(&frame); err != nil {
-			ev.End = true
-			if !errors.Is(err, io.EOF) {
-				ev.Err = err
-			}
-		} else {
-			ev = wireEvent(frame.Type, frame.Object)
-			ev.Bytes = int(dec.InputOffset() - start)
-		}
+		ev := readFrame(frames)
 		select {
 		case out <- ev:
 		case <-ctx.Done():
@@ -471,6 +449,25 @@ func readFrames(ctx context.Context, body io.Reader, out chan<- WatchEvent) {
 			return
 		}
 	}
+}
+
+// readFrame reads the next event, or the end of the stream: nil Err for a
+// clean end, the decoder's error for a broken one.
+func readFrame(frames *kubewire.FrameReader) WatchEvent {
+	f, err := frames.Next()
+	var o wireObject
+	if err == nil {
+		err = json.Unmarshal(f.Object, &o)
+	}
+	switch {
+	case errors.Is(err, io.EOF):
+		return WatchEvent{End: true}
+	case err != nil:
+		return WatchEvent{End: true, Err: err}
+	}
+	ev := wireEvent(watch.EventType(f.Type), o)
+	ev.Bytes = f.Size
+	return ev
 }
 
 func wireEvent(typ watch.EventType, o wireObject) WatchEvent {

@@ -14,7 +14,8 @@ type Frame struct {
 	// each reader decodes what it needs of it.
 	Object json.RawMessage `json:"object"`
 	// Raw is the frame as it came off the wire, without the newline that
-	// ends it: what a relay forwards. Set by [FrameReader.Next] only.
+	// ends it: what a relay forwards. It is the frame's own copy, which the
+	// caller may append to. Set by [FrameReader.Next] only.
 	Raw json.RawMessage `json:"-"`
 	// Size is how many bytes of the stream the frame took, counted from
 	// the end of the frame before it (so its newline is in the next
