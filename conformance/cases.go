@@ -140,6 +140,7 @@ func Cases() []Case {
 		{Name: "WriteTooDeep", Run: RunWriteTooDeep},
 		{Name: "AnonymousHealthAndVersion", Run: RunAnonymousHealthAndVersion},
 		{Name: "AnonymousResourceForbidden", Run: RunAnonymousResourceForbidden},
+		{Name: "AnonymousRequestInfo", Run: RunAnonymousRequestInfo},
 		{Name: "BearerScheme", Run: RunBearerScheme},
 		{Name: "ApplyCreate", Run: RunApplyCreate},
 		{Name: "ApplyUpdate", Run: RunApplyUpdate},

@@ -10,6 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The fuzz targets check what must hold for any input; `make fuzz` runs
@@ -23,6 +26,7 @@ func FuzzParsePath(f *testing.F) {
 		"/api/v1/proxy/nodes/n/x/y", "/api/v1/namespaces/ns/finalize", "/api/v1/watch", "//api//v1//", "/healthz"} {
 		f.Add(http.MethodGet, s, "watch=true")
 	}
+	f.Add(http.MethodGet, "/api/v1/configmaps", "watch=False&fieldSelector=metadata.name%3Dcm&limit=2")
 	f.Add(http.MethodDelete, "/api/v1/namespaces", "")
 	f.Fuzz(func(t *testing.T, method, path, rawQuery string) {
 		query, _ := url.ParseQuery(rawQuery)
@@ -33,11 +37,26 @@ func FuzzParsePath(f *testing.F) {
 			t.Fatalf("NewRequestInfo error %v, ParsePath error %v", err, perr)
 		}
 		parsed.Verb = info.Verb
+		if parsed.Name == "" && (info.Verb == "list" || info.Verb == "watch") {
+			parsed.Name = info.Name // from a field selector
+		}
 		if !cmp.Equal(parsed, info) {
 			t.Fatalf("ParsePath(%q) = %+v, NewRequestInfo = %+v", path, parsed, info)
 		}
 		checkInfo(t, method, path, info, err)
+		checkWatchParam(t, query)
 	})
+}
+
+// checkWatchParam fails unless WatchParam agrees with ListOptions
+// decoding wherever the query decodes, as collectionRead assumes.
+func checkWatchParam(t *testing.T, query url.Values) {
+	t.Helper()
+	opts := metainternalversion.ListOptions{}
+	err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &opts)
+	if err == nil && opts.Watch != WatchParam(query) {
+		t.Fatalf("query %v: ListOptions.Watch %v, WatchParam %v", query, opts.Watch, WatchParam(query))
+	}
 }
 
 // checkInfo fails unless info is consistent: a resource request's
@@ -52,7 +71,10 @@ func checkInfo(t *testing.T, method, path string, info RequestInfo, err error) {
 		return
 	}
 	p := info.Parts
-	wantName := ""
+	wantName := info.Name // a list or watch may take it from a field selector
+	if len(p) > 1 || (info.Verb != "list" && info.Verb != "watch") {
+		wantName = ""
+	}
 	if len(p) > 1 {
 		wantName = p[1]
 	}

@@ -6,6 +6,10 @@ import (
 	"net/url"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -115,41 +119,55 @@ func setResourceParts(info *RequestInfo) {
 
 // NewRequestInfo is RequestInfoFactory.NewRequestInfo for r: [ParsePath]
 // and the verb. A GET without a name is a list, or a watch when ?watch= is
-// true ([WatchParam]); a DELETE without a name is a deletecollection.
-//
-// Unlike the factory it does not take a list's name from a metadata.name
-// field selector: that only reaches authorization, which no caller models.
+// true ([WatchParam]), and takes its name from a metadata.name field
+// selector; a DELETE without a name is a deletecollection.
 func NewRequestInfo(r *http.Request) (RequestInfo, error) {
 	info, err := ParsePath(r.URL.Path)
 	if err != nil {
 		return info, err
 	}
-	info.Verb = requestVerb(info, r.Method, r.URL.Query())
+	if !info.IsResourceRequest {
+		info.Verb = strings.ToLower(r.Method)
+		return info, nil
+	}
+	info.Verb = info.PathVerb
+	if info.Verb == "" {
+		info.Verb = methodVerbs[r.Method]
+	}
+	if info.Name == "" && info.Verb == "get" {
+		info.Verb, info.Name = collectionRead(r.URL.Query())
+	}
+	if info.Name == "" && info.Verb == "delete" {
+		info.Verb = "deletecollection"
+	}
 	return info, nil
 }
 
-// requestVerb is the verb of method on the path info names.
-func requestVerb(info RequestInfo, method string, query url.Values) string {
-	switch {
-	case !info.IsResourceRequest:
-		return strings.ToLower(method)
-	case info.PathVerb != "":
-		return info.PathVerb
+// collectionRead is the verb of a GET on a collection, list or watch, and
+// the name a metadata.name field selector narrows it to (a valid path
+// segment only). The factory reads both from the decoded ListOptions; when
+// they do not decode (a bad selector or limit) the read is still a watch if
+// ?watch= says so, but names nothing.
+func collectionRead(query url.Values) (verb, name string) {
+	verb = "list"
+	if WatchParam(query) {
+		verb = "watch"
 	}
-	verb := methodVerbs[method]
-	if info.Name != "" {
-		return verb
+	if !query.Has("fieldSelector") {
+		// Decoded or not, ListOptions.Watch is WatchParam's answer: only a
+		// field selector needs the decoding (microseconds a request).
+		return verb, ""
 	}
-	switch verb {
-	case "get":
-		if WatchParam(query) {
-			return "watch"
+	opts := metainternalversion.ListOptions{}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &opts); err != nil {
+		return verb, ""
+	}
+	if opts.FieldSelector != nil {
+		if n, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); ok && len(content.IsPathSegmentName(n)) == 0 {
+			name = n
 		}
-		return "list"
-	case "delete":
-		return "deletecollection"
 	}
-	return verb
+	return verb, name
 }
 
 // WatchParam reads ?watch= with the query-parameter boolean rule

@@ -63,6 +63,15 @@ func TestNewRequestInfo(t *testing.T) {
 		{"DELETE", "/api/v1/watch/namespaces/ns/configmaps", withPathVerb(ri("watch", "", "v1", "ns", "configmaps", "", "", "configmaps"), "watch")},
 		{"OPTIONS", "/api/v1/namespaces/ns/configmaps", ri("", "", "v1", "ns", "configmaps", "", "", "configmaps")},
 		{"GET", "/api/v1/namespaces/ns/", ri("get", "", "v1", "ns", "namespaces", "", "ns", "namespaces", "ns")},
+		// A metadata.name field selector names a list or watch
+		// (TestSelectorParsing), when ListOptions decode and the name is a
+		// valid path segment.
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dcm", ri("list", "", "v1", "ns", "configmaps", "", "cm", "configmaps")},
+		{"GET", "/api/v1/configmaps?watch=1&fieldSelector=metadata.name%3D%3Dcm,metadata.namespace%3Dns", ri("watch", "", "v1", "", "configmaps", "", "cm", "configmaps")},
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3D..", ri("list", "", "v1", "ns", "configmaps", "", "", "configmaps")},
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name!%3Dcm", ri("list", "", "v1", "ns", "configmaps", "", "", "configmaps")},
+		{"GET", "/api/v1/namespaces/ns/configmaps?watch=true&limit=x&fieldSelector=metadata.name%3Dcm", ri("watch", "", "v1", "ns", "configmaps", "", "", "configmaps")},
+		{"DELETE", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dcm", ri("deletecollection", "", "v1", "ns", "configmaps", "", "", "configmaps")},
 	}
 	for _, tt := range tests {
 		got, err := NewRequestInfo(httptest.NewRequest(tt.method, tt.url, nil))
