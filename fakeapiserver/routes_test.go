@@ -35,6 +35,9 @@ func TestParseResourcePath(t *testing.T) {
 		{"/api/v1/watch/namespaces/ns/pods", requestInfo{resource: "pods", namespace: "ns", forceWatch: true}, true},
 		{"/api/v1/nodes/n", requestInfo{resource: "nodes", name: "n"}, true},
 		{"/api/v1/namespaces/ns/pods/p/status/x", requestInfo{}, false},
+		{"/api/v1/proxy/namespaces/ns/pods/p", requestInfo{}, false},
+		{"/api/v1/watch", requestInfo{}, false},
+		{"/apis/apps/v1/namespaces/ns/deployments/d/scale", requestInfo{resource: "deployments", namespace: "ns", name: "d", subresource: "scale"}, true},
 		{"/healthz", requestInfo{}, false},
 	}
 	for _, tt := range tests {

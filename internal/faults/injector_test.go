@@ -66,6 +66,13 @@ func TestParseRequest(t *testing.T) {
 		{"GET", "/api/v1/watch/namespaces/ns/configmaps", RequestInfo{Verb: "watch", Resource: "configmaps", Namespace: "ns"}},
 		{"DELETE", "/api/v1/namespaces/ns/configmaps", RequestInfo{Verb: "deletecollection", Resource: "configmaps", Namespace: "ns"}},
 		{"PUT", "/api/v1/namespaces/ns", RequestInfo{Verb: "update", Resource: "namespaces", Name: "ns"}},
+		{"PUT", "/api/v1/namespaces/ns/finalize", RequestInfo{Verb: "update", Resource: "namespaces", Name: "ns"}},
+		// RequestInfoFactory's verbs: a named GET is a get whatever ?watch=
+		// says, a HEAD reads like a GET, a field selector names a list.
+		{"GET", "/api/v1/namespaces/ns/configmaps/cm?watch=true", RequestInfo{Verb: "get", Resource: "configmaps", Namespace: "ns", Name: "cm"}},
+		{"HEAD", "/api/v1/namespaces/ns/configmaps", RequestInfo{Verb: "list", Resource: "configmaps", Namespace: "ns"}},
+		{"GET", "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dcm", RequestInfo{Verb: "list", Resource: "configmaps", Namespace: "ns", Name: "cm", FieldSelector: "metadata.name=cm"}},
+		{"GET", "/api/v1/watch", RequestInfo{}},
 		{"GET", "/version", RequestInfo{}},
 	}
 	for _, tt := range tests {
