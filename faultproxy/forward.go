@@ -34,11 +34,11 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, out := p.inj.Request(r.Context(), info)
 	r = r.WithContext(ctx)
 	if out.Fail != nil {
-		faults.WriteStatus(w, out.Fail)
+		kubewire.WriteStatus(w, out.Fail)
 		return
 	}
 	if err := p.tooLargeRV(ctx, info); err != nil {
-		faults.WriteStatus(w, err)
+		kubewire.WriteStatus(w, err)
 		return
 	}
 	if info.Verb == "watch" {
@@ -104,7 +104,7 @@ func copyHeader(dst, src http.Header) {
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info faults.RequestInfo, cut bool) {
 	resp, err := p.transport.RoundTrip(p.upstreamRequest(r, info))
 	if err != nil {
-		faults.WriteStatus(w, badGateway(err))
+		kubewire.WriteStatus(w, badGateway(err))
 		return
 	}
 	defer resp.Body.Close()

@@ -7,8 +7,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/lw-sim/lw-sim/internal/faults"
 	"github.com/lw-sim/lw-sim/internal/hostcheck"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // callerCredentialHeaders are request headers that carry the caller's
@@ -48,7 +48,7 @@ func guard(cfg Config, next http.Handler) http.Handler {
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			scheme, got, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 			if !strings.EqualFold(scheme, "bearer") || subtle.ConstantTimeCompare([]byte(got), token) != 1 {
-				faults.WriteStatus(w, apierrors.NewUnauthorized("Unauthorized"))
+				kubewire.WriteStatus(w, apierrors.NewUnauthorized("Unauthorized"))
 				return
 			}
 			inner.ServeHTTP(w, r)

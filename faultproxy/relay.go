@@ -30,7 +30,7 @@ func (p *Proxy) serveWatch(w http.ResponseWriter, r *http.Request, info faults.R
 	defer st.Close()
 	resp, err := p.transport.RoundTrip(p.upstreamRequest(r.WithContext(ctx), info))
 	if err != nil {
-		faults.WriteStatus(w, badGateway(err))
+		kubewire.WriteStatus(w, badGateway(err))
 		return
 	}
 	defer resp.Body.Close()

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // ControlPrefix is where the control API lives. No Kubernetes path starts
@@ -44,16 +46,16 @@ func ControlHandler(in *Injector) http.Handler {
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
-			WriteStatus(w, apierrors.NewBadRequest(fmt.Sprintf("fault: %v", err)))
+			kubewire.WriteStatus(w, apierrors.NewBadRequest(fmt.Sprintf("fault: %v", err)))
 			return
 		}
 		id, err := in.Add(f)
 		switch {
 		case errors.Is(err, ErrUnsupported):
-			WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotImplemented, "", emptyGR, "", err.Error(), 0, false))
+			kubewire.WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotImplemented, "", emptyGR, "", err.Error(), 0, false))
 			return
 		case err != nil:
-			WriteStatus(w, apierrors.NewBadRequest(err.Error()))
+			kubewire.WriteStatus(w, apierrors.NewBadRequest(err.Error()))
 			return
 		}
 		writeJSON(w, http.StatusCreated, in.status(id))
@@ -65,13 +67,13 @@ func ControlHandler(in *Injector) http.Handler {
 	mux.HandleFunc("DELETE /_lwsim/faults/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		if !in.Remove(id) {
-			WriteStatus(w, apierrors.NewNotFound(faultsGR, id))
+			kubewire.WriteStatus(w, apierrors.NewNotFound(faultsGR, id))
 			return
 		}
 		writeJSON(w, http.StatusOK, in.status(id))
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", emptyGR, "", "no control endpoint "+r.Method+" "+r.URL.Path, 0, false))
+		kubewire.WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", emptyGR, "", "no control endpoint "+r.Method+" "+r.URL.Path, 0, false))
 	})
 	return guardBrowser(mux) // control_guard.go
 }

@@ -8,6 +8,8 @@ import (
 	"net/url"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // guardBrowser protects the control API from web pages (cross-site request
@@ -29,13 +31,13 @@ import (
 func guardBrowser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := browserOrigin(r); err != nil {
-			WriteStatus(w, apierrors.NewForbidden(emptyGR, "", err))
+			kubewire.WriteStatus(w, apierrors.NewForbidden(emptyGR, "", err))
 			return
 		}
 		switch r.Method {
 		case http.MethodPost, http.MethodPut, http.MethodPatch:
 			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-				WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", emptyGR, "",
+				kubewire.WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", emptyGR, "",
 					fmt.Sprintf("the control API accepts only Content-Type application/json, not %q", r.Header.Get("Content-Type")), 0, false))
 				return
 			}

@@ -3,7 +3,6 @@ package faults
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/lw-sim/lw-sim/internal/kubewire"
@@ -181,6 +180,3 @@ func (in *Injector) TooLargeRV(ctx context.Context, rv int64) error {
 	in.apply(fx)
 	return err
 }
-
-// retryAfter is the Retry-After of a fault's Status, as a header value.
-func retryAfter(seconds int32) string { return strconv.Itoa(int(seconds)) }

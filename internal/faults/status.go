@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -46,25 +45,6 @@ func statusFor(f Fault, info *RequestInfo) *apierrors.StatusError {
 		err.ErrStatus.Details.Group, err.ErrStatus.Details.Kind = gr.Group, gr.Resource
 	}
 	return err
-}
-
-// WriteStatus writes err's Status as JSON with its code, and Retry-After
-// when the Status asks for a retry (responsewriters ErrorNegotiated). It is
-// for writers that negotiate nothing (the proxy, the control API).
-func WriteStatus(w http.ResponseWriter, err error) {
-	var se apierrors.APIStatus
-	st := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}
-	if errors.As(err, &se) {
-		st = se.Status()
-	}
-	st.Kind, st.APIVersion = "Status", "v1"
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", retryAfter(st.Details.RetryAfterSeconds))
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, private")
-	w.WriteHeader(int(st.Code))
-	_ = json.NewEncoder(w).Encode(&st)
 }
 
 // Group-resources named in control API errors.

@@ -1,7 +1,6 @@
 package hostcheck
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,6 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // AnyHost in the allowed names turns the check off.
@@ -84,13 +85,8 @@ func (c *Checker) Handler(next http.Handler) http.Handler {
 
 // WriteForbidden writes the 403 Status for a refused host.
 func WriteForbidden(w http.ResponseWriter, host string) {
-	st := apierrors.NewForbidden(schema.GroupResource{}, "", fmt.Errorf(
-		"host %q is not allowed: this local server answers only localhost names, IP addresses and the hosts given with --allow-host (a guard against DNS rebinding)", host)).Status()
-	st.Kind, st.APIVersion = "Status", "v1"
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, private")
-	w.WriteHeader(http.StatusForbidden)
-	_ = json.NewEncoder(w).Encode(&st)
+	kubewire.WriteStatus(w, apierrors.NewForbidden(schema.GroupResource{}, "", fmt.Errorf(
+		"host %q is not allowed: this local server answers only localhost names, IP addresses and the hosts given with --allow-host (a guard against DNS rebinding)", host)))
 }
 
 // normalize lower-cases a host name and drops a trailing dot.

@@ -6,6 +6,7 @@
 //	requestinfo.go  what a request path names: RequestInfoFactory's rules
 //	continue.go     the continue-token codec and its error texts
 //	errors.go       upstream error constructors shared by server and faults
+//	status.go       an error as the Status a client sees, and its JSON writer
 //	frame.go        the JSON watch-event frame: reader and writer
 //	cut.go          stream actions: cut a response mid-frame, reset the connection
 //
