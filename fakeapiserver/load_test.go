@@ -22,6 +22,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // Load test bounds: `make load` sets LWSIM_LOAD_WATCHERS and
@@ -227,25 +229,26 @@ func loadWatch(ctx context.Context, hc *http.Client, base, rv string, n int, ope
 	}
 	defer resp.Body.Close()
 	opened <- nil
-	dec := json.NewDecoder(bufio.NewReader(resp.Body))
+	frames := kubewire.NewFrameReader(bufio.NewReader(resp.Body))
 	var names []string
 	last := int64(0)
 	for len(names) < n {
-		var ev struct {
-			Type   string
-			Object struct{ Metadata metav1.ObjectMeta }
+		ev, err := frames.Next()
+		var obj struct{ Metadata metav1.ObjectMeta }
+		if err == nil {
+			err = json.Unmarshal(ev.Object, &obj)
 		}
-		if err := dec.Decode(&ev); err != nil {
+		if err != nil {
 			names = append(names, fmt.Sprintf("stream ended: %v", err))
 			return names
 		}
-		r, _ := strconv.ParseInt(ev.Object.Metadata.ResourceVersion, 10, 64)
+		r, _ := strconv.ParseInt(obj.Metadata.ResourceVersion, 10, 64)
 		if ev.Type != "ADDED" || r <= last {
-			names = append(names, fmt.Sprintf("%s %s at rv %d after %d", ev.Type, ev.Object.Metadata.Name, r, last))
+			names = append(names, fmt.Sprintf("%s %s at rv %d after %d", ev.Type, obj.Metadata.Name, r, last))
 			continue
 		}
 		last = r
-		names = append(names, ev.Object.Metadata.Name)
+		names = append(names, obj.Metadata.Name)
 	}
 	return names
 }

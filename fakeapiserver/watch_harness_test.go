@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // Watch tests run inside testing/synctest bubbles (STYLE 23): the server
@@ -93,9 +94,8 @@ func (b *bubble) close(t testing.TB) {
 // rawEvent is one decoded JSON watch event and when (virtual time since the
 // watch was opened) it arrived.
 type rawEvent struct {
-	Type   string          `json:"type"`
-	Object json.RawMessage `json:"object"`
-	at     time.Duration
+	kubewire.Frame
+	at time.Duration
 }
 
 // eventMeta is what the tests look at in an event's object.
@@ -169,11 +169,10 @@ func (b *bubble) openWatchRequest(t testing.TB, req *http.Request) *rawWatch {
 	go func() {
 		defer close(w.done)
 		defer resp.Body.Close()
-		dec := json.NewDecoder(resp.Body)
+		frames := kubewire.NewFrameReader(resp.Body)
 		for {
-			var ev rawEvent
-			err := dec.Decode(&ev)
-			ev.at = time.Since(start)
+			f, err := frames.Next()
+			ev := rawEvent{Frame: f, at: time.Since(start)}
 			w.mu.Lock()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {

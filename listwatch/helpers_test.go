@@ -2,8 +2,6 @@ package listwatch
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -23,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // testTimeout bounds every wait; generous for -race on a loaded machine.
@@ -306,19 +305,13 @@ func errorWatch(st *metav1.Status) watch.Interface {
 	return watch.NewProxyWatcher(ch)
 }
 
-// continueRV decodes the RV of a continue token (storage/continue.go).
+// continueRV decodes the RV of a continue token; 0 for none or rv -1.
 func continueRV(token string) uint64 {
-	b, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil {
+	c, err := kubewire.ParseContinue(token)
+	if err != nil || c.RV < 0 {
 		return 0
 	}
-	var v struct {
-		RV int64 `json:"rv"`
-	}
-	if json.Unmarshal(b, &v) != nil || v.RV < 0 {
-		return 0
-	}
-	return uint64(v.RV)
+	return uint64(c.RV)
 }
 
 // waitUntil polls cond until it holds, failing after testTimeout.
