@@ -3,7 +3,8 @@
 // specs, request and stream matching, triggers, seeded random schedules and
 // the record of every fault injected.
 //
-// The engine decides; its callers act. A server or proxy consults an
+// The engine decides; its callers act, with package kubewire's wire
+// actions (a Status, a cut mid-frame). A server or proxy consults an
 // [Injector] at fixed points (DESIGN.md "Time and faults are first-class"):
 //
 //	request entry       Injector.Request: latency, a failed response, a cut LIST
