@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -177,25 +176,18 @@ func (e *env) list(ctx context.Context, query ...string) list {
 	return l
 }
 
-// listCaughtUp repeats a not-older-than LIST until its resourceVersion is at
-// least minRV, and returns that answer. Such a read is served from the real
-// server's watch cache, which may not have applied a write acknowledged a
-// moment ago (a loaded run answered one write behind); "not older than"
-// allows that, so a case that wants the newest state waits for the cache
-// instead of failing. The fake answers the newest state the first time.
-func (e *env) listCaughtUp(ctx context.Context, minRV int64, query ...string) list {
+// catchUpCache makes the target's watch cache hold every write
+// acknowledged so far, so that a read the real server serves from the cache
+// (resourceVersion=0, not-older-than, a watch from an RV) has one right
+// answer. Without it the real server may answer from a cache one write
+// behind (loaded runs did), which those reads allow and the fake never does
+// (DIVERGENCES.md, "resourceVersion=0 may be stale"). A consistent LIST
+// learns etcd's current revision; a NotOlderThan LIST at that revision waits,
+// in the cacher, until the cache has reached it. On the fake both are
+// ordinary reads.
+func (e *env) catchUpCache(ctx context.Context) {
 	e.t.Helper()
-	const attempts, pause = 100, 100 * time.Millisecond
-	l := e.list(ctx, query...)
-	for i := 1; i < attempts && l.rv(e.t) < minRV; i++ {
-		select {
-		case <-ctx.Done():
-			return l
-		case <-time.After(pause): // real time: only the real server's cache lags
-		}
-		l = e.list(ctx, query...)
-	}
-	return l
+	e.list(ctx, "resourceVersion", itoa(e.currentRV(ctx)), "resourceVersionMatch", "NotOlderThan")
 }
 
 // currentRV is the RV of a consistent LIST of the case's namespace.

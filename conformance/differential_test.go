@@ -148,7 +148,7 @@ func runOps(ctx context.Context, t *testing.T, target Target, ops []op) []outcom
 			}
 		case "list":
 			if o.RV0 || (o.At >= 0 && o.Match == "" && o.Limit == 0) {
-				fenceCache(ctx, e) // served from the watch cache: see fenceCache
+				e.catchUpCache(ctx) // served from the watch cache
 			}
 			qs := q()
 			if o.Limit > 0 {
@@ -183,7 +183,7 @@ func runOps(ctx context.Context, t *testing.T, target Target, ops []op) []outcom
 				continue
 			}
 			at := rvAt(o.At)
-			fenceCache(ctx, e)
+			e.catchUpCache(ctx)
 			w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(at), "timeoutSeconds", "1")})
 			evs, _ := w.collect(ctx, 4*time.Second)
 			for _, ev := range evs {
@@ -204,20 +204,6 @@ func runOps(ctx context.Context, t *testing.T, target Target, ops []op) []outcom
 		outs = append(outs, out)
 	}
 	return outs
-}
-
-// fenceCache makes the target's watch cache hold every write acknowledged so
-// far, so that a read it serves from the cache (resourceVersion=0, a legacy
-// not-older-than list, a watch) has one right answer on both targets.
-// Without it the real server may answer from a cache that has not applied
-// the last write yet, which "any"/"not older than" allows and the fake never
-// does (DIVERGENCES.md, "resourceVersion=0 may be stale"). A consistent LIST learns etcd's current revision; a NotOlderThan
-// LIST at that revision waits, in the cacher, until the cache has reached it.
-// On the fake both are ordinary reads.
-func fenceCache(ctx context.Context, e *env) {
-	e.t.Helper()
-	rv := e.currentRV(ctx)
-	e.list(ctx, "resourceVersion", itoa(rv), "resourceVersionMatch", "NotOlderThan")
 }
 
 func TestDifferential(t *testing.T) {

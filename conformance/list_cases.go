@@ -69,9 +69,7 @@ func RunListItemsHaveNoKind(ctx context.Context, t *testing.T, target Target) {
 func RunListRV0IgnoresLimit(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
-	// A consistent LIST first makes the real watch cache catch up with
-	// every write above, so the "any" read below sees all three.
-	e.list(ctx)
+	e.catchUpCache(ctx) // so the "any" read below sees all three
 	l := e.list(ctx, "resourceVersion", "0", "limit", "2")
 	if diff := cmp.Diff([]string{"a", "b", "c"}, l.names()); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
@@ -140,7 +138,8 @@ func RunListLegacyPagedIsExact(ctx context.Context, t *testing.T, target Target)
 func RunListLegacyRVIsNotOlderThan(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b", "c")
-	l := e.listCaughtUp(ctx, rvs[2], "resourceVersion", strconv.FormatInt(rvs[0], 10))
+	e.catchUpCache(ctx)
+	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[0], 10))
 	if got := l.rv(t); got < rvs[2] {
 		t.Errorf("list rv = %d, want >= %d (latest)", got, rvs[2])
 	}
@@ -155,7 +154,8 @@ func RunListNotOlderThanOldRV(ctx context.Context, t *testing.T, target Target) 
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
 	e.del(ctx, "a")
-	l := e.listCaughtUp(ctx, e.currentRV(ctx), "resourceVersion", strconv.FormatInt(rvs[0], 10), "resourceVersionMatch", "NotOlderThan")
+	e.catchUpCache(ctx)
+	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[0], 10), "resourceVersionMatch", "NotOlderThan")
 	if got := l.rv(t); got <= rvs[1] {
 		t.Errorf("list rv = %d, want > %d (after the delete)", got, rvs[1])
 	}

@@ -69,6 +69,7 @@ func RunWatchRVUnsetInitialEvents(ctx context.Context, t *testing.T, target Targ
 func RunWatchRV0WithBookmarksIsWatchList(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
+	e.catchUpCache(ctx) // else the real cache may send b after the bookmark
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", "0", "allowWatchBookmarks", "true")})
 	evs := w.takeN(ctx, 3, "watch-list")
 	if diff := cmp.Diff([]string{"ADDED", "ADDED", "BOOKMARK"}, eventTypes(evs)); diff != "" {
@@ -153,6 +154,7 @@ func RunWatchListFromRVCurrentState(ctx context.Context, t *testing.T, target Ta
 	rvs := e.createN(ctx, "a", "b")
 	upd := rvOf(t, e.update(ctx, "a", "v2", nil))
 	e.del(ctx, "b")
+	e.catchUpCache(ctx) // the current state includes the delete
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "true", "resourceVersion", itoa(rvs[0]),
 		"resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true")})
 	evs := w.takeN(ctx, 2, "watch-list from an old RV")
