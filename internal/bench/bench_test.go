@@ -1,0 +1,196 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// benchNS is the namespace the benchmarks seed.
+const benchNS = "bench"
+
+// startSeeded starts a fake with n benchmark pods in benchNS, created
+// through the API, and returns its clients.
+func startSeeded(b *testing.B, n int) (*Fake, *clients) {
+	b.Helper()
+	f, err := StartFake()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			b.Errorf("close fake: %v", err)
+		}
+	})
+	c, err := newClients(f.Target)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := createNamespace(b.Context(), c.cs, benchNS); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := createPods(b.Context(), c.cs, benchNS, 0, n, 8); err != nil {
+		b.Fatal(err)
+	}
+	return f, c
+}
+
+// BenchmarkListRaw pages through 10 000 and 100 000 pods, 500 a page, in
+// JSON and protobuf, reading bodies as bytes: the server's side of a LIST.
+// ns/page must stay flat from 10 000 to 100 000 pods.
+func BenchmarkListRaw(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
+			_, c := startSeeded(b, n)
+			for _, mt := range []string{jsonType, protobufType} {
+				b.Run("accept="+mt, func(b *testing.B) {
+					var pages int
+					var bytes int64
+					for b.Loop() {
+						st, err := listRaw(b.Context(), c, benchNS, mt, 500, false)
+						if err != nil {
+							b.Fatal(err)
+						}
+						pages += st.Pages
+						bytes += st.Bytes
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(pages), "ns/page")
+					b.ReportMetric(float64(bytes)/float64(pages), "bytes/page")
+					b.ReportMetric(float64(bytes)/1e6/b.Elapsed().Seconds(), "MB/s")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkListClientGo pages through 10 000 pods with the typed clientset
+// (protobuf) and reports ns/page next to client-go's own decode of the same
+// pages (decode-ns/page) and their quotient (×decode; target <= 1.3).
+func BenchmarkListClientGo(b *testing.B) {
+	_, c := startSeeded(b, 10_000)
+	raw, err := listRaw(b.Context(), c, benchNS, protobufType, 500, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dec, err := bestDecode(3, raw.Bodies)
+	if err != nil {
+		b.Fatal(err)
+	}
+	decPerPage := float64(dec.Nanoseconds()) / float64(raw.Pages)
+	pages := 0
+	for b.Loop() {
+		st, err := listClientGo(b.Context(), c, benchNS, 500)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages += st.Pages
+	}
+	perPage := float64(b.Elapsed().Nanoseconds()) / float64(pages)
+	b.ReportMetric(perPage, "ns/page")
+	b.ReportMetric(decPerPage, "decode-ns/page")
+	b.ReportMetric(perPage/decPerPage, "×decode")
+}
+
+// BenchmarkCreatePods creates pods through the protobuf clientset from 8
+// concurrent clients.
+func BenchmarkCreatePods(b *testing.B) {
+	_, c := startSeeded(b, 0)
+	const batch = 256
+	created := 0
+	for b.Loop() {
+		if _, err := createPods(b.Context(), c.cs, benchNS, created, batch, 8); err != nil {
+			b.Fatal(err)
+		}
+		created += batch
+	}
+	b.ReportMetric(float64(created)/b.Elapsed().Seconds(), "creates/s")
+}
+
+// BenchmarkWatchFanout delivers 200 configmap creates to 100 JSON watches
+// per round.
+func BenchmarkWatchFanout(b *testing.B) {
+	_, c := startSeeded(b, 0)
+	round := 0
+	var events float64
+	for b.Loop() {
+		ns := fmt.Sprintf("fanout-%d", round)
+		round++
+		if err := createNamespace(b.Context(), c.cs, ns); err != nil {
+			b.Fatal(err)
+		}
+		st, err := fanout(b.Context(), c, ns, 100, 200, 8)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += float64(st.Watchers * st.Writes)
+	}
+	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkMemory reports the heap per stored pod version, before and
+// after every version was listed in JSON and in protobuf (which caches
+// both encodings with the version), and per open watch. The fake and its
+// clients share the process, so the watch figure includes the client's
+// side of the connection. One iteration is enough: b.N only repeats it.
+func BenchmarkMemory(b *testing.B) {
+	const pods, watches = 10_000, 1_000
+	for b.Loop() {
+		base := heap()
+		_, c := startSeeded(b, pods)
+		stored := heap()
+		for _, mt := range []string{jsonType, protobufType} {
+			if _, err := listRaw(b.Context(), c, benchNS, mt, 500, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+		listed := heap()
+		perWatch, err := watchMemory(b.Context(), c, watches)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(stored-base)/pods, "B/version")
+		b.ReportMetric(float64(listed-base)/pods, "B/version-encoded")
+		b.ReportMetric(perWatch, "B/watch")
+	}
+}
+
+// watchMemory opens n watches on benchNS's configmaps and returns the heap
+// growth per watch.
+func watchMemory(ctx context.Context, c *clients, n int) (float64, error) {
+	rv, err := configMapsRV(ctx, c, benchNS)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if tr, ok := c.http.Transport.(*http.Transport); ok {
+		tr.MaxIdleConnsPerHost = n
+	}
+	before := heap()
+	var resps []*http.Response
+	defer func() {
+		for _, r := range resps {
+			r.Body.Close()
+		}
+	}()
+	for range n {
+		r, err := openWatch(ctx, c, benchNS, rv)
+		if err != nil {
+			return 0, err
+		}
+		resps = append(resps, r)
+	}
+	time.Sleep(100 * time.Millisecond) // measurement only: let the server's handlers settle into their wait
+	return float64(heap()-before) / float64(n), nil
+}
+
+// heap is the live heap after a collection.
+func heap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}

@@ -1,0 +1,230 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Media types the LIST workloads ask for.
+const (
+	jsonType     = "application/json"
+	protobufType = "application/vnd.kubernetes.protobuf"
+)
+
+// ListStats is what one paged traversal of a namespace's pods cost.
+type ListStats struct {
+	Pages   int
+	Bytes   int64
+	Elapsed time.Duration
+	// Bodies holds each page's body when the traversal kept them.
+	Bodies [][]byte
+}
+
+// PerPage is the time per page.
+func (s ListStats) PerPage() time.Duration {
+	if s.Pages == 0 {
+		return 0
+	}
+	return s.Elapsed / time.Duration(s.Pages)
+}
+
+// MBPerSecond is the body bytes served per second, in MB (10^6).
+func (s ListStats) MBPerSecond() float64 {
+	return float64(s.Bytes) / 1e6 / s.Elapsed.Seconds()
+}
+
+// listRaw pages through the pods of ns with limit-sized pages in media
+// type mt, reading each body as bytes and decoding nothing but the
+// continue token: the server's cost, as far as a client can see it. keep
+// keeps the bodies.
+func listRaw(ctx context.Context, c *clients, ns, mt string, limit int, keep bool) (ListStats, error) {
+	var st ListStats
+	cont := ""
+	start := time.Now()
+	for {
+		body, err := getPage(ctx, c, ns, mt, limit, cont)
+		if err != nil {
+			return st, err
+		}
+		st.Pages++
+		st.Bytes += int64(len(body))
+		if keep {
+			st.Bodies = append(st.Bodies, body)
+		}
+		if cont, err = continueOf(body, mt); err != nil {
+			return st, err
+		}
+		if cont == "" {
+			break
+		}
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// getPage GETs one page of ns's pods.
+func getPage(ctx context.Context, c *clients, ns, mt string, limit int, cont string) ([]byte, error) {
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	if cont != "" {
+		q.Set("continue", cont)
+	}
+	u := c.host + "/api/v1/namespaces/" + ns + "/pods?" + q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	req.Header.Set("Accept", mt)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength))
+	}
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return nil, fmt.Errorf("list pods: read body: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("list pods: %s: %.200s", resp.Status, buf.Bytes())
+	}
+	return buf.Bytes(), nil
+}
+
+// continueOf reads metadata.continue from a list body without decoding
+// the items.
+func continueOf(body []byte, mt string) (string, error) {
+	if mt == protobufType {
+		return protobufContinue(body)
+	}
+	return jsonContinue(body)
+}
+
+// jsonContinue finds "continue" in a typed list's JSON, whose metadata
+// comes before its items.
+func jsonContinue(body []byte) (string, error) {
+	i := bytes.Index(body, []byte(`"items":`))
+	if i < 0 {
+		return "", errors.New("list body has no items")
+	}
+	head := body[:i]
+	const key = `"continue":"`
+	j := bytes.Index(head, []byte(key))
+	if j < 0 {
+		return "", nil
+	}
+	rest := head[j+len(key):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return "", errors.New("unterminated continue token")
+	}
+	return string(rest[:end]), nil
+}
+
+// protobufContinue reads the continue token out of the k8s protobuf
+// envelope: magic, runtime.Unknown (field 2 raw) → list (field 1
+// metadata) → ListMeta (field 3 continue).
+func protobufContinue(body []byte) (string, error) {
+	const magic = "k8s\x00"
+	if !bytes.HasPrefix(body, []byte(magic)) {
+		return "", errors.New("protobuf body without the k8s magic")
+	}
+	raw, err := protoField(body[len(magic):], 2)
+	if err != nil {
+		return "", fmt.Errorf("unknown.raw: %w", err)
+	}
+	lm, err := protoField(raw, 1)
+	if err != nil {
+		return "", fmt.Errorf("list.metadata: %w", err)
+	}
+	cont, err := protoField(lm, 3)
+	if err != nil {
+		return "", nil // no continue token
+	}
+	return string(cont), nil
+}
+
+// protoField returns the first length-delimited field num of a protobuf
+// message.
+func protoField(b []byte, num uint64) ([]byte, error) {
+	for len(b) > 0 {
+		tag, n := binary.Uvarint(b)
+		if n <= 0 {
+			return nil, errors.New("bad tag")
+		}
+		b = b[n:]
+		switch tag & 7 {
+		case 0: // varint
+			_, n = binary.Uvarint(b)
+			if n <= 0 {
+				return nil, errors.New("bad varint")
+			}
+			b = b[n:]
+		case 2: // length-delimited
+			l, n := binary.Uvarint(b)
+			if n <= 0 || uint64(len(b)-n) < l {
+				return nil, errors.New("bad length")
+			}
+			if tag>>3 == num {
+				return b[n : n+int(l)], nil
+			}
+			b = b[n+int(l):]
+		default:
+			return nil, fmt.Errorf("wire type %d not expected", tag&7)
+		}
+	}
+	return nil, fmt.Errorf("field %d not found", num)
+}
+
+// listClientGo pages through the pods of ns with the typed clientset
+// (protobuf), decoding every page as an informer's pager does.
+func listClientGo(ctx context.Context, c *clients, ns string, limit int) (ListStats, error) {
+	var st ListStats
+	opts := metav1.ListOptions{Limit: int64(limit)}
+	start := time.Now()
+	for {
+		l, err := c.cs.CoreV1().Pods(ns).List(ctx, opts)
+		if err != nil {
+			return st, fmt.Errorf("list pods through client-go: %w", err)
+		}
+		st.Pages++
+		if l.Continue == "" {
+			break
+		}
+		opts.Continue = l.Continue
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// decodeProtobuf decodes protobuf page bodies with client-go's own
+// decoder, as the typed client does with a response, and returns the time
+// that took: the floor under any LIST through client-go.
+func decodeProtobuf(bodies [][]byte) (time.Duration, error) {
+	codecs := scheme.Codecs.WithoutConversion()
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), protobufType)
+	if !ok {
+		return 0, errors.New("client-go has no protobuf serializer")
+	}
+	dec := codecs.DecoderToVersion(info.Serializer, corev1.SchemeGroupVersion)
+	start := time.Now()
+	for _, b := range bodies {
+		if _, _, err := dec.Decode(b, nil, &corev1.PodList{}); err != nil {
+			return 0, fmt.Errorf("decode page: %w", err)
+		}
+	}
+	return time.Since(start), nil
+}

@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Options sizes a run. Zero fields get the defaults of [Options.withDefaults].
+type Options struct {
+	// Pods is how many pods the LIST workloads page through (10 000).
+	Pods int
+	// PageSize is the LIST limit (500, client-go's pager default).
+	PageSize int
+	// Workers is how many concurrent clients create objects (8).
+	Workers int
+	// Watchers and Writes size the fan-out: Writes configmaps, each
+	// delivered to Watchers watches (100 and 200).
+	Watchers, Writes int
+	// Rounds is how many times each LIST workload runs; the best round
+	// counts, as a benchmark's steady state (3).
+	Rounds int
+}
+
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.Pods, 10_000)
+	def(&o.PageSize, 500)
+	def(&o.Workers, 8)
+	def(&o.Watchers, 100)
+	def(&o.Writes, 200)
+	def(&o.Rounds, 3)
+	return o
+}
+
+// Measurement is one workload's number on one target.
+type Measurement struct {
+	// Workload names what was measured, with its unit.
+	Workload string
+	Value    float64
+	// HigherIsBetter says which way the value improves (throughputs), so
+	// a ratio can be stated as "times better".
+	HigherIsBetter bool
+}
+
+// Run measures every workload on t, in a fresh namespace named after ns.
+func Run(ctx context.Context, t Target, ns string, opts Options) ([]Measurement, error) {
+	opts = opts.withDefaults()
+	c, err := newClients(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := createNamespace(ctx, c.cs, ns); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Name, err)
+	}
+	created, err := createPods(ctx, c.cs, ns, 0, opts.Pods, opts.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Name, err)
+	}
+	m := []Measurement{{Workload: "create pod (creates/s)", Value: float64(opts.Pods) / created.Seconds(), HigherIsBetter: true}}
+	lists, err := measureLists(ctx, c, ns, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Name, err)
+	}
+	m = append(m, lists...)
+	fo, err := fanout(ctx, c, ns, opts.Watchers, opts.Writes, opts.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("%s: fan-out: %w", t.Name, err)
+	}
+	name := fmt.Sprintf("watch fan-out %d×%d (events/s)", opts.Watchers, opts.Writes)
+	return append(m, Measurement{Workload: name, Value: fo.EventsPerSecond(), HigherIsBetter: true}), nil
+}
+
+// measureLists runs the LIST workloads, each opts.Rounds times, keeping
+// the best round.
+func measureLists(ctx context.Context, c *clients, ns string, opts Options) ([]Measurement, error) {
+	var m []Measurement
+	for _, mt := range []string{jsonType, protobufType} {
+		best, err := bestOf(opts.Rounds, func() (ListStats, error) { return listRaw(ctx, c, ns, mt, opts.PageSize, false) })
+		if err != nil {
+			return nil, err
+		}
+		label := map[string]string{jsonType: "json", protobufType: "protobuf"}[mt]
+		m = append(m,
+			Measurement{Workload: "paged LIST raw " + label + " (MB/s)", Value: best.MBPerSecond(), HigherIsBetter: true},
+			Measurement{Workload: "paged LIST raw " + label + " (bytes/page)", Value: float64(best.Bytes) / float64(best.Pages)},
+			Measurement{Workload: "paged LIST raw " + label + " (ms/page)", Value: ms(best.PerPage())},
+		)
+	}
+	cg, err := bestOf(opts.Rounds, func() (ListStats, error) { return listClientGo(ctx, c, ns, opts.PageSize) })
+	if err != nil {
+		return nil, err
+	}
+	raw, err := listRaw(ctx, c, ns, protobufType, opts.PageSize, true)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := bestDecode(opts.Rounds, raw.Bodies)
+	if err != nil {
+		return nil, err
+	}
+	decPerPage := dec / time.Duration(len(raw.Bodies))
+	return append(m,
+		Measurement{Workload: "paged LIST client-go protobuf (ms/page)", Value: ms(cg.PerPage())},
+		Measurement{Workload: "client-go decode of the same page (ms/page)", Value: ms(decPerPage)},
+		Measurement{Workload: "client-go LIST ÷ its decode (×)", Value: float64(cg.PerPage()) / float64(decPerPage)},
+	), nil
+}
+
+// bestOf runs f rounds times and returns its fastest result.
+func bestOf(rounds int, f func() (ListStats, error)) (ListStats, error) {
+	var best ListStats
+	for i := range rounds {
+		st, err := f()
+		if err != nil {
+			return st, err
+		}
+		if i == 0 || st.Elapsed < best.Elapsed {
+			best = st
+		}
+	}
+	return best, nil
+}
+
+// bestDecode is the fastest of rounds decodes of bodies.
+func bestDecode(rounds int, bodies [][]byte) (time.Duration, error) {
+	var best time.Duration
+	for i := range rounds {
+		d, err := decodeProtobuf(bodies)
+		if err != nil {
+			return 0, err
+		}
+		if i == 0 || d < best {
+			best = d
+		}
+	}
+	return best, nil
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// FanoutStats is what one watch fan-out round cost.
+type FanoutStats struct {
+	Watchers, Writes int
+	// Elapsed runs from the first write to the last event's arrival at
+	// the last watcher.
+	Elapsed time.Duration
+}
+
+// EventsPerSecond is the events delivered per second over all watchers.
+func (s FanoutStats) EventsPerSecond() float64 {
+	return float64(s.Watchers*s.Writes) / s.Elapsed.Seconds()
+}
+
+// fanout opens watchers JSON watches on ns's configmaps, creates writes
+// configmaps with the given number of concurrent workers, and waits until
+// every watcher has read every ADDED event. The watch streams are read as
+// lines (one event per line), not decoded.
+func fanout(ctx context.Context, c *clients, ns string, watchers, writes, workers int) (FanoutStats, error) {
+	st := FanoutStats{Watchers: watchers, Writes: writes}
+	rv, err := configMapsRV(ctx, c, ns)
+	if err != nil {
+		return st, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: every reader ends with its stream
+	done := make(chan error, watchers)
+	for range watchers {
+		resp, err := openWatch(ctx, c, ns, rv)
+		if err != nil {
+			return st, err
+		}
+		wg.Go(func() { done <- countEvents(resp, writes) })
+	}
+	start := time.Now()
+	if err := createConfigMaps(ctx, c, ns, writes, workers); err != nil {
+		return st, err
+	}
+	for range watchers {
+		if err := <-done; err != nil {
+			return st, err
+		}
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// configMapsRV is the resourceVersion of a LIST of ns's configmaps.
+func configMapsRV(ctx context.Context, c *clients, ns string) (string, error) {
+	l, err := c.cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return "", fmt.Errorf("list configmaps: %w", err)
+	}
+	return l.ResourceVersion, nil
+}
+
+// openWatch starts a JSON watch of ns's configmaps from rv; it returns
+// once the server has sent the response headers.
+func openWatch(ctx context.Context, c *clients, ns, rv string) (*http.Response, error) {
+	u := c.host + "/api/v1/namespaces/" + ns + "/configmaps?watch=true&resourceVersion=" + rv
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("watch configmaps: %w", err)
+	}
+	req.Header.Set("Accept", jsonType)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("watch configmaps: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("watch configmaps: %s", resp.Status)
+	}
+	return resp, nil
+}
+
+// countEvents reads a JSON watch stream until it has seen want ADDED
+// events, then closes it.
+func countEvents(resp *http.Response, want int) error {
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	added := []byte(`{"type":"ADDED"`)
+	for n := 0; n < want; {
+		if !sc.Scan() {
+			return fmt.Errorf("watch ended after %d of %d events: %w", n, want, errors.Join(sc.Err(), errors.New("stream closed")))
+		}
+		if bytes.HasPrefix(sc.Bytes(), added) {
+			n++
+		}
+	}
+	return nil
+}
+
+// createConfigMaps creates n small configmaps in ns with the given number
+// of concurrent workers.
+func createConfigMaps(ctx context.Context, c *clients, ns string, n, workers int) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				cm := &corev1.ConfigMap{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%06d", i)},
+					Data:       map[string]string{"key": "value"},
+				}
+				if _, err := c.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+					errs <- fmt.Errorf("create configmap %d: %w", i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
