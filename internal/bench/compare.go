@@ -93,7 +93,6 @@ func (r Row) isTiming() bool {
 	return r.HigherIsBetter || strings.HasSuffix(r.Workload, "(ms/page)")
 }
 
-
 // format prints v with about four significant digits.
 func format(v float64) string {
 	switch {

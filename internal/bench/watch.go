@@ -132,4 +132,3 @@ func createConfigMaps(ctx context.Context, c *clients, ns string, n, workers int
 	close(errs)
 	return <-errs
 }
-
