@@ -172,14 +172,16 @@ func (s *Server) listReadError(err error, read listRead, p listParams) error {
 	return err
 }
 
-// buildList makes the typed list (PodList, ...) for a page: items without
-// apiVersion/kind, as the real server lists them, never a null items array,
-// and the continue token and remainingItemCount of
-// apiserver pkg/storage/continue.go (PrepareContinueToken).
+// buildList makes the LIST answer (PodList, ...) for a page: a listPage,
+// whose items go out without apiVersion/kind, as the real server lists
+// them, in a never-null items array, with the continue token and
+// remainingItemCount of apiserver pkg/storage/continue.go
+// (PrepareContinueToken). Built-in resources encode it from their versions'
+// cached encodings (list_encode.go).
 func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParams) (runtime.Object, error) {
 	list := res.newList()
 	list.GetObjectKind().SetGroupVersionKind(res.listKind)
-	if err := setListItems(list, page.Items); err != nil {
+	if err := setListItems(list, nil); err != nil { // the frame: items [], not null
 		return nil, err
 	}
 	lm, err := meta.ListAccessor(list)
@@ -194,7 +196,7 @@ func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParam
 			lm.SetRemainingItemCount(&remaining)
 		}
 	}
-	return list, nil
+	return &listPage{list: list, items: page.Items, encs: page.Encodings, cached: res.custom == nil}, nil
 }
 
 // setListItems copies items into list.Items (a value slice for typed lists,

@@ -184,8 +184,11 @@ func unsupportedMediaType(accepted []string) error {
 // failure never leaves a partial response behind. obj must have its
 // apiVersion and kind set: the raw serializers (unlike a versioning codec)
 // never write to the object, which lets handlers encode shared store objects
-// concurrently.
+// concurrently. A selfEncoder (a LIST page) encodes itself.
 func encode(info runtime.SerializerInfo, obj runtime.Object) ([]byte, error) {
+	if se, ok := obj.(selfEncoder); ok {
+		return se.encodeBody(info)
+	}
 	var buf bytes.Buffer
 	if err := info.Serializer.Encode(obj, &buf); err != nil {
 		return nil, fmt.Errorf("encode %T as %s: %w", obj, info.MediaType, err)

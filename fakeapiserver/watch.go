@@ -153,10 +153,10 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, obj := range page.Items {
+	for i, obj := range page.Items {
 		// Initial events are in key order, not RV order, so they bypass
 		// the RV check; each is cached under the RV that wrote it.
-		if err := w.enc.send(outEvent{typ: watch.Added, obj: obj, rv: mustRV(obj)}); err != nil {
+		if err := w.enc.send(outEvent{typ: watch.Added, obj: obj, rv: mustRV(obj), enc: page.Encodings[i]}); err != nil {
 			return 0, err
 		}
 	}
@@ -288,7 +288,11 @@ func (w *watchStream) sendChange(ev store.Event) (bool, error) {
 	if typ == "" {
 		return false, nil
 	}
-	return true, w.sendOrdered(outEvent{typ: typ, obj: obj, rv: ev.RV})
+	out := outEvent{typ: typ, obj: obj, rv: ev.RV}
+	if obj == ev.Object {
+		out.enc = ev.Encodings
+	}
+	return true, w.sendOrdered(out)
 }
 
 // sendBookmark sends a periodic bookmark at rv, the RV this watcher has

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
 // outEvent is one event on its way to a client.
@@ -23,6 +25,9 @@ type outEvent struct {
 	// for ERROR events, which are never cached.
 	rv         int64
 	initialEnd bool
+	// enc is obj's encoding cache when obj is a stored version (or a
+	// delete's copy), nil otherwise (bookmarks, errors, restamped objects).
+	enc *store.Encodings
 }
 
 // eventWriter is the one send path of a watch stream: it encodes an event
@@ -130,7 +135,7 @@ func (e *eventWriter) writeFailed(err error) error {
 
 // encodeEvent encodes one watch event envelope with its object.
 func (e *eventWriter) encodeEvent(ev outEvent) ([]byte, error) {
-	raw, err := e.objectBytes(ev.typ, ev.obj)
+	raw, err := e.objectBytes(ev)
 	if err != nil {
 		return nil, err
 	}
@@ -142,15 +147,26 @@ func (e *eventWriter) encodeEvent(ev outEvent) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// objectBytes encodes the event's object, as a one-row Table when the
-// client asked for tables (Status objects are never converted).
-func (e *eventWriter) objectBytes(typ watch.EventType, obj runtime.Object) ([]byte, error) {
-	if _, isStatus := obj.(*metav1.Status); e.out.table && !isStatus && typ != watch.Bookmark {
+// objectBytes is the event's object as the serializer encodes it: from
+// the version's cached encoding for a built-in resource in JSON or
+// protobuf, else encoded here, as a one-row Table when the client asked for
+// tables (Status objects are never converted).
+func (e *eventWriter) objectBytes(ev outEvent) ([]byte, error) {
+	obj := ev.obj
+	if _, isStatus := obj.(*metav1.Status); e.out.table && !isStatus && ev.typ != watch.Bookmark {
 		table, err := e.s.toTable(e.res, []runtime.Object{obj}, metav1.ListMeta{}, e.include)
 		if err != nil {
 			return nil, err
 		}
-		obj = table
+		return encode(e.out.info, table)
+	}
+	if ev.enc != nil && e.res.custom == nil {
+		switch e.out.info.MediaType {
+		case runtime.ContentTypeJSON:
+			return cachedJSON(e.out.info, ev.enc, obj)
+		case runtime.ContentTypeProtobuf:
+			return protobufObject(ev.enc, obj)
+		}
 	}
 	return encode(e.out.info, obj)
 }

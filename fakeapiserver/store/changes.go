@@ -19,6 +19,9 @@ type Event struct {
 	// Object is the new state. For watch.Deleted it is a copy of the last
 	// state stamped with the delete's RV. Shared: do not modify.
 	Object runtime.Object
+	// Encodings caches Object's encodings: for watch.Added and
+	// watch.Modified the same cache as the version's in reads.
+	Encodings *Encodings
 	// PrevObject is the state before the write (nil for watch.Added), with
 	// its own RV. Shared: do not modify.
 	PrevObject runtime.Object

@@ -51,6 +51,8 @@ type ListResult struct {
 	Items []runtime.Object
 	// Keys holds the key of each item (same index).
 	Keys []string
+	// Encodings holds each item's encoding cache (same index).
+	Encodings []*Encodings
 	// RV is the RV the page was read at: ListOptions.RV when set, else the
 	// CurrentRV at read time.
 	RV int64
@@ -78,7 +80,7 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	res := ListResult{RV: at}
 	if opts.Limit > 0 {
 		n := min(opts.Limit, t.len())
-		res.Items, res.Keys = make([]runtime.Object, 0, n), make([]string, 0, n)
+		res.Items, res.Keys, res.Encodings = make([]runtime.Object, 0, n), make([]string, 0, n), make([]*Encodings, 0, n)
 	}
 	// Keys under Prefix form one contiguous run starting at Prefix, so the
 	// walk starts at max(Start, Prefix) and stops at the first key outside.
@@ -89,7 +91,7 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 		if opts.Filter != nil && !opts.Filter(v.obj) {
 			continue
 		}
-		res.Items, res.Keys = append(res.Items, v.obj), append(res.Keys, key)
+		res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, v.enc)
 		if len(res.Items) == opts.Limit {
 			break
 		}

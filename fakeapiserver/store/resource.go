@@ -11,6 +11,8 @@ import (
 type version struct {
 	obj runtime.Object
 	rv  int64 // RV of the write that produced obj; equals obj's metadata.resourceVersion
+	// enc caches obj's encodings; shared with the write's Event.
+	enc *Encodings
 }
 
 // snapshot is the whole state of one resource from rv until the next snapshot.

@@ -69,8 +69,9 @@ func (s *Store) Create(resource, key string, obj runtime.Object) (runtime.Object
 	}
 	rv := s.nextRVLocked()
 	setRV(acc, rv)
-	ev := Event{Type: watch.Added, Resource: resource, Key: key, RV: rv, Object: obj}
-	s.commitLocked(r, ev, r.latest().put(key, version{obj: obj, rv: rv}))
+	enc := newEncodings()
+	ev := Event{Type: watch.Added, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: enc}
+	s.commitLocked(r, ev, r.latest().put(key, version{obj: obj, rv: rv, enc: enc}))
 	return obj, nil
 }
 
@@ -94,8 +95,9 @@ func (s *Store) Update(resource, key string, obj runtime.Object, expectRV int64)
 	}
 	rv := s.nextRVLocked()
 	setRV(acc, rv)
-	ev := Event{Type: watch.Modified, Resource: resource, Key: key, RV: rv, Object: obj, PrevObject: prev.obj}
-	s.commitLocked(r, ev, r.latest().put(key, version{obj: obj, rv: rv}))
+	enc := newEncodings()
+	ev := Event{Type: watch.Modified, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: enc, PrevObject: prev.obj}
+	s.commitLocked(r, ev, r.latest().put(key, version{obj: obj, rv: rv, enc: enc}))
 	return obj, nil
 }
 
@@ -122,7 +124,7 @@ func (s *Store) Delete(resource, key string, expectRV int64) (runtime.Object, er
 	rv := s.nextRVLocked()
 	setRV(acc, rv)
 	t, _ := r.latest().remove(key)
-	ev := Event{Type: watch.Deleted, Resource: resource, Key: key, RV: rv, Object: last, PrevObject: prev.obj}
+	ev := Event{Type: watch.Deleted, Resource: resource, Key: key, RV: rv, Object: last, Encodings: newEncodings(), PrevObject: prev.obj}
 	s.commitLocked(r, ev, t)
 	return last, nil
 }

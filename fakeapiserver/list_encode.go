@@ -1,0 +1,186 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+)
+
+// Slots of a stored version's encoding cache (store.Encodings). One
+// serializer fills each slot, so only built-in resources, whose encodings
+// do not depend on the request, use the cache.
+const (
+	// slotJSON holds the scheme's JSON serializer output for the object
+	// (kind and apiVersion included), without the trailing newline.
+	slotJSON = iota
+	// slotProtobuf holds the object's generated protobuf Marshal: the
+	// message the k8s protobuf envelope wraps (protobuf_encode.go).
+	slotProtobuf
+)
+
+// selfEncoder is a response body that encodes itself faster than the
+// serializer would, into exactly the serializer's bytes (see encode).
+type selfEncoder interface {
+	encodeBody(info runtime.SerializerInfo) ([]byte, error)
+}
+
+// listPage is a LIST answer on its way to the client: the typed list
+// (kind, apiVersion, metadata, empty items) and the page's store versions.
+// For a built-in resource in JSON or protobuf it is encoded by copying each
+// version's cached encoding into the list's frame, so a page costs a copy,
+// not an encode; otherwise (custom resources, YAML) the full list is built
+// and goes through the serializer. Either way the bytes are the
+// serializer's for the full list (TestListPageEncodingMatchesCodec).
+type listPage struct {
+	list  runtime.Object
+	items []runtime.Object
+	encs  []*store.Encodings
+	// cached is set for built-in resources, whose item encodings are
+	// cached with their versions.
+	cached bool
+}
+
+// GetObjectKind is the list's kind.
+func (p *listPage) GetObjectKind() schema.ObjectKind { return p.list.GetObjectKind() }
+
+// DeepCopyObject copies the list frame; the items are immutable store
+// objects and stay shared.
+func (p *listPage) DeepCopyObject() runtime.Object {
+	return &listPage{list: p.list.DeepCopyObject(), items: slices.Clone(p.items), encs: slices.Clone(p.encs), cached: p.cached}
+}
+
+// GetListMeta is the list's metadata (meta.ListAccessor reads it).
+func (p *listPage) GetListMeta() metav1.ListInterface {
+	lm, err := meta.ListAccessor(p.list)
+	if err != nil {
+		return nil
+	}
+	return lm
+}
+
+// encodeBody encodes the page in info's media type.
+func (p *listPage) encodeBody(info runtime.SerializerInfo) ([]byte, error) {
+	if p.cached {
+		switch info.MediaType {
+		case runtime.ContentTypeJSON:
+			return p.encodeJSON(info)
+		case runtime.ContentTypeProtobuf:
+			return p.encodeProtobuf()
+		}
+	}
+	full, err := p.materialize()
+	if err != nil {
+		return nil, err
+	}
+	return encode(info, full)
+}
+
+// materialize builds the full typed list: a copy of the frame with the
+// items set as the real server lists them (setListItems).
+func (p *listPage) materialize() (runtime.Object, error) {
+	full := p.list.DeepCopyObject()
+	if err := setListItems(full, p.items); err != nil {
+		return nil, err
+	}
+	return full, nil
+}
+
+// itemsOpen is where a list's JSON frame opens its items. The key can only
+// match the list's own member: inside a JSON string every quote is
+// escaped, and no other top-level member is called items.
+var itemsOpen = []byte(`"items":[`)
+
+// encodeJSON writes the list frame as the serializer does, with an empty
+// items array, and splices the items in: each version's cached JSON
+// without its kind and apiVersion, joined by commas.
+func (p *listPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
+	frame, err := encode(info, p.list)
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.Index(frame, itemsOpen)
+	if i < 0 {
+		return nil, fmt.Errorf("encode %T: no items array in %.100q", p.list, frame)
+	}
+	head, tail := frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):]
+	bodies := make([][]byte, len(p.items))
+	size := len(frame)
+	for k, obj := range p.items {
+		b, err := cachedJSON(info, p.encs[k], obj)
+		if err != nil {
+			return nil, err
+		}
+		if bodies[k], err = withoutTypeMeta(b); err != nil {
+			return nil, fmt.Errorf("encode list item %T: %w", obj, err)
+		}
+		size += len(bodies[k]) + 2 // "{" and ","
+	}
+	out := make([]byte, 0, size)
+	out = append(out, head...)
+	for k, b := range bodies {
+		if k > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '{')
+		out = append(out, b...)
+	}
+	return append(out, tail...), nil
+}
+
+// cachedJSON is obj's JSON encoding (kind and apiVersion included, no
+// trailing newline), from its version's cache.
+func cachedJSON(info runtime.SerializerInfo, enc *store.Encodings, obj runtime.Object) ([]byte, error) {
+	return enc.Get(slotJSON, func() ([]byte, error) {
+		b, err := encode(info, obj)
+		return bytes.TrimSuffix(b, []byte("\n")), err
+	})
+}
+
+// withoutTypeMeta returns a built-in object's JSON after its opening brace
+// and its kind and apiVersion members: what a list item is, because a typed
+// list's items carry no kind or apiVersion (setListItems). encoding/json
+// writes the two first, in this order: TypeMeta is the first, inline field
+// of every built-in type.
+func withoutTypeMeta(b []byte) ([]byte, error) {
+	if len(b) < 2 || b[0] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	rest := b[1:]
+	for _, key := range [][]byte{[]byte(`"kind":`), []byte(`"apiVersion":`)} {
+		if !bytes.HasPrefix(rest, key) {
+			continue
+		}
+		n := jsonStringLen(rest[len(key):])
+		if n < 0 {
+			return nil, fmt.Errorf("bad %s member", key)
+		}
+		rest = rest[len(key)+n:]
+		rest = bytes.TrimPrefix(rest, []byte(","))
+	}
+	return rest, nil
+}
+
+// jsonStringLen is the length of the JSON string b starts with, quotes
+// included, or -1 if b does not start with a whole string.
+func jsonStringLen(b []byte) int {
+	if len(b) == 0 || b[0] != '"' {
+		return -1
+	}
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}

@@ -1,0 +1,110 @@
+package store
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// TestEncodingsFollowVersions checks which reads share an encoding cache:
+// a version's LIST entry and its write's event share one, the next
+// version and a delete's copy get their own, and compaction keeps the
+// cache of a version still readable.
+func TestEncodingsFollowVersions(t *testing.T) {
+	s := New(Options{})
+	if _, err := s.Create("cm", "a", newConfigMap("ns", "a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	l1 := mustList(t, s, 0)
+	evs, _, err := s.Changes("cm", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l1.Encodings[0] == nil || l1.Encodings[0] != evs[0].Encodings {
+		t.Fatalf("list and ADDED event caches = %p, %p; want the same, non-nil", l1.Encodings[0], evs[0].Encodings)
+	}
+	if _, err := s.Update("cm", "a", newConfigMap("ns", "a", 1), 0); err != nil {
+		t.Fatal(err)
+	}
+	l2 := mustList(t, s, 0)
+	if l2.Encodings[0] == l1.Encodings[0] {
+		t.Fatal("an update kept the previous version's cache")
+	}
+	if again := mustList(t, s, l1.RV); again.Encodings[0] != l1.Encodings[0] {
+		t.Fatal("a read at the old RV lost the old version's cache")
+	}
+	if _, err := s.Delete("cm", "a", 0); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err = s.Changes("cm", l2.RV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs[0].Type != watch.Deleted || evs[0].Encodings == nil || evs[0].Encodings == l2.Encodings[0] {
+		t.Fatalf("DELETED event cache = %p (live version's %p); want its own", evs[0].Encodings, l2.Encodings[0])
+	}
+	if err := s.Compact(l2.RV); err != nil {
+		t.Fatal(err)
+	}
+	if again := mustList(t, s, l2.RV); again.Encodings[0] != l2.Encodings[0] {
+		t.Fatal("compaction to a version's RV dropped its cache")
+	}
+}
+
+// mustList lists every key of "cm" at rv.
+func mustList(t *testing.T, s *Store, rv int64) ListResult {
+	t.Helper()
+	l, err := s.List("cm", ListOptions{RV: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestEncodingsGet checks the memo: one encode per slot, slots apart,
+// errors not cached, concurrent callers agreeing, and nil caching nothing.
+func TestEncodingsGet(t *testing.T) {
+	var e Encodings
+	calls := 0
+	enc := func(b string) func() ([]byte, error) {
+		return func() ([]byte, error) { calls++; return []byte(b), nil }
+	}
+	for range 2 {
+		if got, _ := e.Get(0, enc("json")); string(got) != "json" {
+			t.Fatalf("slot 0 = %q", got)
+		}
+	}
+	if got, _ := e.Get(1, enc("proto")); string(got) != "proto" || calls != 2 {
+		t.Fatalf("slot 1 = %q after %d encodes; want proto after 2", got, calls)
+	}
+	boom := errors.New("boom")
+	var f Encodings
+	if _, err := f.Get(0, func() ([]byte, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if got, _ := f.Get(0, enc("later")); string(got) != "later" {
+		t.Fatalf("after an error, slot 0 = %q; want a fresh encode", got)
+	}
+	var g Encodings
+	var wg sync.WaitGroup
+	results := make([][]byte, 8)
+	for i := range results {
+		wg.Go(func() { results[i], _ = g.Get(0, func() ([]byte, error) { return []byte{byte(i)}, nil }) })
+	}
+	wg.Wait()
+	for _, r := range results {
+		if string(r) != string(results[0]) {
+			t.Fatalf("concurrent callers got %v, want one winner", results)
+		}
+	}
+	var nilEnc *Encodings
+	calls = 0
+	nilEnc.Get(0, enc("x"))
+	nilEnc.Get(0, enc("x"))
+	if calls != 2 {
+		t.Fatalf("nil cache encoded %d times, want 2 (no caching)", calls)
+	}
+}
+
