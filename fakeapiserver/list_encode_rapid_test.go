@@ -188,4 +188,3 @@ func TestListPageEncodingMatchesCodec(t *testing.T) {
 		})
 	})
 }
-

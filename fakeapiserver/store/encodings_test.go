@@ -107,4 +107,3 @@ func TestEncodingsGet(t *testing.T) {
 		t.Fatalf("nil cache encoded %d times, want 2 (no caching)", calls)
 	}
 }
-
