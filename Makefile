@@ -27,7 +27,8 @@ test:
 demo:
 	$(GO) run ./cmd/lw-sim demo
 
-## bench: every benchmark, no tests (numbers, not pass/fail)
+## bench: every benchmark, no tests (numbers, not pass/fail); issue 14's
+## LIST, create, fan-out and memory workloads are internal/bench's
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
@@ -71,3 +72,14 @@ build:
 
 # conformance and conformance-real (the suite against a real kube-apiserver).
 include conformance.mk
+
+# BENCH_FLAGS are extra flags for lw-sim bench in `make bench-real`, e.g.
+# BENCH_FLAGS='--pods 2000 --watchers 500'.
+BENCH_FLAGS ?=
+
+.PHONY: bench-real
+## bench-real: start the real kube-apiserver (tools/realapiserver, built on
+## first use like conformance-real) and run `lw-sim bench --against` it: the
+## fake and the real server on the same workloads, side by side
+bench-real: $(REALAPISERVER_BIN)
+	BENCH_FLAGS="$(BENCH_FLAGS)" sh $(REALAPISERVER_DIR)/bench-real.sh

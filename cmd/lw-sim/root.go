@@ -39,6 +39,7 @@ Watch questions as scenarios on a virtual clock (lw-sim run, lw-sim explain).`,
 		newDemoCommand(),
 		newRunCommand(),
 		newExplainCommand(),
+		newBenchCommand(),
 		newVersionCommand(),
 	)
 	// The root runs only to refuse, so its usage shows "lw-sim [command]"

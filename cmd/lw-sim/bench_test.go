@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestBenchPrintsTable runs "lw-sim bench" small against the fake alone
+// and checks the table it prints.
+func TestBenchPrintsTable(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "--pods", "30", "--page-size", "7", "--watchers", "3", "--writes", "4", "--rounds", "1", "--workers", "2"}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run(%q) = %v; stderr:\n%s", args, err, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"workload", "fake", "create pod (creates/s)", "paged LIST raw protobuf (MB/s)", "watch fan-out 3×4 (events/s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ratio") {
+		t.Errorf("a one-target table has a ratio column:\n%s", out)
+	}
+}
+
+// TestBenchAgainstBadKubeconfig fails cleanly, fake closed, for a missing
+// kubeconfig.
+func TestBenchAgainstBadKubeconfig(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"bench", "--against", t.TempDir() + "/missing"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "kubeconfig") {
+		t.Fatalf("err = %v, want a kubeconfig error", err)
+	}
+}
