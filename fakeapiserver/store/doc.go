@@ -28,6 +28,17 @@
 // state carrying the delete's RV, because the last state itself is still what
 // reads at older RVs return.
 //
+// # Encoding caches
+//
+// Every version (and every DELETED event's copy) comes with an [Encodings],
+// a per-version memo of its wire encodings, handed out beside the object
+// in [ListResult.Encodings] and [Event.Encodings]: a version's entry in a
+// read and its write's event share one. The caller fills it lazily, once
+// per format, so a LIST page or a watch event is a copy of cached bytes
+// rather than an encode. It lives and dies with the version: compaction
+// frees it with the last snapshot and event that hold the version, so its
+// memory is bounded by what the store retains.
+//
 // # Data structure
 //
 // Each resource keeps an RV-ordered slice of snapshots (rv, root), one per
