@@ -10,15 +10,7 @@ import (
 // TestCompareOnFake runs every workload, small, against a fake and checks
 // the table: each row has a positive value, and the pagers saw every page.
 func TestCompareOnFake(t *testing.T) {
-	f, err := StartFake()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := f.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	}()
+	f := startFake(t)
 	opts := Options{Pods: 45, PageSize: 10, Workers: 3, Watchers: 4, Writes: 7, Rounds: 1}
 	res, err := Compare(t.Context(), []Target{f.Target, f.Target}, "cmp", opts)
 	if err == nil {
@@ -57,15 +49,7 @@ func TestCompareOnFake(t *testing.T) {
 // TestRawPagerSeesEveryPage checks that the continue token is read out of
 // raw JSON and protobuf bodies: 45 pods in pages of 10 are 5 pages.
 func TestRawPagerSeesEveryPage(t *testing.T) {
-	f, err := StartFake()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := f.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	}()
+	f := startFake(t)
 	c, err := newClients(f.Target)
 	if err != nil {
 		t.Fatal(err)
@@ -85,4 +69,19 @@ func TestRawPagerSeesEveryPage(t *testing.T) {
 			t.Errorf("%s: %d pages, want 5", mt, st.Pages)
 		}
 	}
+}
+
+// startFake starts a fake that the test's cleanup closes.
+func startFake(t *testing.T) *Fake {
+	t.Helper()
+	f, err := StartFake()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return f
 }

@@ -80,13 +80,7 @@ func getPage(ctx context.Context, c *clients, ns, mt string, limit int, cont str
 	if cont != "" {
 		q.Set("continue", cont)
 	}
-	u := c.host + "/api/v1/namespaces/" + ns + "/pods?" + q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("list pods: %w", err)
-	}
-	req.Header.Set("Accept", mt)
-	resp, err := c.http.Do(req)
+	resp, err := c.get(ctx, "/api/v1/namespaces/"+ns+"/pods?"+q.Encode(), mt)
 	if err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -44,6 +45,16 @@ func newClients(t Target) (*clients, error) {
 		return nil, fmt.Errorf("%s: clientset: %w", t.Name, err)
 	}
 	return &clients{http: hc, cs: cs, host: t.Config.Host}, nil
+}
+
+// get sends GET path (with its query) accepting mediaType.
+func (c *clients) get(ctx context.Context, path, mediaType string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.host+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", mediaType)
+	return c.http.Do(req)
 }
 
 // FromKubeconfig is the target named name that the kubeconfig file at path

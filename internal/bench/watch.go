@@ -74,13 +74,7 @@ func configMapsRV(ctx context.Context, c *clients, ns string) (string, error) {
 // openWatch starts a JSON watch of ns's configmaps from rv; it returns
 // once the server has sent the response headers.
 func openWatch(ctx context.Context, c *clients, ns, rv string) (*http.Response, error) {
-	u := c.host + "/api/v1/namespaces/" + ns + "/configmaps?watch=true&resourceVersion=" + rv
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("watch configmaps: %w", err)
-	}
-	req.Header.Set("Accept", jsonType)
-	resp, err := c.http.Do(req)
+	resp, err := c.get(ctx, "/api/v1/namespaces/"+ns+"/configmaps?watch=true&resourceVersion="+rv, jsonType)
 	if err != nil {
 		return nil, fmt.Errorf("watch configmaps: %w", err)
 	}
