@@ -23,28 +23,44 @@ type Row struct {
 	HigherIsBetter bool
 }
 
-// Compare runs every workload on each target in turn, in a namespace named
-// ns on each.
+// Compare runs every workload on each target, in a namespace named ns on
+// each, stage by stage: each stage on every target before the next.
 func Compare(ctx context.Context, targets []Target, ns string, opts Options) (Result, error) {
+	opts = opts.withDefaults()
 	res := Result{}
-	index := map[string]int{}
-	for ti, t := range targets {
+	cs := make([]*clients, len(targets))
+	for i, t := range targets {
 		res.Targets = append(res.Targets, t.Name)
-		ms, err := Run(ctx, t, ns, opts)
+		c, err := newClients(t)
 		if err != nil {
 			return res, err
 		}
-		for _, m := range ms {
-			i, ok := index[m.Workload]
-			if !ok {
-				i = len(res.Rows)
-				index[m.Workload] = i
-				res.Rows = append(res.Rows, Row{Workload: m.Workload, Values: make([]float64, len(targets)), HigherIsBetter: m.HigherIsBetter})
+		cs[i] = c
+	}
+	index := map[string]int{}
+	for _, st := range stages {
+		for ti, t := range targets {
+			ms, err := st(ctx, cs[ti], ns, opts)
+			if err != nil {
+				return res, fmt.Errorf("%s: %w", t.Name, err)
 			}
-			res.Rows[i].Values[ti] = m.Value
+			res.add(index, ti, len(targets), ms)
 		}
 	}
 	return res, nil
+}
+
+// add records target ti's measurements, a row per workload.
+func (res *Result) add(index map[string]int, ti, targets int, ms []Measurement) {
+	for _, m := range ms {
+		i, ok := index[m.Workload]
+		if !ok {
+			i = len(res.Rows)
+			index[m.Workload] = i
+			res.Rows = append(res.Rows, Row{Workload: m.Workload, Values: make([]float64, targets), HigherIsBetter: m.HigherIsBetter})
+		}
+		res.Rows[i].Values[ti] = m.Value
+	}
 }
 
 // Print writes res as an aligned table: workload, one column per target,
