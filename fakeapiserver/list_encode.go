@@ -144,6 +144,10 @@ func cachedJSON(info runtime.SerializerInfo, enc *store.Encodings, obj runtime.O
 	})
 }
 
+// typeMetaKeys are TypeMeta's JSON member keys, in the order
+// encoding/json writes them.
+var typeMetaKeys = [][]byte{[]byte(`"kind":`), []byte(`"apiVersion":`)}
+
 // withoutTypeMeta returns a built-in object's JSON after its opening brace
 // and its kind and apiVersion members: what a list item is, because a typed
 // list's items carry no kind or apiVersion (setListItems). encoding/json
@@ -154,7 +158,7 @@ func withoutTypeMeta(b []byte) ([]byte, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	rest := b[1:]
-	for _, key := range [][]byte{[]byte(`"kind":`), []byte(`"apiVersion":`)} {
+	for _, key := range typeMetaKeys {
 		if !bytes.HasPrefix(rest, key) {
 			continue
 		}
