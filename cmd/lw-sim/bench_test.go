@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,27 @@ func TestBenchAgainstBadKubeconfig(t *testing.T) {
 	err := run(t.Context(), []string{"bench", "--against", t.TempDir() + "/missing"}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "kubeconfig") {
 		t.Fatalf("err = %v, want a kubeconfig error", err)
+	}
+}
+
+// TestBenchOutputJSON prints the measurements as data with -o json.
+func TestBenchOutputJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "--pods", "12", "--page-size", "5", "--watchers", "2", "--writes", "2", "--rounds", "1", "--workers", "2", "-o", "json"}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run(%q) = %v; stderr:\n%s", args, err, stderr.String())
+	}
+	var got struct {
+		Targets []string `json:"targets"`
+		Rows    []struct {
+			Workload string    `json:"workload"`
+			Values   []float64 `json:"values"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("-o json output does not parse: %v\n%s", err, stdout.String())
+	}
+	if len(got.Targets) != 1 || got.Targets[0] != "fake" || len(got.Rows) == 0 || got.Rows[0].Workload != "create pod (creates/s)" {
+		t.Errorf("-o json = %+v, want the fake's rows, creates first", got)
 	}
 }

@@ -11,16 +11,16 @@ import (
 // Result is the measurements of every target of a [Compare], by workload.
 type Result struct {
 	// Targets names the columns, in order.
-	Targets []string
+	Targets []string `json:"targets"`
 	// Rows are the workloads in the order they ran.
-	Rows []Row
+	Rows []Row `json:"rows"`
 }
 
-// Row is one workload's values, one per target ("" when a target lacks it).
+// Row is one workload's values, one per target (0 when a target lacks it).
 type Row struct {
-	Workload       string
-	Values         []float64
-	HigherIsBetter bool
+	Workload       string    `json:"workload"`
+	Values         []float64 `json:"values"`
+	HigherIsBetter bool      `json:"higherIsBetter"`
 }
 
 // Compare runs every workload on each target, in a namespace named ns on
