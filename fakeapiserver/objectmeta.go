@@ -5,13 +5,14 @@ import (
 	"reflect"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 )
 
 // fillCreateMeta sets what the server owns on a new object
@@ -32,13 +33,7 @@ func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	if res.hasStatus {
 		resetStatus(res, obj)
 	}
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		admitPodCreate(o)
-		o.Status.QOSClass = podQOSClass(o)
-	case *corev1.Namespace:
-		prepareNamespaceForCreate(o)
-	}
+	defaults.PrepareForCreate(obj)
 }
 
 // resetStatus gives a new object the status its strategy's

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 )
@@ -52,7 +53,7 @@ type Resource struct {
 	// about to store, as the kind's registry strategy does; errors become
 	// the 422 Invalid Status. Nil means the generic metadata checks (a
 	// DNS-subdomain name); built-in kinds get their entry in
-	// builtinValidators.
+	// internal/validation.
 	Validate ValidateFunc
 	// Scale serves the scale subresource (autoscaling/v1 Scale) from the
 	// paths it names; nil means none. See [ScaleSubresource].
@@ -399,8 +400,8 @@ func defaultResource(gvk schema.GroupVersionKind) Resource {
 		TracksGeneration:     generationKinds[gk],
 		ReturnsDeletedObject: gk == schema.GroupKind{Kind: "Pod"},
 		FieldLabels:          fieldlabels.Builtin(gk),
-		Default:              builtinDefaulters[gk],
-		Validate:             validatorFor(gk),
+		Default:              defaults.For(gk),
+		Validate:             builtinValidator(gk),
 		Scale:                builtinScales[gk],
 	}
 }

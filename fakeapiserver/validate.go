@@ -5,6 +5,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // ValidateFunc checks an object a write is about to store, as a kind's
@@ -16,36 +18,11 @@ import (
 // 422 Invalid Status naming the Kind and the object's name.
 type ValidateFunc func(obj, old runtime.Object) field.ErrorList
 
-// builtinValidators are the strategies' validations of the built-in kinds,
-// per GroupKind, as kube-apiserver v1.37 applies them (kubernetes
-// pkg/apis/core/validation and pkg/apis/apps/validation), reduced to the
-// checks tests hit most. A kind not listed gets [validateGenericObject]:
-// object metadata with a DNS-subdomain name.
-var builtinValidators = map[schema.GroupKind]ValidateFunc{
-	{Kind: "Namespace"}:                                              validateNamespace,
-	{Kind: "ConfigMap"}:                                              validateConfigMap,
-	{Kind: "Secret"}:                                                 validateSecret,
-	{Kind: "Service"}:                                                validateService,
-	{Kind: "Pod"}:                                                    validatePod,
-	{Kind: "ReplicationController"}:                                  validateReplicationController,
-	{Group: "apps", Kind: "Deployment"}:                              validateDeployment,
-	{Group: "apps", Kind: "ReplicaSet"}:                              validateReplicaSet,
-	{Group: "apps", Kind: "StatefulSet"}:                             validateStatefulSet,
-	{Group: "apps", Kind: "DaemonSet"}:                               validateDaemonSet,
-	{Group: "batch", Kind: "Job"}:                                    validateJob,
-	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: validateRBACObject,
-}
-
-// validatorFor returns the validation of a kind: its entry in
-// builtinValidators, else the generic metadata checks.
-func validatorFor(gk schema.GroupKind) ValidateFunc {
-	if v, ok := builtinValidators[gk]; ok {
-		return v
-	}
-	return validateGenericObject
+// builtinValidator returns the validation of a built-in kind (its entry
+// in internal/validation, else the generic metadata checks) as the
+// [Resource].Validate it gets by default.
+func builtinValidator(gk schema.GroupKind) ValidateFunc {
+	return ValidateFunc(validation.For(gk))
 }
 
 // validateWrite runs the resource's validation on a create (old nil) or an
@@ -55,7 +32,7 @@ func validatorFor(gk schema.GroupKind) ValidateFunc {
 func validateWrite(res *resourceInfo, obj, old runtime.Object) error {
 	validate := res.Validate
 	if validate == nil {
-		validate = validateGenericObject
+		validate = validation.Generic
 	}
 	return invalidIfAny(res, obj, validate(obj, old))
 }
@@ -64,7 +41,7 @@ func validateWrite(res *resourceInfo, obj, old runtime.Object) error {
 // subresource: the status strategies check the metadata update (and status
 // details lw-sim does not reproduce).
 func validateStatusWrite(res *resourceInfo, obj, old runtime.Object) error {
-	return invalidIfAny(res, obj, validateMetaUpdate(obj, old))
+	return invalidIfAny(res, obj, validation.MetaUpdate(obj, old))
 }
 
 // invalidIfAny turns a non-empty error list into the 422 Invalid Status.

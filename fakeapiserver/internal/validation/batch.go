@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	"fmt"
@@ -19,9 +19,9 @@ import (
 func validateJob(obj, old runtime.Object) field.ErrorList {
 	job, ok := obj.(*batchv1.Job)
 	if !ok {
-		return validateGenericObject(obj, old)
+		return Generic(obj, old)
 	}
-	errs := validateGenericObject(obj, old)
+	errs := Generic(obj, old)
 	specPath := field.NewPath("spec")
 	for _, c := range []struct {
 		name  string

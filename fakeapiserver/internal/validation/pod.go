@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/diff"
-	"k8s.io/apimachinery/pkg/util/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -34,7 +34,7 @@ var updatablePodSpecFields = []string{
 func validatePod(obj, old runtime.Object) field.ErrorList {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
-		return validateGenericObject(obj, old)
+		return Generic(obj, old)
 	}
 	specPath := field.NewPath("spec")
 	if old == nil {
@@ -47,9 +47,9 @@ func validatePod(obj, old runtime.Object) field.ErrorList {
 	}
 	oldPod, ok := old.(*corev1.Pod)
 	if !ok {
-		return validateMetaUpdate(obj, old)
+		return MetaUpdate(obj, old)
 	}
-	errs := validateMetaUpdate(pod, oldPod)
+	errs := MetaUpdate(pod, oldPod)
 	errs = append(errs, validateMetaCreate(pod, apimachineryvalidation.NameIsDNSSubdomain)...)
 	errs = append(errs, validatePodSpec(&pod.Spec, specPath)...)
 	return append(errs, validatePodSpecUpdate(&pod.Spec, &oldPod.Spec, specPath)...)
@@ -161,7 +161,7 @@ func validateContainerPorts(ports []corev1.ContainerPort, path *field.Path) fiel
 	for i, port := range ports {
 		p := path.Index(i)
 		if port.Name != "" {
-			if msgs := validation.IsValidPortName(port.Name); len(msgs) != 0 {
+			if msgs := utilvalidation.IsValidPortName(port.Name); len(msgs) != 0 {
 				for _, msg := range msgs {
 					errs = append(errs, field.Invalid(p.Child("name"), port.Name, msg))
 				}
@@ -174,12 +174,12 @@ func validateContainerPorts(ports []corev1.ContainerPort, path *field.Path) fiel
 		if port.ContainerPort == 0 {
 			errs = append(errs, field.Required(p.Child("containerPort"), ""))
 		} else {
-			for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
+			for _, msg := range utilvalidation.IsValidPortNum(int(port.ContainerPort)) {
 				errs = append(errs, field.Invalid(p.Child("containerPort"), port.ContainerPort, msg))
 			}
 		}
 		if port.HostPort != 0 {
-			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
+			for _, msg := range utilvalidation.IsValidPortNum(int(port.HostPort)) {
 				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
 			}
 		}
@@ -195,7 +195,7 @@ var supportedPortProtocols = []string{string(corev1.ProtocolSCTP), string(corev1
 // validateDNS1123Label is core validation's ValidateDNS1123Label.
 func validateDNS1123Label(value string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range validation.IsDNS1123Label(value) {
+	for _, msg := range utilvalidation.IsDNS1123Label(value) {
 		errs = append(errs, field.Invalid(path, value, msg))
 	}
 	return errs

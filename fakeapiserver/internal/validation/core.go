@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -24,7 +24,7 @@ const immutableWhenSet = "field is immutable when `immutable` is set"
 // name is a DNS label (63 characters at most, no dots).
 func validateNamespace(obj, old runtime.Object) field.ErrorList {
 	if old != nil {
-		return validateMetaUpdate(obj, old)
+		return MetaUpdate(obj, old)
 	}
 	errs := validateMetaCreate(obj, apimachineryvalidation.ValidateNamespaceName)
 	if ns, ok := obj.(*corev1.Namespace); ok {
@@ -41,11 +41,11 @@ func validateNamespace(obj, old runtime.Object) field.ErrorList {
 func validateConfigMap(obj, old runtime.Object) field.ErrorList {
 	cm, ok := obj.(*corev1.ConfigMap)
 	if !ok {
-		return validateGenericObject(obj, old)
+		return Generic(obj, old)
 	}
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.ConfigMap); ok {
-		errs = validateMetaUpdate(cm, o)
+		errs = MetaUpdate(cm, o)
 		if o.Immutable != nil && *o.Immutable {
 			if cm.Immutable == nil || !*cm.Immutable {
 				errs = append(errs, field.Forbidden(field.NewPath("immutable"), immutableWhenSet))
@@ -61,7 +61,7 @@ func validateConfigMap(obj, old runtime.Object) field.ErrorList {
 	errs = append(errs, validateMetaCreate(cm, apimachineryvalidation.NameIsDNSSubdomain)...)
 	total := 0
 	for key, value := range cm.Data {
-		for _, msg := range validation.IsConfigMapKey(key) {
+		for _, msg := range utilvalidation.IsConfigMapKey(key) {
 			errs = append(errs, field.Invalid(field.NewPath("data").Key(key), key, msg))
 		}
 		if _, dup := cm.BinaryData[key]; dup {
@@ -70,7 +70,7 @@ func validateConfigMap(obj, old runtime.Object) field.ErrorList {
 		total += len(value)
 	}
 	for key, value := range cm.BinaryData {
-		for _, msg := range validation.IsConfigMapKey(key) {
+		for _, msg := range utilvalidation.IsConfigMapKey(key) {
 			errs = append(errs, field.Invalid(field.NewPath("binaryData").Key(key), key, msg))
 		}
 		total += len(value)
@@ -89,12 +89,12 @@ func validateConfigMap(obj, old runtime.Object) field.ErrorList {
 func validateSecret(obj, old runtime.Object) field.ErrorList {
 	s, ok := obj.(*corev1.Secret)
 	if !ok {
-		return validateGenericObject(obj, old)
+		return Generic(obj, old)
 	}
 	data := secretData(s)
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.Secret); ok {
-		errs = validateMetaUpdate(s, o)
+		errs = MetaUpdate(s, o)
 		if s.Type != o.Type {
 			errs = append(errs, field.Invalid(field.NewPath("type"), s.Type, "field is immutable"))
 		}
@@ -111,7 +111,7 @@ func validateSecret(obj, old runtime.Object) field.ErrorList {
 	dataPath := field.NewPath("data")
 	total := 0
 	for key, value := range data {
-		for _, msg := range validation.IsConfigMapKey(key) {
+		for _, msg := range utilvalidation.IsConfigMapKey(key) {
 			errs = append(errs, field.Invalid(dataPath.Key(key), key, msg))
 		}
 		total += len(value)
@@ -181,11 +181,11 @@ func validateSecretType(s *corev1.Secret, data map[string][]byte, dataPath *fiel
 func validateService(obj, old runtime.Object) field.ErrorList {
 	svc, ok := obj.(*corev1.Service)
 	if !ok {
-		return validateGenericObject(obj, old)
+		return Generic(obj, old)
 	}
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.Service); ok {
-		errs = validateMetaUpdate(svc, o)
+		errs = MetaUpdate(svc, o)
 		errs = append(errs, validateClusterIPUpdate(svc, o)...)
 	} else {
 		// RelaxedServiceNameValidation (on in v1.37, KEP-5311): a DNS
@@ -225,7 +225,7 @@ func validateServicePort(sp *corev1.ServicePort, requireName bool, names map[str
 		}
 		names[sp.Name] = true
 	}
-	for _, msg := range validation.IsValidPortNum(int(sp.Port)) {
+	for _, msg := range utilvalidation.IsValidPortNum(int(sp.Port)) {
 		errs = append(errs, field.Invalid(path.Child("port"), sp.Port, msg))
 	}
 	if sp.Protocol != "" {
@@ -237,11 +237,11 @@ func validateServicePort(sp *corev1.ServicePort, requireName bool, names map[str
 	}
 	switch {
 	case target.Type == intstr.Int:
-		for _, msg := range validation.IsValidPortNum(target.IntValue()) {
+		for _, msg := range utilvalidation.IsValidPortNum(target.IntValue()) {
 			errs = append(errs, field.Invalid(path.Child("targetPort"), target.IntValue(), msg))
 		}
 	case target.Type == intstr.String:
-		for _, msg := range validation.IsValidPortName(target.StrVal) {
+		for _, msg := range utilvalidation.IsValidPortName(target.StrVal) {
 			errs = append(errs, field.Invalid(path.Child("targetPort"), target.StrVal, msg))
 		}
 	}

@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	"strings"
@@ -14,11 +14,12 @@ import (
 // metadataPath is the field path of every object's metadata.
 var metadataPath = field.NewPath("metadata")
 
-// validateGenericObject is the validation of a kind without a specific
-// one: its metadata, with a DNS-subdomain name, as most registries check.
-func validateGenericObject(obj, old runtime.Object) field.ErrorList {
+// Generic is the validation of a kind without a specific one: its
+// metadata, with a DNS-subdomain name, as most registries check. It is a
+// [Func].
+func Generic(obj, old runtime.Object) field.ErrorList {
 	if old != nil {
-		return validateMetaUpdate(obj, old)
+		return MetaUpdate(obj, old)
 	}
 	return validateMetaCreate(obj, apimachineryvalidation.NameIsDNSSubdomain)
 }
@@ -31,18 +32,20 @@ func validateGenericObject(obj, old runtime.Object) field.ErrorList {
 // which the write path has already applied (a cluster-scoped object has
 // none).
 func validateMetaCreate(obj runtime.Object, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
-	m := mustAccessor(obj)
+	m := objectMeta(obj)
 	errs := apimachineryvalidation.ValidateObjectMetaAccessor(m, m.GetNamespace() != "", nameFn, metadataPath)
 	return append(errs, validateKubeFinalizerNames(m.GetFinalizers())...)
 }
 
-// validateMetaUpdate is kubernetes core validation's
-// ValidateObjectMetaUpdate: immutable name, namespace, uid and timestamps,
-// no new finalizers once deleting, labels and annotations, and the
-// standard-finalizer rule.
-func validateMetaUpdate(obj, old runtime.Object) field.ErrorList {
-	m := mustAccessor(obj)
-	errs := apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, mustAccessor(old), metadataPath)
+// MetaUpdate is kubernetes core validation's ValidateObjectMetaUpdate of
+// obj replacing old: immutable name, namespace, uid and timestamps, no new
+// finalizers once deleting, labels and annotations, and the
+// standard-finalizer rule. It is also the whole validation of a write
+// through the status subresource (the status strategies check the
+// metadata update and status details lw-sim does not reproduce).
+func MetaUpdate(obj, old runtime.Object) field.ErrorList {
+	m := objectMeta(obj)
+	errs := apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, objectMeta(old), metadataPath)
 	return append(errs, validateKubeFinalizerNames(m.GetFinalizers())...)
 }
 
@@ -71,7 +74,7 @@ func validateKubeFinalizerNames(finalizers []string) field.ErrorList {
 // valid; rbac validation ValidateRBACName ignores the prefix flag).
 func validateRBACObject(obj, old runtime.Object) field.ErrorList {
 	if old != nil {
-		return validateMetaUpdate(obj, old)
+		return MetaUpdate(obj, old)
 	}
 	return validateMetaCreate(obj, func(name string, _ bool) []string { return content.IsPathSegmentName(name) })
 }

@@ -1,4 +1,4 @@
-package fakeapiserver
+package validation
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 )
 
 // workload is what the apps validations need of a Deployment, ReplicaSet,
@@ -76,11 +78,11 @@ func validateDaemonSet(obj, old runtime.Object) field.ErrorList {
 func validateWorkload(obj, old runtime.Object, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
 	w, ok := workloadOf(obj)
 	if !ok {
-		return validateGenericObject(obj, old)
+		return Generic(obj, old)
 	}
 	var errs field.ErrorList
 	if old != nil {
-		errs = validateMetaUpdate(obj, old)
+		errs = MetaUpdate(obj, old)
 	} else {
 		errs = validateMetaCreate(obj, nameFn)
 	}
@@ -141,7 +143,7 @@ func validateWorkloadTemplate(w workload, path *field.Path) field.ErrorList {
 // template, which it returns.
 func validatePodTemplate(template *corev1.PodTemplateSpec, path *field.Path) (*corev1.PodTemplateSpec, field.ErrorList) {
 	t := template.DeepCopy()
-	defaultPodTemplate(t)
+	defaults.PodTemplate(t)
 	errs := metav1validation.ValidateLabels(t.Labels, path.Child("labels"))
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, path.Child("annotations"))...)
 	errs = append(errs, validatePodSpec(&t.Spec, path.Child("spec"))...)
@@ -149,17 +151,6 @@ func validatePodTemplate(template *corev1.PodTemplateSpec, path *field.Path) (*c
 		errs = append(errs, field.Forbidden(path.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
 	return t, errs
-}
-
-// defaultPodTemplate applies the pod-spec defaults a template gets from
-// kube-apiserver's decoder (SetDefaults_PodSpec, SetDefaults_Container).
-func defaultPodTemplate(t *corev1.PodTemplateSpec) {
-	defaultPodSpec(&t.Spec)
-	for _, cs := range [][]corev1.Container{t.Spec.InitContainers, t.Spec.Containers} {
-		for i := range cs {
-			defaultContainer(&cs[i], true)
-		}
-	}
 }
 
 // validateReplicationController is ValidateReplicationController /
@@ -170,9 +161,9 @@ func defaultPodTemplate(t *corev1.PodTemplateSpec) {
 func validateReplicationController(obj, old runtime.Object) field.ErrorList {
 	rc, ok := obj.(*corev1.ReplicationController)
 	if !ok {
-		return validateGenericObject(obj, old)
+		return Generic(obj, old)
 	}
-	errs := validateGenericObject(obj, old)
+	errs := Generic(obj, old)
 	specPath := field.NewPath("spec")
 	if rc.Spec.Replicas != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(*rc.Spec.Replicas), specPath.Child("replicas"))...)

@@ -1,0 +1,14 @@
+// Package defaults fills in what kube-apiserver v1.37 fills into a written
+// object of a built-in kind that the client left out, as pure functions
+// over the object:
+//
+//	defaults.go  the decoder's SetDefaults_* per kind ([For]; namespaces, CRDs)
+//	pod.go       pod and pod-template defaults ([Pod], [PodTemplate])
+//	create.go    on create only: strategies' PrepareForCreate and the default
+//	             admission plugins that mutate pods ([PrepareForCreate])
+//
+// Only the defaults that List and Watch users see (in objects, and through
+// field selectors) are ported; each function names the upstream code it
+// copies. What needs the server (uid, timestamps, generation, the status a
+// strategy resets) stays in fakeapiserver.
+package defaults

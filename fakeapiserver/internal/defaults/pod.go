@@ -1,0 +1,151 @@
+package defaults
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Pod applies the core/v1 defaults of a pod that clients see in
+// List and Watch results and match with field selectors, ported from
+// kubernetes pkg/apis/core/v1/defaults.go (SetDefaults_Pod,
+// SetDefaults_PodSpec, SetDefaults_Container, SetDefaults_Probe) and the
+// generated defaulters (container port protocol, fieldRef apiVersion).
+// Volume, service and host-network port defaults are not ported.
+func Pod(pod *corev1.Pod) {
+	spec := &pod.Spec
+	if spec.TerminationGracePeriodSeconds != nil && *spec.TerminationGracePeriodSeconds < 0 {
+		one := int64(1)
+		spec.TerminationGracePeriodSeconds = &one
+	}
+	if spec.EnableServiceLinks == nil {
+		v := corev1.DefaultEnableServiceLinks
+		spec.EnableServiceLinks = &v
+	}
+	defaultPodSpec(spec)
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			defaultContainer(&cs[i], true)
+		}
+	}
+	for i := range spec.EphemeralContainers {
+		defaultContainer((*corev1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon), false)
+	}
+}
+
+// PodTemplate applies the pod-spec defaults a workload's template gets
+// from kube-apiserver's decoder (SetDefaults_PodSpec, SetDefaults_Container).
+func PodTemplate(t *corev1.PodTemplateSpec) {
+	defaultPodSpec(&t.Spec)
+	for _, cs := range [][]corev1.Container{t.Spec.InitContainers, t.Spec.Containers} {
+		for i := range cs {
+			defaultContainer(&cs[i], true)
+		}
+	}
+}
+
+// defaultPodSpec is SetDefaults_PodSpec.
+func defaultPodSpec(spec *corev1.PodSpec) {
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName
+	if spec.DNSPolicy == "" {
+		spec.DNSPolicy = corev1.DNSClusterFirst
+	}
+	if spec.RestartPolicy == "" {
+		spec.RestartPolicy = corev1.RestartPolicyAlways
+	}
+	if spec.SecurityContext == nil {
+		spec.SecurityContext = &corev1.PodSecurityContext{}
+	}
+	if spec.TerminationGracePeriodSeconds == nil {
+		v := int64(corev1.DefaultTerminationGracePeriodSeconds)
+		spec.TerminationGracePeriodSeconds = &v
+	}
+	if spec.SchedulerName == "" {
+		spec.SchedulerName = corev1.DefaultSchedulerName
+	}
+}
+
+// defaultContainer is SetDefaults_Container plus the generated defaults of
+// its ports, probes and env; requestsFromLimits is SetDefaults_Pod's copy
+// of limits into missing requests (not for ephemeral containers).
+func defaultContainer(c *corev1.Container, requestsFromLimits bool) {
+	if c.ImagePullPolicy == "" {
+		c.ImagePullPolicy = corev1.PullIfNotPresent
+		if imageTag(c.Image) == "latest" {
+			c.ImagePullPolicy = corev1.PullAlways
+		}
+	}
+	if c.TerminationMessagePath == "" {
+		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
+	}
+	if c.TerminationMessagePolicy == "" {
+		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
+	}
+	if requestsFromLimits && c.Resources.Limits != nil {
+		if c.Resources.Requests == nil {
+			c.Resources.Requests = corev1.ResourceList{}
+		}
+		for k, v := range c.Resources.Limits {
+			if _, ok := c.Resources.Requests[k]; !ok {
+				c.Resources.Requests[k] = v.DeepCopy()
+			}
+		}
+	}
+	for i := range c.Ports {
+		if c.Ports[i].Protocol == "" {
+			c.Ports[i].Protocol = corev1.ProtocolTCP
+		}
+	}
+	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+		defaultProbe(p)
+	}
+	for i := range c.Env {
+		if ref := c.Env[i].ValueFrom; ref != nil && ref.FieldRef != nil && ref.FieldRef.APIVersion == "" {
+			ref.FieldRef.APIVersion = "v1"
+		}
+	}
+}
+
+// defaultProbe is SetDefaults_Probe plus the HTTP scheme default.
+func defaultProbe(p *corev1.Probe) {
+	if p == nil {
+		return
+	}
+	if p.TimeoutSeconds == 0 {
+		p.TimeoutSeconds = 1
+	}
+	if p.PeriodSeconds == 0 {
+		p.PeriodSeconds = 10
+	}
+	if p.SuccessThreshold == 0 {
+		p.SuccessThreshold = 1
+	}
+	if p.FailureThreshold == 0 {
+		p.FailureThreshold = 3
+	}
+	if h := p.HTTPGet; h != nil {
+		if h.Path == "" {
+			h.Path = "/"
+		}
+		if h.Scheme == "" {
+			h.Scheme = corev1.URISchemeHTTP
+		}
+	}
+}
+
+// imageTag returns the tag of an image reference as
+// parsers.ParseImageName sees it: "latest" when there is neither tag nor
+// digest, "" when there is only a digest.
+func imageTag(image string) string {
+	if strings.IndexByte(image, '@') >= 0 {
+		return ""
+	}
+	slash := strings.LastIndexByte(image, '/')
+	if colon := strings.LastIndexByte(image, ':'); colon > slash {
+		return image[colon+1:]
+	}
+	return "latest"
+}

@@ -1,0 +1,18 @@
+// Package validation is the per-kind validation of written objects, as the
+// registry strategies of kube-apiserver v1.37 apply it (Validate on create,
+// ValidateUpdate on update; kubernetes pkg/apis/core/validation,
+// pkg/apis/apps/validation, pkg/apis/batch/validation), reduced to the
+// checks tests hit most. Every function is pure: it reads the object (and
+// the stored one on update) and returns field errors, which fakeapiserver
+// turns into the 422 Invalid Status naming the Kind and the object's name.
+//
+//	validation.go  [Func] and the table of built-in kinds ([For])
+//	meta.go        object metadata: [Generic], [MetaUpdate], finalizers, RBAC names
+//	core.go        Namespace, ConfigMap, Secret, Service
+//	pod.go         Pod and the pod spec every workload template shares
+//	apps.go        Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController
+//	batch.go       Job
+//
+// Messages and the order of the causes are kube-apiserver's, byte for byte:
+// a client sees them in the Status details.
+package validation
