@@ -3,6 +3,7 @@ package watchcheck
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // Transport records every JSON watch response that goes through it, as a
@@ -19,7 +22,8 @@ import (
 // t.Wrap, and set rest.Config.ContentType (and AcceptContentTypes) to
 // "application/json", since only JSON streams are decoded. A frame cut in
 // half (a reset mid-event) is not an event and is not recorded, as a
-// client cannot decode it either.
+// client cannot decode it either; nor is anything after a frame that does
+// not decode, where the client's watch ends.
 type Transport struct {
 	// mu guards the fields below.
 	mu      sync.Mutex
@@ -27,10 +31,16 @@ type Transport struct {
 	skipped int
 }
 
+// recording is one watch response being recorded.
 type recording struct {
+	// mu guards the fields below.
 	mu     sync.Mutex
 	stream Stream
-	buf    []byte
+	// buf holds the bytes read since the last whole frame.
+	buf []byte
+	// broken is set once a frame did not decode: the client's watch ends
+	// there, and so does the recording.
+	broken bool
 }
 
 // Wrap returns rt with recording; its signature fits
@@ -134,8 +144,8 @@ func streamOf(req *http.Request) (Stream, bool) {
 	return s, true
 }
 
-// teeBody records each complete frame (a JSON object ending in a
-// newline) as it is read.
+// teeBody records the frames of a watch response as the client reads
+// them.
 type teeBody struct {
 	io.ReadCloser
 	r *recording
@@ -149,51 +159,86 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// add takes bytes the client has just read and records the frames they
+// complete. kube-apiserver ends every JSON frame with a newline, so only a
+// read that brings one can complete a frame; the bytes up to the last
+// newline then go through kubewire's frame reader, and what it has not
+// consumed (a frame still arriving) waits for the next read. A
+// FrameReader cannot simply sit on the body: the client, not the
+// recorder, pulls the bytes, and a reader that hits the end of what has
+// been read so far stops for good, so each batch gets a reader of its
+// own. A frame that does not decode ends the recording, as it ends the
+// client's watch (client-go's StreamWatcher stops at a decode error).
 func (r *recording) add(data []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.broken {
+		return
+	}
 	r.buf = append(r.buf, data...)
+	end := bytes.LastIndexByte(r.buf, '\n') + 1
+	if end == 0 {
+		return
+	}
+	consumed, err := r.record(r.buf[:end])
+	if err != nil {
+		r.broken, r.buf = true, nil
+		return
+	}
+	r.buf = append(r.buf[:0], r.buf[consumed:]...)
+}
+
+// record appends the events of the whole frames in b and returns how many
+// bytes they took: all of b but a frame cut short at its end. The error
+// is that of a frame that does not decode.
+func (r *recording) record(b []byte) (int, error) {
+	frames := kubewire.NewFrameReader(bytes.NewReader(b))
+	consumed := 0
 	for {
-		nl := bytes.IndexByte(r.buf, '\n')
-		if nl < 0 {
-			return
+		f, err := frames.Next()
+		switch {
+		case errors.Is(err, io.EOF):
+			// Only whitespace (the last newline) is left.
+			return len(b), nil
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return consumed, nil
+		case err != nil:
+			return consumed, err
 		}
-		frame := r.buf[:nl]
-		r.buf = r.buf[nl+1:]
-		if e, ok := decodeFrame(frame); ok {
+		consumed += f.Size
+		if e, ok := eventOf(f); ok {
 			r.stream.Events = append(r.stream.Events, e)
 		}
 	}
 }
 
-// frame is a JSON watch event as metav1.WatchEvent carries it.
-type frame struct {
-	Type   watch.EventType `json:"type"`
-	Object struct {
-		Code     int32 `json:"code"`
-		Metadata struct {
-			Name            string            `json:"name"`
-			Namespace       string            `json:"namespace"`
-			UID             string            `json:"uid"`
-			ResourceVersion string            `json:"resourceVersion"`
-			Labels          map[string]string `json:"labels"`
-			Annotations     map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	} `json:"object"`
+// frameObject is what an event needs of a frame's object: the Status code
+// of an ERROR, the metadata of the others.
+type frameObject struct {
+	Code     int32 `json:"code"`
+	Metadata struct {
+		Name            string            `json:"name"`
+		Namespace       string            `json:"namespace"`
+		UID             string            `json:"uid"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Labels          map[string]string `json:"labels"`
+		Annotations     map[string]string `json:"annotations"`
+	} `json:"metadata"`
 }
 
-func decodeFrame(b []byte) (Event, bool) {
-	if len(bytes.TrimSpace(b)) == 0 {
+// eventOf returns the event a frame carries; ok is false for an object
+// that does not decode or a resourceVersion that is not a number, which
+// the recording skips.
+func eventOf(f kubewire.Frame) (Event, bool) {
+	var o frameObject
+	if err := json.Unmarshal(f.Object, &o); err != nil {
 		return Event{}, false
 	}
-	var f frame
-	if err := json.Unmarshal(b, &f); err != nil {
-		return Event{}, false
+	typ := watch.EventType(f.Type)
+	if typ == watch.Error {
+		return Event{Type: typ, Code: o.Code}, true
 	}
-	if f.Type == watch.Error {
-		return Event{Type: f.Type, Code: f.Object.Code}, true
-	}
-	m := f.Object.Metadata
-	e, err := fromMeta(f.Type, m.Namespace, m.Name, m.UID, m.ResourceVersion, m.Labels, m.Annotations)
+	m := o.Metadata
+	e, err := fromMeta(typ, m.Namespace, m.Name, m.UID, m.ResourceVersion, m.Labels, m.Annotations)
 	return e, err == nil
 }

@@ -1,0 +1,171 @@
+package watchcheck_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/watchcheck"
+)
+
+// capturedStream is a JSON watch stream kube-apiserver v1.37 wrote: ADDED,
+// ADDED, MODIFIED, DELETED, BOOKMARK, ERROR, one frame per line.
+func capturedStream(t testing.TB) []byte {
+	t.Helper()
+	data, err := os.ReadFile("../internal/kubewire/testdata/watch-run1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// clientEvents is the oracle: each line decoded as client-go's dynamic
+// client does (an Unstructured object) and reduced by FromWatchEvent.
+func clientEvents(t testing.TB, stream []byte) []watchcheck.Event {
+	t.Helper()
+	var out []watchcheck.Event
+	for _, line := range strings.Split(strings.TrimSuffix(string(stream), "\n"), "\n") {
+		var f struct {
+			Type   watch.EventType
+			Object json.RawMessage
+		}
+		var u unstructured.Unstructured
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatal(err)
+		}
+		if err := u.UnmarshalJSON(f.Object); err != nil {
+			t.Fatal(err)
+		}
+		e, err := watchcheck.FromWatchEvent(watch.Event{Type: f.Type, Object: &u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// bodyTransport answers every request with a 200 JSON response whose body
+// is read in the given chunk sizes (the last one repeated).
+type bodyTransport struct {
+	body   []byte
+	chunks []int
+}
+
+func (b bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: http.StatusOK,
+		Header:     http.Header{"Content-Type": {"application/json"}},
+		Body:       io.NopCloser(&chunkedReader{data: b.body, chunks: b.chunks}),
+		Request:    req,
+	}, nil
+}
+
+// chunkedReader returns at most chunks[i] bytes on its i-th read.
+type chunkedReader struct {
+	data   []byte
+	chunks []int
+}
+
+func (r *chunkedReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := r.chunks[0]
+	if len(r.chunks) > 1 {
+		r.chunks = r.chunks[1:]
+	}
+	n = min(n, len(p), len(r.data))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// readWatch sends one watch request through a recording Transport in
+// front of rt, reads the whole body, and returns what was recorded.
+func readWatch(t *rapid.T, rt http.RoundTripper) []watchcheck.Event {
+	var rec watchcheck.Transport
+	req, err := http.NewRequest(http.MethodGet, "http://x/api/v1/namespaces/t1/configmaps?watch=true&resourceVersion=71", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := rec.Wrap(rt).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	streams := rec.Streams()
+	if len(streams) != 1 {
+		t.Fatalf("recorded %d streams (skipped %d), want 1", len(streams), rec.Skipped())
+	}
+	return streams[0].Events
+}
+
+// indented is stream with each frame spread over several lines, as a
+// JSON decoder (client-go's framer) still reads it.
+func indented(t testing.TB, stream []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	for _, line := range strings.SplitAfter(string(stream), "\n") {
+		if line == "" {
+			continue
+		}
+		if err := json.Indent(&out, []byte(line), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.Bytes()
+}
+
+// TestTransportRecordsWholeFramesAnyChunking: however the client's reads
+// split the stream, and whether or not frames span lines, the Transport
+// records exactly the events of the whole frames, as client-go decodes
+// them; a frame cut short at the end (a reset mid-event) is not recorded.
+func TestTransportRecordsWholeFramesAnyChunking(t *testing.T) {
+	stream := capturedStream(t)
+	want := clientEvents(t, stream)
+	multiline := indented(t, stream)
+	rapid.Check(t, func(t *rapid.T) {
+		chunks := rapid.SliceOfN(rapid.IntRange(1, 400), 1, 50).Draw(t, "chunks")
+		body := stream
+		if rapid.Bool().Draw(t, "multiline") {
+			body = multiline
+		}
+		if cut := rapid.IntRange(0, 200).Draw(t, "cut"); cut > 0 {
+			// The first frame again, cut before its end.
+			body = append(bytes.Clone(body), body[:cut]...)
+		}
+		got := readWatch(t, bodyTransport{body: body, chunks: chunks})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("recorded events (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestTransportStopsAtUndecodableFrame: a frame that is not JSON ends the
+// recording there, as it ends the client's watch; the frames before it
+// are recorded.
+func TestTransportStopsAtUndecodableFrame(t *testing.T) {
+	stream := capturedStream(t)
+	lines := strings.SplitAfter(string(stream), "\n")
+	body := []byte(lines[0] + lines[1] + "{\"type\":\"ADDED\",\"object\":{]}\n" + lines[2])
+	want := clientEvents(t, []byte(lines[0]+lines[1]))
+	rapid.Check(t, func(t *rapid.T) {
+		chunks := rapid.SliceOfN(rapid.IntRange(1, 2000), 1, 10).Draw(t, "chunks")
+		got := readWatch(t, bodyTransport{body: body, chunks: chunks})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("recorded events (-want +got):\n%s", diff)
+		}
+	})
+}
