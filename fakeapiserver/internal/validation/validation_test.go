@@ -1,0 +1,76 @@
+package validation
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// template is a pod template the workload validations default (on a copy)
+// before they check it.
+func template() corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx", Ports: []corev1.ContainerPort{{ContainerPort: 80}}}}},
+	}
+}
+
+// TestFuncsDoNotModify: every built-in validation leaves the object and
+// the stored one as they were, on create and on update, although several
+// default a copy of the pod template before checking it.
+func TestFuncsDoNotModify(t *testing.T) {
+	t.Parallel()
+	meta := metav1.ObjectMeta{Name: "a", Namespace: "ns", Finalizers: []string{"bad"}}
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
+	objects := map[schema.GroupKind]runtime.Object{
+		{Kind: "Pod"}:                        &corev1.Pod{ObjectMeta: meta, Spec: template().Spec},
+		{Kind: "ReplicationController"}:      &corev1.ReplicationController{ObjectMeta: meta, Spec: corev1.ReplicationControllerSpec{Template: new(template())}},
+		{Kind: "ConfigMap"}:                  &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}},
+		{Kind: "Secret"}:                     &corev1.Secret{ObjectMeta: meta, StringData: map[string]string{"k": "v"}, Type: corev1.SecretTypeTLS},
+		{Kind: "Service"}:                    &corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+		{Kind: "Namespace"}:                  &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns", Finalizers: []string{"bad"}}},
+		{Group: "apps", Kind: "Deployment"}:  &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{Selector: sel, Template: template()}},
+		{Group: "apps", Kind: "ReplicaSet"}:  &appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Selector: sel, Template: template()}},
+		{Group: "apps", Kind: "StatefulSet"}: &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Selector: sel, Template: template()}},
+		{Group: "apps", Kind: "DaemonSet"}:   &appsv1.DaemonSet{ObjectMeta: meta, Spec: appsv1.DaemonSetSpec{Selector: sel, Template: template()}},
+		{Group: "batch", Kind: "Job"}:        &batchv1.Job{ObjectMeta: meta, Spec: batchv1.JobSpec{Template: template()}},
+	}
+	for gk, obj := range objects {
+		if len(For(gk)(obj.DeepCopyObject(), nil)) == 0 {
+			t.Errorf("%v: no error for an object with an unqualified finalizer", gk)
+		}
+		old := obj.DeepCopyObject()
+		want, wantOld := obj.DeepCopyObject(), old.DeepCopyObject()
+		For(gk)(obj, nil)
+		For(gk)(obj, old)
+		if diff := cmp.Diff(want, obj); diff != "" {
+			t.Errorf("%v: validation changed the object (-before +after):\n%s", gk, diff)
+		}
+		if diff := cmp.Diff(wantOld, old); diff != "" {
+			t.Errorf("%v: validation changed the stored object (-before +after):\n%s", gk, diff)
+		}
+	}
+}
+
+// TestForUnlistedKindIsGeneric: a kind without a validation of its own
+// gets the metadata checks (a DNS-subdomain name), which a listed kind
+// with a stricter name rule does not share.
+func TestForUnlistedKindIsGeneric(t *testing.T) {
+	t.Parallel()
+	dotted := metav1.ObjectMeta{Name: "a.b"}
+	if errs := For(schema.GroupKind{Kind: "Endpoints"})(&corev1.Endpoints{ObjectMeta: dotted}, nil); len(errs) != 0 {
+		t.Errorf("Endpoints named a.b: %v, want no error", errs)
+	}
+	if errs := For(schema.GroupKind{Kind: "Endpoints"})(&corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "A"}}, nil); len(errs) != 1 {
+		t.Errorf("Endpoints named A: %v, want one error", errs)
+	}
+	if errs := For(schema.GroupKind{Kind: "Namespace"})(&corev1.Namespace{ObjectMeta: dotted}, nil); len(errs) != 1 {
+		t.Errorf("Namespace named a.b: %v, want one error (a DNS label)", errs)
+	}
+}
