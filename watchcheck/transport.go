@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -66,7 +65,8 @@ func (t *Transport) Streams() []Stream {
 }
 
 // Skipped counts the watch responses that could not be recorded (not
-// JSON, or a request whose parameters did not parse).
+// JSON, a watch of one object by its path, or a request whose parameters
+// did not parse).
 func (t *Transport) Skipped() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -80,10 +80,14 @@ type roundTripper struct {
 
 func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := rt.next.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusOK || !isWatch(req) {
+	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
-	s, ok := streamOf(req)
+	info, err := kubewire.NewRequestInfo(req)
+	if err != nil || info.Verb != "watch" {
+		return resp, nil
+	}
+	s, ok := streamOf(req, info)
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	rt.t.mu.Lock()
 	defer rt.t.mu.Unlock()
@@ -97,15 +101,18 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-func isWatch(req *http.Request) bool {
+// streamOf reads the parameters of a watch request, whose path info is
+// what kube-apiserver's RequestInfoFactory reads (kubewire); ok is false
+// for a watch of one object by its path, or parameters that do not parse.
+func streamOf(req *http.Request, info kubewire.RequestInfo) (Stream, bool) {
 	q := req.URL.Query()
-	return q.Get("watch") == "true" || q.Get("watch") == "1" || strings.Contains(req.URL.Path, "/watch/")
-}
-
-// streamOf reads a watch request's parameters.
-func streamOf(req *http.Request) (Stream, bool) {
-	q := req.URL.Query()
-	s := Stream{Name: req.URL.RequestURI()}
+	s := Stream{Name: req.URL.RequestURI(), Namespace: info.Namespace, Resource: info.Resource}
+	if info.Group != "" {
+		s.Resource += "." + info.Group
+	}
+	if len(info.Parts) != 1 {
+		return s, false
+	}
 	if v := q.Get("resourceVersion"); v != "" {
 		rv, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -123,23 +130,6 @@ func streamOf(req *http.Request) (Stream, bool) {
 			return s, false
 		}
 		s.Selector = sel
-	}
-	parts := strings.Split(strings.Trim(strings.Replace(req.URL.Path, "/watch/", "/", 1), "/"), "/")
-	for i := 0; i+1 < len(parts); i++ {
-		if parts[i] == "namespaces" && i+2 < len(parts) {
-			s.Namespace = parts[i+1]
-			parts = append(parts[:i], parts[i+2:]...)
-			break
-		}
-	}
-	// /api/v1/RES or /apis/GROUP/VERSION/RES.
-	switch {
-	case len(parts) == 3 && parts[0] == "api":
-		s.Resource = parts[2]
-	case len(parts) == 4 && parts[0] == "apis":
-		s.Resource = parts[3] + "." + parts[1]
-	default:
-		return s, false
 	}
 	return s, true
 }

@@ -169,3 +169,55 @@ func TestTransportStopsAtUndecodableFrame(t *testing.T) {
 		}
 	})
 }
+
+// TestTransportStreamParameters: a watch is told from other requests, and
+// its resource, namespace, start and selector read from the request, as
+// kube-apiserver reads them (a watch path verb, ?watch= with the
+// query-boolean rule); a watch of one object by its path is skipped.
+func TestTransportStreamParameters(t *testing.T) {
+	t.Parallel()
+	type stream struct {
+		Resource, Namespace string
+		StartRV             int64
+		InitialEvents       bool
+		Selector            string
+	}
+	for _, c := range []struct {
+		url     string
+		want    []stream
+		skipped int
+	}{
+		{url: "/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=5&labelSelector=app%3Dx",
+			want: []stream{{Resource: "configmaps", Namespace: "ns", StartRV: 5, Selector: "app=x"}}},
+		{url: "/apis/apps/v1/deployments?watch=True&resourceVersion=0",
+			want: []stream{{Resource: "deployments.apps", InitialEvents: true}}},
+		{url: "/api/v1/watch/namespaces/ns/pods?resourceVersion=7&sendInitialEvents=true",
+			want: []stream{{Resource: "pods", Namespace: "ns", StartRV: 7, InitialEvents: true}}},
+		{url: "/api/v1/namespaces?watch=1&resourceVersion=3",
+			want: []stream{{Resource: "namespaces", StartRV: 3}}},
+		{url: "/api/v1/namespaces/ns/configmaps?watch=false"},
+		{url: "/api/v1/namespaces/ns/configmaps/a?watch=true"},
+		{url: "/api/v1/watch/namespaces/ns/configmaps/a", skipped: 1},
+		{url: "/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=x", skipped: 1},
+	} {
+		var rec watchcheck.Transport
+		req, err := http.NewRequest(http.MethodGet, "http://x"+c.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rec.Wrap(bodyTransport{chunks: []int{1}}).RoundTrip(req); err != nil {
+			t.Fatal(err)
+		}
+		var got []stream
+		for _, s := range rec.Streams() {
+			g := stream{Resource: s.Resource, Namespace: s.Namespace, StartRV: s.StartRV, InitialEvents: s.InitialEvents}
+			if s.Selector != nil {
+				g.Selector = s.Selector.String()
+			}
+			got = append(got, g)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" || rec.Skipped() != c.skipped {
+			t.Errorf("%s: skipped %d, want %d; streams (-want +got):\n%s", c.url, rec.Skipped(), c.skipped, diff)
+		}
+	}
+}
