@@ -2,8 +2,11 @@ package fakeapiserver
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -51,6 +54,8 @@ func runChaosInformer(t *testing.T, watchList bool) {
 	})
 	cfg := *b.rest
 	cfg.UserAgent = chaosUserAgent
+	trail := &requestTrail{}
+	cfg.WrapTransport = trail.wrap
 	cs, err := kubernetes.NewForConfig(&cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +101,14 @@ func runChaosInformer(t *testing.T, watchList bool) {
 	}
 	if diff := cmp.Diff(stateOf(want), stateOf(got)); diff != "" {
 		t.Errorf("informer store mismatch with the server after random faults (-server +informer):\n%s", diff)
+		for _, r := range b.srv.Faults().Records() {
+			var uri string
+			if r.Request != nil {
+				uri = r.Request.URI
+			}
+			t.Logf("fault %s rv=%d %s %s: %s", r.Time.Format(time.TimeOnly), r.RV, r.Kind, uri, r.Detail)
+		}
+		t.Logf("the informer's last requests:\n%s", trail.last(40))
 	}
 	byKind := map[faults.Kind]int{}
 	for _, r := range b.srv.Faults().Records() {
@@ -105,4 +118,32 @@ func runChaosInformer(t *testing.T, watchList bool) {
 	if len(byKind) < 2 {
 		t.Errorf("faults injected = %v, want a mix", byKind)
 	}
+}
+
+// requestTrail records the informer's requests (virtual time, method, URI,
+// outcome), so a failing run shows what the informer did last.
+type requestTrail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (tr *requestTrail) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		outcome := "error " + fmt.Sprint(err)
+		if err == nil {
+			outcome = resp.Status
+		}
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		tr.lines = append(tr.lines, fmt.Sprintf("%s %s %s -> %s", time.Now().UTC().Format(time.TimeOnly), req.Method, req.URL.RequestURI(), outcome))
+		return resp, err
+	})
+}
+
+// last returns the last n lines.
+func (tr *requestTrail) last(n int) string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return strings.Join(tr.lines[max(0, len(tr.lines)-n):], "\n")
 }
