@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -100,24 +99,4 @@ func RunBearerScheme(ctx context.Context, t *testing.T, target Target) {
 	}
 	r := c.doWithHeader(ctx, t, request{Path: "/readyz"}, "Authorization", "Bearer wrong")
 	checkStatus(t, "wrong token on /readyz", r, wantStatus(http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized", nil))
-}
-
-// doWithHeader is do with one extra request header.
-func (c *client) doWithHeader(ctx context.Context, t testing.TB, r request, key, value string) response {
-	t.Helper()
-	req, err := c.newHTTPRequest(ctx, r)
-	if err != nil {
-		t.Fatalf("build %s %s: %v", r.Method, r.Path, err)
-	}
-	req.Header.Set(key, value)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: read body: %v", req.Method, req.URL, err)
-	}
-	return response{Code: resp.StatusCode, Header: resp.Header, Body: body}
 }

@@ -111,9 +111,18 @@ func (c *client) newHTTPRequest(ctx context.Context, r request) (*http.Request, 
 // do sends r and reads the whole answer. Transport errors fail the test.
 func (c *client) do(ctx context.Context, t testing.TB, r request) response {
 	t.Helper()
+	return c.doWithHeader(ctx, t, r, "", "")
+}
+
+// doWithHeader is do with one extra request header (none if key is "").
+func (c *client) doWithHeader(ctx context.Context, t testing.TB, r request, key, value string) response {
+	t.Helper()
 	req, err := c.newHTTPRequest(ctx, r)
 	if err != nil {
 		t.Fatalf("build %s %s: %v", r.Method, r.Path, err)
+	}
+	if key != "" {
+		req.Header.Set(key, value)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
