@@ -5,7 +5,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO  ?= go
 BIN ?= bin
 
-.PHONY: test demo bench build fuzz load html-check soak
+.PHONY: test demo bench build fuzz load html-check soak article
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 60s
@@ -26,6 +26,15 @@ test:
 ## resourceVersion, make changes and print what the watcher saw
 demo:
 	$(GO) run ./cmd/lw-sim demo
+
+## article: run one of the seed article's programs (PROG=list|watch|listwatch)
+## against a running `lw-sim serve --kubeconfig k8s_watch/kubeconfig-local.conf`;
+## they are kept as main.go.txt, byte for byte, and built through an overlay
+PROG ?= listwatch
+article:
+	@dir="$(CURDIR)/cmd/lw-sim/testdata/article/$(PROG)"; overlay=$$(mktemp); \
+	printf '{"Replace":{"%s/main.go":"%s/main.go.txt"}}' "$$dir" "$$dir" >"$$overlay"; \
+	$(GO) run -overlay "$$overlay" ./cmd/lw-sim/testdata/article/$(PROG); rc=$$?; rm -f "$$overlay"; exit $$rc
 
 ## bench: every benchmark, no tests (numbers, not pass/fail); issue 14's
 ## LIST, create, fan-out and memory workloads are internal/bench's

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -101,15 +102,33 @@ func startArticleServer(t *testing.T) (*fakeapiserver.Server, string) {
 	return srv, dir
 }
 
-// buildArticleProgram compiles one of testdata/article's programs.
+// buildArticleProgram compiles one of testdata/article's programs. Each is
+// kept as main.go.txt, byte for byte as the article prints it (gofmt would
+// reformat a .go file); a build overlay presents it to the go command as
+// main.go.
 func buildArticleProgram(t *testing.T, name string) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("go command not on PATH: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), name)
-	cmd := exec.CommandContext(t.Context(), goBin, "build", "-o", bin, "./testdata/article/"+name)
+	dir, err := filepath.Abs(filepath.Join("testdata", "article", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {
+		filepath.Join(dir, "main.go"): filepath.Join(dir, "main.go.txt"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	overlayFile := filepath.Join(tmp, "overlay.json")
+	if err := os.WriteFile(overlayFile, overlay, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(tmp, name)
+	cmd := exec.CommandContext(t.Context(), goBin, "build", "-overlay", overlayFile, "-o", bin, "./testdata/article/"+name)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build article %s: %v\n%s", name, err, out)
 	}
