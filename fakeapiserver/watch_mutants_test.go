@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -17,6 +16,8 @@ import (
 	"testing/synctest"
 
 	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/internal/rapidfail"
 )
 
 // Server mutants: each is a test-only broken server, a round tripper that
@@ -265,31 +266,6 @@ func (b *mutantBody) Close() error {
 	return nil
 }
 
-// failureTB is a rapid.TB that records a failure instead of failing the
-// test, so a test can require rapid to fail.
-type failureTB struct {
-	testing.TB
-	failed bool
-	msg    string
-}
-
-func (f *failureTB) Helper()                           {}
-func (f *failureTB) Errorf(format string, args ...any) { f.fail(fmt.Sprintf(format, args...)) }
-func (f *failureTB) Error(args ...any)                 { f.fail(fmt.Sprint(args...)) }
-func (f *failureTB) Fatalf(format string, args ...any) { f.fail(fmt.Sprintf(format, args...)) }
-func (f *failureTB) Fatal(args ...any)                 { f.fail(fmt.Sprint(args...)) }
-func (f *failureTB) Fail()                             { f.failed = true }
-func (f *failureTB) FailNow()                          { f.failed = true }
-func (f *failureTB) Failed() bool                      { return f.failed }
-func (f *failureTB) Logf(string, ...any)               {}
-func (f *failureTB) Log(...any)                        {}
-func (f *failureTB) fail(msg string) {
-	if !f.failed {
-		f.msg = msg
-	}
-	f.failed = true
-}
-
 var brokenGuarantee = regexp.MustCompile(`(\w+) broken by stream`)
 
 // killers names the properties in a failure message: the watchcheck
@@ -332,7 +308,7 @@ func TestWatchMutantsAreKilled(t *testing.T) {
 	for name, mutant := range serverMutants {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ft := &failureTB{TB: t}
+				ft := rapidfail.New(t)
 				rapid.Check(inBubble{ft}, func(rt *rapid.T) {
 					m := newWatchChaos(t, rt, func(next http.RoundTripper) http.RoundTripper {
 						return mutantTransport{next: next, mutant: mutant}
@@ -340,17 +316,17 @@ func TestWatchMutantsAreKilled(t *testing.T) {
 					defer m.close()
 					rt.Repeat(rapid.StateMachineActions(m))
 				})
-				if !ft.failed {
+				if !ft.Failed() {
 					t.Fatalf("mutant %q survived the watch machine", name)
 				}
-				got := killers(ft.msg)
+				got := killers(ft.Message())
 				t.Logf("mutant %q killed by %v", name, got)
 				// Which check fires first depends on the schedule rapid draws
 				// (a bookmark after a dropped event breaks Bookmarkable before
 				// the gap shows, say): the test wants a kill by a named check,
 				// not by a harness error; the usual killer is logged.
 				if !slices.ContainsFunc(got, func(k string) bool { return !strings.HasPrefix(k, "other: ") }) {
-					t.Errorf("mutant %q killed by %v, want a named check (usually %s); failure:\n%s", name, got, wantKilledBy[name], ft.msg)
+					t.Errorf("mutant %q killed by %v, want a named check (usually %s); failure:\n%s", name, got, wantKilledBy[name], ft.Message())
 				} else if !slices.ContainsFunc(got, func(k string) bool { return slices.Contains(strings.Split(wantKilledBy[name], "|"), k) }) {
 					t.Logf("mutant %q killed by %v this time; usually by %s", name, got, wantKilledBy[name])
 				}

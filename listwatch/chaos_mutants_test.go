@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/consistencydetector"
 	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/internal/rapidfail"
 )
 
 // Client mutants: test-only broken clients, each a correct client behind
@@ -258,31 +260,6 @@ func (p *proxied) Stop() {
 	})
 }
 
-// failureTB is a rapid.TB that records a failure instead of failing the
-// test, so a test can require rapid to fail.
-type failureTB struct {
-	*testing.T
-	failed bool
-	msg    string
-}
-
-func (f *failureTB) Helper()                           {}
-func (f *failureTB) Errorf(format string, args ...any) { f.fail(fmt.Sprintf(format, args...)) }
-func (f *failureTB) Error(args ...any)                 { f.fail(fmt.Sprint(args...)) }
-func (f *failureTB) Fatalf(format string, args ...any) { f.fail(fmt.Sprintf(format, args...)) }
-func (f *failureTB) Fatal(args ...any)                 { f.fail(fmt.Sprint(args...)) }
-func (f *failureTB) Fail()                             { f.failed = true }
-func (f *failureTB) FailNow()                          { f.failed = true }
-func (f *failureTB) Failed() bool                      { return f.failed }
-func (f *failureTB) Logf(string, ...any)               {}
-func (f *failureTB) Log(...any)                        {}
-func (f *failureTB) fail(msg string) {
-	if !f.failed {
-		f.msg = msg
-	}
-	f.failed = true
-}
-
 // setFlag sets a command-line flag and returns what restores it.
 func setFlag(t *testing.T, name, value string) func() {
 	f := flag.Lookup(name)
@@ -328,23 +305,23 @@ func TestClientMutantsAreKilled(t *testing.T) {
 			// 100 checks some mutants survived now and then.
 			checks := max(cm.checks, minMutantChecks)
 			defer setFlag(t, "rapid.checks", strconv.Itoa(checks))()
-			ft := &failureTB{T: t}
+			ft := rapidfail.New(t)
 			rapid.Check(ft, func(rt *rapid.T) {
 				m := cm.mut()
 				m.kinds = []string{"listwatch"}
 				inBubble(t, rt, func(t *testing.T, rt *rapid.T) { runChaos(t, rt, m, nil) })
 			})
-			if !ft.failed {
+			if !ft.Failed() {
 				t.Fatalf("mutant %q survived the client machine", cm.name)
 			}
-			got := killedBy(ft.msg)
+			got := killedBy(ft.Message())
 			t.Logf("mutant %q killed by %s", cm.name, got)
 			// Which invariant fires first depends on the schedule rapid
 			// draws: the test wants a kill by a named invariant, not by a
 			// harness error; the usual killer is logged.
 			switch {
 			case strings.HasPrefix(got, "other: "):
-				t.Errorf("mutant %q killed by %s, want a named invariant (usually %s):\n%s", cm.name, got, cm.want, ft.msg)
+				t.Errorf("mutant %q killed by %s, want a named invariant (usually %s):\n%s", cm.name, got, cm.want, ft.Message())
 			case !slices.Contains(strings.Split(cm.want, "|"), got):
 				t.Logf("mutant %q killed by %s this time; usually by %s", cm.name, got, cm.want)
 			}
