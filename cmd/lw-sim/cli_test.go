@@ -160,27 +160,29 @@ func TestBadOutputFormat(t *testing.T) {
 	}
 }
 
-// TestExitStatus runs main itself (the test binary as lw-sim): 0 for
-// help, 2 and usage on stderr for a bad command line, 1 for a failure.
+// TestExitStatus runs main itself (the test binary as lw-sim): 0 and the
+// help on stdout for --help and for no command (as kubectl), 2 and usage
+// on stderr for a bad command line, 1 for a failure.
 func TestExitStatus(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		args       []string
 		wantCode   int
 		wantStderr []string
+		wantStdout []string
 	}{
-		{args: []string{"--help"}, wantCode: 0},
+		{args: []string{"--help"}, wantCode: 0, wantStdout: []string{"Available Commands:"}},
 		{args: []string{"serve", "--nope"}, wantCode: 2, wantStderr: []string{"Usage:\n  lw-sim serve [flags]", "lw-sim: serve: unknown flag: --nope"}},
 		{args: []string{"run", "-o", "xml", "watch-timeout"}, wantCode: 2, wantStderr: []string{"lw-sim run", `lw-sim: run: invalid argument "xml"`}},
 		{args: []string{"serv"}, wantCode: 2, wantStderr: []string{`lw-sim: unknown command "serv" (did you mean serve?)`}},
-		{args: []string{}, wantCode: 2, wantStderr: []string{"Available Commands:", "lw-sim: no command given"}},
+		{args: []string{}, wantCode: 0, wantStdout: []string{"lw-sim is an in-memory fake kube-apiserver", "Available Commands:"}},
 		{args: []string{"run", "no-such-scenario"}, wantCode: 1, wantStderr: []string{`unknown scenario "no-such-scenario"`}},
 	}
 	for _, tt := range tests {
 		cmd := exec.CommandContext(t.Context(), os.Args[0], tt.args...)
 		cmd.Env = append(os.Environ(), runAsMainEnv+"=1")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		code := 0
 		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
@@ -194,6 +196,11 @@ func TestExitStatus(t *testing.T) {
 		for _, want := range tt.wantStderr {
 			if !strings.Contains(stderr.String(), want) {
 				t.Errorf("lw-sim %q stderr lacks %q:\n%s", tt.args, want, stderr.String())
+			}
+		}
+		for _, want := range tt.wantStdout {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("lw-sim %q stdout lacks %q:\n%s", tt.args, want, stdout.String())
 			}
 		}
 	}

@@ -40,7 +40,7 @@ func TestRunUsage(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{name: "no command", args: nil, wantUsage: true, wantStderr: "Commands:"},
+		{name: "no command", args: nil, wantStdout: "Commands:"}, // help, as kubectl
 		{name: "unknown command", args: []string{"frobnicate"}, wantUsage: true, wantStderr: "Commands:"},
 		{name: "help", args: []string{"help"}, wantStdout: "Commands:"},
 		{name: "--help", args: []string{"--help"}, wantStdout: "Commands:"},

@@ -25,9 +25,10 @@ Watch questions as scenarios on a virtual clock (lw-sim run, lw-sim explain).`,
   kubectl --kubeconfig lw-sim.kubeconfig get namespaces
   lw-sim run --list
   lw-sim explain watch-cache-window --html watch-cache-window.html`,
-		// The root runs only to refuse: no command, or one it does not
-		// know (ArbitraryArgs keeps cobra from refusing it first, with an
-		// error main could not tell from a failure).
+		// The root runs only to show help (no command, as kubectl does)
+		// or to refuse a command it does not know (ArbitraryArgs keeps
+		// cobra from refusing it first, with an error main could not tell
+		// from a failure).
 		Args:          cobra.ArbitraryArgs,
 		RunE:          runRoot,
 		SilenceErrors: true, // main prints the error once
@@ -77,11 +78,12 @@ func addCompletionCommand(root *cobra.Command) {
 	}
 }
 
-// runRoot refuses "lw-sim" alone and "lw-sim NOT-A-COMMAND", suggesting
-// the commands it may have meant.
+// runRoot prints the help for "lw-sim" alone, on stdout with exit status
+// 0 as kubectl does, and refuses "lw-sim NOT-A-COMMAND", suggesting the
+// commands it may have meant.
 func runRoot(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		return usagef(cmd, "no command given")
+		return cmd.Help()
 	}
 	msg := fmt.Sprintf("unknown command %q", args[0])
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
