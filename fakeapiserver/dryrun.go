@@ -34,9 +34,14 @@ func isDryRunDelete(opts *metav1.DeleteOptions) bool {
 
 // storeCreate stores a new object, or for a dry run checks only that the
 // key is free (409 AlreadyExists from the caller otherwise) and returns
-// obj as it is, without a resourceVersion.
+// obj as it is, without a resourceVersion. Only a real write meets etcd's
+// size limits (a dry run never reaches etcd).
 func (s *Server) storeCreate(res *resourceInfo, key string, obj runtime.Object, dryRun bool) (runtime.Object, error) {
 	if !dryRun {
+		obj, err := fitStorage(res, key, obj) // etcd's size limits (write_storage_limit.go)
+		if err != nil {
+			return nil, err
+		}
 		return s.store.Create(res.storageKey, key, obj.DeepCopyObject())
 	}
 	_, err := s.store.Get(res.storageKey, key, 0)
@@ -55,6 +60,10 @@ func (s *Server) storeCreate(res *resourceInfo, key string, obj runtime.Object, 
 func (s *Server) storeUpdate(res *resourceInfo, key string, next runtime.Object, oldRV int64, dryRun bool) (runtime.Object, error) {
 	if dryRun {
 		return next, nil
+	}
+	next, err := fitStorage(res, key, next) // etcd's size limits (write_storage_limit.go)
+	if err != nil {
+		return nil, err
 	}
 	return s.store.Update(res.storageKey, key, next, oldRV)
 }
