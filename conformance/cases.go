@@ -183,5 +183,11 @@ func Cases() []Case {
 		{Name: "CRDUpdateAddsVersion", Run: RunCRDUpdateAddsVersion},
 		{Name: "CRDDeleteWaitsForFinalizers", Run: RunCRDDeleteWaitsForFinalizers},
 		{Name: "CRApply", Run: RunCRApply},
+		{Name: "WriteBodyTooLargeEveryType", Run: RunWriteBodyTooLargeEveryType},
+		{Name: "WriteTooDeepEveryType", Run: RunWriteTooDeepEveryType},
+		{Name: "YAMLAliasBomb", Run: RunYAMLAliasBomb},
+		{Name: "PatchManyKeys", Run: RunPatchManyKeys},
+		{Name: "AnonymousOtherPaths", Run: RunAnonymousOtherPaths},
+		{Name: "ObjectTooLargeForStorage", Run: RunObjectTooLargeForStorage},
 	}
 }
