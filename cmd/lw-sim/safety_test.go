@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -126,5 +127,23 @@ func TestServeSlowWatcherDefaults(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("serve --help does not show %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestProxyWarnsBeyondLoopback: a proxy told to listen beyond loopback
+// with --token and --tls warns that callers act with the upstream
+// credentials (here it then stops at the missing upstream kubeconfig,
+// before it listens anywhere).
+func TestProxyWarnsBeyondLoopback(t *testing.T) {
+	t.Parallel()
+	stderr := newSyncBuffer()
+	err := run(t.Context(), []string{"proxy", "--upstream-kubeconfig", filepath.Join(t.TempDir(), "missing"),
+		"--listen", "0.0.0.0:0", "--token", "t", "--tls"}, newSyncBuffer(), stderr)
+	if err == nil || !strings.Contains(err.Error(), "upstream kubeconfig") {
+		t.Errorf("proxy with a missing upstream kubeconfig = %v, want its error", err)
+	}
+	const want = "warning: listening on 0.0.0.0:0, beyond loopback; every caller with the token acts upstream as the upstream kubeconfig's user"
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr = %q, want the warning %q", stderr, want)
 	}
 }
