@@ -178,7 +178,7 @@ func skipUnlessComparing(t *testing.T) {
 func bigEvent(ns, name string, n int) object {
 	return object{"apiVersion": "v1", "kind": "Event", "metadata": object{"name": name},
 		"involvedObject": object{"kind": "ConfigMap", "name": "x", "namespace": ns},
-		"reason": "R", "message": strings.Repeat("m", n), "type": "Normal"}
+		"reason":         "R", "message": strings.Repeat("m", n), "type": "Normal"}
 }
 
 // RunObjectTooLargeForStorage: kube-apiserver writes each object to etcd

@@ -29,7 +29,7 @@ func TestWriteStorageLimit(t *testing.T) {
 	srv := Start(t)
 	event := mustJSON(t, map[string]any{"apiVersion": "v1", "kind": "Event", "metadata": map[string]any{"name": "big"},
 		"involvedObject": map[string]any{"kind": "ConfigMap", "name": "x", "namespace": "default"},
-		"reason": "R", "type": "Normal", "message": strings.Repeat("m", 1600<<10)})
+		"reason":         "R", "type": "Normal", "message": strings.Repeat("m", 1600<<10)})
 	resp := doWrite(t, srv, http.MethodPost, eventsPath, event)
 	want := wantFailure(http.StatusInternalServerError, "", "etcdserver: request is too large", nil)
 	if diff := cmp.Diff(want, resp.status(t)); diff != "" || resp.code != http.StatusInternalServerError {
