@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -14,13 +15,15 @@ import (
 // headerRecorder is an upstream that records the headers it receives.
 type headerRecorder struct {
 	// mu guards the field below.
-	mu   sync.Mutex
-	seen []http.Header
+	mu      sync.Mutex
+	seen    []http.Header
+	queries []string // the raw query of each request, in order
 }
 
 func (u *headerRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.mu.Lock()
 	u.seen = append(u.seen, r.Header.Clone())
+	u.queries = append(u.queries, r.URL.RawQuery)
 	u.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Success"}`)
@@ -34,6 +37,16 @@ func (u *headerRecorder) last(t *testing.T) http.Header {
 		t.Fatal("upstream saw no request")
 	}
 	return u.seen[len(u.seen)-1]
+}
+
+func (u *headerRecorder) lastQuery(t *testing.T) string {
+	t.Helper()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.queries) == 0 {
+		t.Fatal("upstream saw no request")
+	}
+	return u.queries[len(u.queries)-1]
 }
 
 func (u *headerRecorder) count() int {
@@ -160,5 +173,38 @@ func TestProxyHostCheck(t *testing.T) {
 	}
 	if code := send(t, srv, "localhost", nil); code != http.StatusOK {
 		t.Errorf("Host localhost = %d, want 200", code)
+	}
+}
+
+// TestProxyDropsCallerCredentialsOnWatch: a watch goes upstream through
+// the relay, not the plain forward; it too carries only the proxy's
+// credentials.
+func TestProxyDropsCallerCredentialsOnWatch(t *testing.T) {
+	t.Parallel()
+	srv, up := startGuardedProxy(t, Config{})
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/api/v1/namespaces/default/configmaps?watch=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Impersonate-User": "admin", "Impersonate-Group": "system:masters", "Cookie": "session=stolen", "Authorization": "Bearer caller-token"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	got := up.last(t)
+	for _, k := range []string{"Impersonate-User", "Impersonate-Group", "Cookie"} {
+		if v := got.Values(k); len(v) > 0 {
+			t.Errorf("upstream watch received %s: %q", k, v)
+		}
+	}
+	if diff := cmp.Diff([]string{"Bearer upstream-token"}, got.Values("Authorization")); diff != "" {
+		t.Errorf("upstream watch Authorization (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(up.lastQuery(t), "watch=1") {
+		t.Errorf("upstream did not see the watch: query %q", up.lastQuery(t))
 	}
 }
