@@ -41,3 +41,23 @@ func TestWatchDeadlineEndsStalledWatch(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseEndsStalledWatch: Close returns while a watch's client never
+// reads (its handler blocked writing an event, no timeoutSeconds, no
+// slow-consumer limit), within the end-of-watch write grace of virtual
+// time: closing the front closes the connection under the blocked write
+// (the end-of-watch deadline would end it too; this pins that Close never
+// waits for a client, which a graceful-only shutdown would).
+func TestCloseEndsStalledWatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBubble(t)
+		b.stalledWatch(t, watchCMPath+"?watch=true&resourceVersion="+b.currentRV())
+		b.mustCreate(t, configMap("default", "big", bigData, nil))
+		synctest.Wait() // the handler is blocked writing "big"
+		start := time.Now()
+		b.close(t)
+		if took := time.Since(start); took > watchEndWriteGrace {
+			t.Errorf("Close took %v with a stalled watch, want at most the write grace %v", took, watchEndWriteGrace)
+		}
+	})
+}
