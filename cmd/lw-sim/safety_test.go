@@ -147,3 +147,22 @@ func TestProxyWarnsBeyondLoopback(t *testing.T) {
 		t.Errorf("stderr = %q, want the warning %q", stderr, want)
 	}
 }
+
+// TestProxyHostCheckFlag: lw-sim proxy answers loopback names and
+// --allow-host names, and refuses a DNS-rebinding Host with 403, before
+// anything goes upstream; its control API too.
+func TestProxyHostCheckFlag(t *testing.T) {
+	t.Parallel()
+	url, _ := startProxy(t, "--allow-host", "dev.example", "--control")
+	for host, want := range map[string]int{
+		"localhost:6444": http.StatusOK, "127.0.0.1": http.StatusOK, "dev.example": http.StatusOK,
+		"attacker.example:6444": http.StatusForbidden,
+	} {
+		if got := getWithHost(t, url+"/version", host); got != want {
+			t.Errorf("GET /version with Host %q = %d, want %d", host, got, want)
+		}
+	}
+	if got := getWithHost(t, url+"/_lwsim/faults", "attacker.example"); got != http.StatusForbidden {
+		t.Errorf("GET /_lwsim/faults with Host attacker.example = %d, want 403", got)
+	}
+}
