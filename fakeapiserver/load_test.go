@@ -174,10 +174,14 @@ func (ls *loadServer) stats(t *testing.T) loadStats {
 	return loadStats{}
 }
 
-// runLoadServer is the child: serve on loopback, answer "stats" lines on
-// stdin, stop at EOF.
+// runLoadServer is the child: serve on loopback with serve's
+// slow-consumer defaults, answer "stats" lines on stdin, stop at EOF.
 func runLoadServer(t *testing.T) {
-	srv, err := New(Config{})
+	// Slow-consumer protection as lw-sim serve turns it on by default
+	// (cmd/lw-sim serveWatchMaxLag, serveWatchWriteTimeout): every event
+	// once and in order then also shows the rules end no watcher that
+	// keeps reading, however many there are.
+	srv, err := New(Config{Watch: WatchConfig{SlowWatcherMaxLag: 200, SlowWatcherWriteTimeout: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
