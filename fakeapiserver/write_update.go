@@ -122,6 +122,13 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	if shouldDeleteOnUpdate(next) {
 		return s.deleteOnUpdate(req, key, next, oldRV)
 	}
+	if isApplyRequest(req) && !isDryRun(req.r) {
+		// Too large for etcd, an apply is not retried without managedFields
+		// as other writes are (handlers/patch.go): write_storage_limit.go.
+		if err := checkStorageSize(res, key, next); err != nil {
+			return nil, false, err
+		}
+	}
 	stored, err := s.storeUpdate(res, key, next, oldRV, isDryRun(req.r))
 	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
 		return nil, true, nil
