@@ -189,5 +189,8 @@ func Cases() []Case {
 		{Name: "PatchManyKeys", Run: RunPatchManyKeys},
 		{Name: "AnonymousOtherPaths", Run: RunAnonymousOtherPaths},
 		{Name: "ObjectTooLargeForStorage", Run: RunObjectTooLargeForStorage},
+		{Name: "ValidateDeploymentStatus", Run: RunValidateDeploymentStatus},
+		{Name: "ValidateWorkloadStatus", Run: RunValidateWorkloadStatus},
+		{Name: "ValidateJobStatus", Run: RunValidateJobStatus},
 	}
 }

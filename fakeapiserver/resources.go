@@ -18,6 +18,7 @@ import (
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // Resource describes one served resource. Most fields are derived from the
@@ -55,6 +56,13 @@ type Resource struct {
 	// DNS-subdomain name); built-in kinds get their entry in
 	// internal/validation.
 	Validate ValidateFunc
+	// ValidateStatus checks what an update through the status subresource
+	// is about to store (old is never nil), as the kind's status strategy
+	// does. Nil means the metadata update checks alone; built-in kinds
+	// whose status strategy checks the status (Deployments, ReplicaSets,
+	// StatefulSets, DaemonSets, ReplicationControllers, Jobs) get their
+	// entry in internal/validation.
+	ValidateStatus ValidateFunc
 	// Scale serves the scale subresource (autoscaling/v1 Scale) from the
 	// paths it names; nil means none. See [ScaleSubresource].
 	Scale *ScaleSubresource
@@ -402,6 +410,7 @@ func defaultResource(gvk schema.GroupVersionKind) Resource {
 		FieldLabels:          fieldlabels.Builtin(gk),
 		Default:              defaults.For(gk),
 		Validate:             builtinValidator(gk),
+		ValidateStatus:       ValidateFunc(validation.StatusFor(gk)),
 		Scale:                builtinScales[gk],
 	}
 }

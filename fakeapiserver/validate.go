@@ -38,10 +38,14 @@ func validateWrite(res *resourceInfo, obj, old runtime.Object) error {
 }
 
 // validateStatusWrite is the validation of a write through the status
-// subresource: the status strategies check the metadata update (and status
-// details lw-sim does not reproduce).
+// subresource: the resource's ValidateStatus (the status strategy's
+// ValidateUpdate), else the metadata update checks.
 func validateStatusWrite(res *resourceInfo, obj, old runtime.Object) error {
-	return invalidIfAny(res, obj, validation.MetaUpdate(obj, old))
+	validate := res.ValidateStatus
+	if validate == nil {
+		validate = validation.MetaUpdate
+	}
+	return invalidIfAny(res, obj, validate(obj, old))
 }
 
 // invalidIfAny turns a non-empty error list into the 422 Invalid Status.

@@ -1,6 +1,7 @@
 // Package validation is the per-kind validation of written objects, as the
 // registry strategies of kube-apiserver v1.37 apply it (Validate on create,
-// ValidateUpdate on update; kubernetes pkg/apis/core/validation,
+// ValidateUpdate on update, the status strategies' ValidateUpdate on a
+// write through /status; kubernetes pkg/apis/core/validation,
 // pkg/apis/apps/validation, pkg/apis/batch/validation), reduced to the
 // checks tests hit most. Every function is pure: it reads the object (and
 // the stored one on update) and returns field errors, which fakeapiserver
@@ -12,6 +13,8 @@
 //	pod.go         Pod and the pod spec every workload template shares
 //	apps.go        Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController
 //	batch.go       Job
+//	status.go      writes through /status: the apps workloads, ReplicationController ([StatusFor])
+//	job_status.go  a Job's status and its transitions
 //
 // Messages and the order of the causes are kube-apiserver's, byte for byte:
 // a client sees them in the Status details.

@@ -41,8 +41,8 @@ func validateMetaCreate(obj runtime.Object, nameFn apimachineryvalidation.Valida
 // obj replacing old: immutable name, namespace, uid and timestamps, no new
 // finalizers once deleting, labels and annotations, and the
 // standard-finalizer rule. It is also the whole validation of a write
-// through the status subresource (the status strategies check the
-// metadata update and status details lw-sim does not reproduce).
+// through the status subresource of a kind without an entry in
+// [StatusFor].
 func MetaUpdate(obj, old runtime.Object) field.ErrorList {
 	m := objectMeta(obj)
 	errs := apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, objectMeta(old), metadataPath)

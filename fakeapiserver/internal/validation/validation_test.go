@@ -22,8 +22,9 @@ func template() corev1.PodTemplateSpec {
 }
 
 // TestFuncsDoNotModify: every built-in validation leaves the object and
-// the stored one as they were, on create and on update, although several
-// default a copy of the pod template before checking it.
+// the stored one as they were, on create, on update and on a status
+// update, although several default a copy of the pod template before
+// checking it.
 func TestFuncsDoNotModify(t *testing.T) {
 	t.Parallel()
 	meta := metav1.ObjectMeta{Name: "a", Namespace: "ns", Finalizers: []string{"bad"}}
@@ -49,6 +50,7 @@ func TestFuncsDoNotModify(t *testing.T) {
 		want, wantOld := obj.DeepCopyObject(), old.DeepCopyObject()
 		For(gk)(obj, nil)
 		For(gk)(obj, old)
+		StatusFor(gk)(obj, old)
 		if diff := cmp.Diff(want, obj); diff != "" {
 			t.Errorf("%v: validation changed the object (-before +after):\n%s", gk, diff)
 		}

@@ -1,0 +1,205 @@
+package validation
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// statusPath is the field path of every object's status.
+var statusPath = field.NewPath("status")
+
+// builtinStatus are the validations of a write through the status
+// subresource of the built-in kinds whose status strategies check more
+// than the metadata update (kubernetes pkg/registry/*/strategy.go,
+// ValidateUpdate of each statusStrategy).
+var builtinStatus = map[schema.GroupKind]Func{
+	{Group: "apps", Kind: "Deployment"}:  validateDeploymentStatusUpdate,
+	{Group: "apps", Kind: "ReplicaSet"}:  validateReplicaSetStatusUpdate,
+	{Group: "apps", Kind: "StatefulSet"}: validateStatefulSetStatusUpdate,
+	{Group: "apps", Kind: "DaemonSet"}:   validateDaemonSetStatusUpdate,
+	{Kind: "ReplicationController"}:      validateReplicationControllerStatusUpdate,
+	{Group: "batch", Kind: "Job"}:        validateJobStatusUpdate,
+}
+
+// StatusFor returns the validation of an update of the built-in kind gk
+// through its status subresource, or [MetaUpdate] for a kind whose status
+// strategy lw-sim does not reproduce beyond the metadata. The returned
+// [Func] is only called with a non-nil old object.
+func StatusFor(gk schema.GroupKind) Func {
+	if v, ok := builtinStatus[gk]; ok {
+		return v
+	}
+	return MetaUpdate
+}
+
+// nonNegative is ValidateNonnegativeField for each named counter, in order.
+func nonNegative(path *field.Path, counters ...namedCount) field.ErrorList {
+	var errs field.ErrorList
+	for _, c := range counters {
+		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(c.value, path.Child(c.name))...)
+	}
+	return errs
+}
+
+// namedCount is one status counter and its JSON name.
+type namedCount struct {
+	name  string
+	value int64
+}
+
+// count is a namedCount of an int32 counter.
+func count(name string, v int32) namedCount { return namedCount{name, int64(v)} }
+
+// countPtr appends the counter v to cs when it is set.
+func countPtr(cs []namedCount, name string, v *int32) []namedCount {
+	if v == nil {
+		return cs
+	}
+	return append(cs, count(name, *v))
+}
+
+// notAboveReplicas is the "cannot be greater than status.replicas" check of
+// each named counter, in order.
+func notAboveReplicas(path *field.Path, replicas int32, counters ...namedCount) field.ErrorList {
+	var errs field.ErrorList
+	for _, c := range counters {
+		if c.value > int64(replicas) {
+			errs = append(errs, field.Invalid(path.Child(c.name), int32(c.value), "cannot be greater than status.replicas"))
+		}
+	}
+	return errs
+}
+
+// notAboveReady is the availableReplicas > readyReplicas check; msg differs
+// between the kinds (StatefulSets say "status.readyReplicas").
+func notAboveReady(path *field.Path, available, ready int32, msg string) field.ErrorList {
+	if available > ready {
+		return field.ErrorList{field.Invalid(path.Child("availableReplicas"), available, msg)}
+	}
+	return nil
+}
+
+// notDecremented is the "cannot be decremented" check of collisionCount
+// (apivalidation.IsDecremented: unset after set counts as 0).
+func notDecremented(next, old *int32) field.ErrorList {
+	if old == nil || (next != nil && *next >= *old) {
+		return nil
+	}
+	var v int32
+	if next != nil {
+		v = *next
+	}
+	return field.ErrorList{field.Invalid(statusPath.Child("collisionCount"), v, "cannot be decremented")}
+}
+
+// validateDeploymentStatusUpdate is apps validation's
+// ValidateDeploymentStatusUpdate: the metadata update, then the status.
+func validateDeploymentStatusUpdate(obj, old runtime.Object) field.ErrorList {
+	d, ok := obj.(*appsv1.Deployment)
+	o, okOld := old.(*appsv1.Deployment)
+	if !ok || !okOld {
+		return MetaUpdate(obj, old)
+	}
+	s := d.Status
+	counters := []namedCount{{"observedGeneration", s.ObservedGeneration}, count("replicas", s.Replicas),
+		count("updatedReplicas", s.UpdatedReplicas), count("readyReplicas", s.ReadyReplicas),
+		count("availableReplicas", s.AvailableReplicas), count("unavailableReplicas", s.UnavailableReplicas)}
+	counters = countPtr(counters, "terminatingReplicas", s.TerminatingReplicas)
+	counters = countPtr(counters, "collisionCount", s.CollisionCount)
+	errs := MetaUpdate(obj, old)
+	errs = append(errs, nonNegative(statusPath, counters...)...)
+	errs = append(errs, notAboveReplicas(statusPath, s.Replicas, count("updatedReplicas", s.UpdatedReplicas),
+		count("readyReplicas", s.ReadyReplicas), count("availableReplicas", s.AvailableReplicas))...)
+	errs = append(errs, notAboveReady(statusPath, s.AvailableReplicas, s.ReadyReplicas, "cannot be greater than readyReplicas")...)
+	return append(errs, notDecremented(s.CollisionCount, o.Status.CollisionCount)...)
+}
+
+// validateReplicaSetStatusUpdate is apps validation's
+// ValidateReplicaSetStatusUpdate.
+func validateReplicaSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
+	rs, ok := obj.(*appsv1.ReplicaSet)
+	if !ok {
+		return MetaUpdate(obj, old)
+	}
+	s := rs.Status
+	counters := []namedCount{count("replicas", s.Replicas), count("fullyLabeledReplicas", s.FullyLabeledReplicas),
+		count("readyReplicas", s.ReadyReplicas), count("availableReplicas", s.AvailableReplicas),
+		{"observedGeneration", s.ObservedGeneration}}
+	counters = countPtr(counters, "terminatingReplicas", s.TerminatingReplicas)
+	return append(MetaUpdate(obj, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
+}
+
+// validateReplicationControllerStatusUpdate is core validation's
+// ValidateReplicationControllerStatusUpdate (the ReplicaSet rules without
+// terminatingReplicas).
+func validateReplicationControllerStatusUpdate(obj, old runtime.Object) field.ErrorList {
+	rc, ok := obj.(*corev1.ReplicationController)
+	if !ok {
+		return MetaUpdate(obj, old)
+	}
+	s := rc.Status
+	counters := []namedCount{count("replicas", s.Replicas), count("fullyLabeledReplicas", s.FullyLabeledReplicas),
+		count("readyReplicas", s.ReadyReplicas), count("availableReplicas", s.AvailableReplicas),
+		{"observedGeneration", s.ObservedGeneration}}
+	return append(MetaUpdate(obj, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
+}
+
+// replicaCounts is the status check ReplicaSets and ReplicationControllers
+// share: counters not negative, none above replicas, available not above
+// ready.
+func replicaCounts(counters []namedCount, replicas, fullyLabeled, ready, available int32) field.ErrorList {
+	errs := nonNegative(statusPath, counters...)
+	errs = append(errs, notAboveReplicas(statusPath, replicas, count("fullyLabeledReplicas", fullyLabeled),
+		count("readyReplicas", ready), count("availableReplicas", available))...)
+	return append(errs, notAboveReady(statusPath, available, ready, "cannot be greater than readyReplicas")...)
+}
+
+// validateStatefulSetStatusUpdate is apps validation's
+// ValidateStatefulSetStatusUpdate, which checks the status before the
+// metadata.
+func validateStatefulSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
+	sts, ok := obj.(*appsv1.StatefulSet)
+	o, okOld := old.(*appsv1.StatefulSet)
+	if !ok || !okOld {
+		return MetaUpdate(obj, old)
+	}
+	s := sts.Status
+	counters := []namedCount{count("replicas", s.Replicas), count("readyReplicas", s.ReadyReplicas),
+		count("currentReplicas", s.CurrentReplicas), count("updatedReplicas", s.UpdatedReplicas),
+		count("availableReplicas", s.AvailableReplicas)}
+	// observedGeneration is an int64 here; the internal type's *int64 is
+	// never nil once decoded from v1.
+	counters = append(counters, namedCount{"observedGeneration", s.ObservedGeneration})
+	counters = countPtr(counters, "collisionCount", s.CollisionCount)
+	errs := nonNegative(statusPath, counters...)
+	errs = append(errs, notAboveReplicas(statusPath, s.Replicas, count("readyReplicas", s.ReadyReplicas),
+		count("currentReplicas", s.CurrentReplicas), count("updatedReplicas", s.UpdatedReplicas),
+		count("availableReplicas", s.AvailableReplicas))...)
+	errs = append(errs, notAboveReady(statusPath, s.AvailableReplicas, s.ReadyReplicas, "cannot be greater than status.readyReplicas")...)
+	errs = append(errs, MetaUpdate(obj, old)...)
+	return append(errs, notDecremented(s.CollisionCount, o.Status.CollisionCount)...)
+}
+
+// validateDaemonSetStatusUpdate is apps validation's
+// ValidateDaemonSetStatusUpdate.
+func validateDaemonSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
+	ds, ok := obj.(*appsv1.DaemonSet)
+	o, okOld := old.(*appsv1.DaemonSet)
+	if !ok || !okOld {
+		return MetaUpdate(obj, old)
+	}
+	s := ds.Status
+	counters := []namedCount{count("currentNumberScheduled", s.CurrentNumberScheduled),
+		count("numberMisscheduled", s.NumberMisscheduled), count("desiredNumberScheduled", s.DesiredNumberScheduled),
+		count("numberReady", s.NumberReady), {"observedGeneration", s.ObservedGeneration},
+		count("updatedNumberScheduled", s.UpdatedNumberScheduled), count("numberAvailable", s.NumberAvailable),
+		count("numberUnavailable", s.NumberUnavailable)}
+	counters = countPtr(counters, "collisionCount", s.CollisionCount)
+	errs := MetaUpdate(obj, old)
+	errs = append(errs, nonNegative(statusPath, counters...)...)
+	return append(errs, notDecremented(s.CollisionCount, o.Status.CollisionCount)...)
+}
