@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -20,29 +21,71 @@ const apiSeededPods = 10_000
 // clientset (so, as on a real cluster, they carry the managedFields their
 // creator recorded) in pages of 500, over JSON and over protobuf, and
 // reports bytes and milliseconds per page. Compare bytes/page with what
-// kube-apiserver sends for the same pods: list timings are only honest when
-// the bodies are as large.
+// kube-apiserver sends for the same pods (lw-sim bench --against): list
+// timings are only honest when the bodies are as large. The
+// managedFields=no runs are the same pods seeded past the HTTP handler,
+// so without managedFields: the bodies lw-sim sent before it had
+// server-side apply, measured in the same run.
 func BenchmarkListPagedAPISeeded(b *testing.B) {
-	srv := Start(b)
-	seedPodsViaAPI(b, srv.Clientset(), apiSeededPods)
-	for _, ct := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
-		b.Run("accept="+ct, func(b *testing.B) {
-			counter := &countingTransport{}
-			cfg := srv.RESTConfig()
-			cfg.ContentType = ct
-			cfg.AcceptContentTypes = ct
-			cfg.WrapTransport = counter.wrap
-			cs, err := kubernetes.NewForConfig(cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			pages := 0
-			for b.Loop() {
-				pages += listAllPods(b, cs, apiSeededPods)
-			}
-			b.ReportMetric(float64(counter.bytes.Load())/float64(pages), "bytes/page")
-			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(pages), "ms/page")
-		})
+	withMF := Start(b)
+	seedPodsViaAPI(b, withMF.Clientset(), apiSeededPods)
+	withoutMF := Start(b)
+	seedPodsWithoutManagedFields(b, withoutMF, apiSeededPods)
+	for _, srv := range []struct {
+		name string
+		srv  *Server
+	}{{"managedFields=yes", withMF}, {"managedFields=no", withoutMF}} {
+		for _, ct := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
+			b.Run(srv.name+"/accept="+ct, func(b *testing.B) {
+				benchListPagedBytes(b, srv.srv, ct)
+			})
+		}
+	}
+}
+
+// benchListPagedBytes pages through srv's pods in media type ct and reports
+// bytes and milliseconds per page.
+func benchListPagedBytes(b *testing.B, srv *Server, ct string) {
+	counter := &countingTransport{}
+	cfg := srv.RESTConfig()
+	cfg.ContentType = ct
+	cfg.AcceptContentTypes = ct
+	cfg.WrapTransport = counter.wrap
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pages := 0
+	for b.Loop() {
+		pages += listAllPods(b, cs, apiSeededPods)
+	}
+	b.ReportMetric(float64(counter.bytes.Load())/float64(pages), "bytes/page")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(pages), "ms/page")
+}
+
+// seedPodsWithoutManagedFields creates n pods (benchPod, defaulted as a
+// POST's body is) in 10 namespaces through the server's create path after
+// the HTTP handler, which records no managedFields.
+func seedPodsWithoutManagedFields(b *testing.B, srv *Server, n int) {
+	b.Helper()
+	podRes, ok := srv.resources.lookup(schema.GroupVersionResource{Version: "v1", Resource: "pods"})
+	if !ok {
+		b.Fatal("pods are not served")
+	}
+	const namespaces = 10
+	for i := range namespaces {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d", i)}}
+		if _, err := srv.Clientset().CoreV1().Namespaces().Create(b.Context(), ns, metav1.CreateOptions{}); err != nil {
+			b.Fatalf("seed namespace: %v", err)
+		}
+	}
+	for i := range n {
+		ns := fmt.Sprintf("bench-%d", i%namespaces)
+		pod := benchPod(ns, i)
+		podRes.applyDefaults(pod)
+		if _, err := srv.createObject(podRes, ns, pod); err != nil {
+			b.Fatalf("seed pod %d: %v", i, err)
+		}
 	}
 }
 
