@@ -1,6 +1,7 @@
 // Package controllerruntime holds an end-to-end test that runs a
 // sigs.k8s.io/controller-runtime manager against fakeapiserver: a reconciler
-// applies a child object and updates a custom resource's status through the
-// status subresource, with the informer cache on the CRD. The package has no
+// applies (client.Apply) a child object and a label of the custom resource
+// itself and updates the custom resource's status through the status
+// subresource, with the informer cache on the CRD. The package has no
 // non-test code, so controller-runtime is linked only into this test binary.
 package controllerruntime

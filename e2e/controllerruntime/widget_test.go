@@ -72,8 +72,9 @@ func newWidget() *unstructured.Unstructured {
 }
 
 // widgetReconciler applies a ConfigMap "<widget>-size" holding spec.size,
-// owned by the Widget, and records spec.size as status.observedSize through
-// the status subresource.
+// owned by the Widget, records spec.size as status.observedSize through
+// the status subresource, and applies the label sizeLabel with the size to
+// the Widget itself (client.Apply of a custom resource).
 type widgetReconciler struct {
 	client.Client
 }
@@ -95,16 +96,40 @@ func (r *widgetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, fmt.Errorf("apply configmap of widget %s: %w", req, err)
 	}
 	observed, found, err := unstructured.NestedInt64(w.Object, "status", "observedSize")
-	if err == nil && found && observed == size {
-		return ctrl.Result{}, nil
+	if err != nil || !found || observed != size {
+		if err := unstructured.SetNestedField(w.Object, size, "status", "observedSize"); err != nil {
+			return ctrl.Result{}, fmt.Errorf("widget %s: set status.observedSize: %w", req, err)
+		}
+		// Before the apply below: the update carries the resourceVersion
+		// read, which the apply would make stale.
+		if err := r.Status().Update(ctx, w, client.FieldOwner(fieldOwner)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update status of widget %s: %w", req, err)
+		}
 	}
-	if err := unstructured.SetNestedField(w.Object, size, "status", "observedSize"); err != nil {
-		return ctrl.Result{}, fmt.Errorf("widget %s: set status.observedSize: %w", req, err)
-	}
-	if err := r.Status().Update(ctx, w, client.FieldOwner(fieldOwner)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("update status of widget %s: %w", req, err)
+	// Once applied, the same apply is a no-op (no new resourceVersion, no
+	// event), so the reconciles it triggers end here.
+	if err := r.Apply(ctx, client.ApplyConfigurationFromUnstructured(widgetLabel(w, size)),
+		client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+		return ctrl.Result{}, fmt.Errorf("apply label of widget %s: %w", req, err)
 	}
 	return ctrl.Result{}, nil
+}
+
+// sizeLabel is the Widget label the reconciler applies.
+const sizeLabel = "example.com/size"
+
+// widgetLabel is the apply configuration of the one Widget field the
+// reconciler owns: sizeLabel set to size.
+func widgetLabel(w *unstructured.Unstructured, size int64) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": widgetGVK.GroupVersion().String(),
+		"kind":       widgetGVK.Kind,
+		"metadata": map[string]any{
+			"name":      w.GetName(),
+			"namespace": w.GetNamespace(),
+			"labels":    map[string]any{sizeLabel: fmt.Sprint(size)},
+		},
+	}}
 }
 
 // childConfigMap is the apply configuration of w's ConfigMap: only the fields
@@ -257,7 +282,8 @@ func installCRD(ctx context.Context, t *testing.T, c client.Client) {
 }
 
 // waitObserved polls the manager's cached client until the Widget's
-// status.observedSize is want and its spec.size agrees.
+// status.observedSize and sizeLabel are want and its spec.size agrees, and
+// checks that managedFields record the status update and the apply.
 func waitObserved(ctx context.Context, t *testing.T, cached client.Reader, key client.ObjectKey, want int64) {
 	t.Helper()
 	var last map[string]any
@@ -269,11 +295,15 @@ func waitObserved(ctx context.Context, t *testing.T, cached client.Reader, key c
 		last = w.Object
 		size, _, _ := unstructured.NestedInt64(w.Object, "spec", "size")
 		observed, found, _ := unstructured.NestedInt64(w.Object, "status", "observedSize")
-		return found && observed == want && size == want, nil
+		label := w.GetLabels()[sizeLabel]
+		return found && observed == want && size == want && label == fmt.Sprint(want), nil
 	}, func() string { return fmt.Sprintf("last cached widget: %v", last) })
 	w := &unstructured.Unstructured{Object: last}
 	if !hasManagedFields(w.GetManagedFields(), metav1.ManagedFieldsOperationUpdate, "status", `"f:observedSize"`) {
 		t.Errorf("widget managedFields: want an Update of subresource status by %q owning status.observedSize, got %+v", fieldOwner, w.GetManagedFields())
+	}
+	if !hasManagedFields(w.GetManagedFields(), metav1.ManagedFieldsOperationApply, "", `"f:labels"`, `"f:`+sizeLabel+`"`) {
+		t.Errorf("widget managedFields: want one Apply by %q owning the %s label, got %+v", fieldOwner, sizeLabel, w.GetManagedFields())
 	}
 }
 
