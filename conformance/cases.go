@@ -192,5 +192,8 @@ func Cases() []Case {
 		{Name: "ValidateDeploymentStatus", Run: RunValidateDeploymentStatus},
 		{Name: "ValidateWorkloadStatus", Run: RunValidateWorkloadStatus},
 		{Name: "ValidateJobStatus", Run: RunValidateJobStatus},
+		{Name: "CRWatchList", Run: RunCRWatchList},
+		{Name: "CRContinueCompacted", Run: RunCRContinueCompacted, Exclusive: true},
+		{Name: "CROpenAPI", Run: RunCROpenAPI},
 	}
 }
