@@ -195,5 +195,6 @@ func Cases() []Case {
 		{Name: "CRWatchList", Run: RunCRWatchList},
 		{Name: "CRContinueCompacted", Run: RunCRContinueCompacted, Exclusive: true},
 		{Name: "CROpenAPI", Run: RunCROpenAPI},
+		{Name: "DryRunNoEvent", Run: RunDryRunNoEvent},
 	}
 }
