@@ -81,7 +81,8 @@ func specDoc(spec *spec3.OpenAPI) *v3Doc {
 
 // NewService publishes the server-wide documents and, for each
 // served group-version, kube-apiserver's own documents where captured
-// (internal/captured), else the ones generate returns (see [Generate]).
+// (internal/captured), else the v3 document generate returns (see
+// [Generate]) and its part of /openapi/v2 derived from it.
 // Nothing is decoded or encoded until a client asks.
 func NewService(clk clock.PassiveClock, gvs []schema.GroupVersion, generate func(schema.GroupVersion) *spec3.OpenAPI) (*Service, error) {
 	o := &Service{
@@ -104,7 +105,8 @@ func NewService(clk clock.PassiveClock, gvs []schema.GroupVersion, generate func
 			o.publish(gv, doc, capturedV2Part(gv))
 			continue
 		}
-		o.publish(gv, specDoc(generate(gv)), nil)
+		doc := generate(gv)
+		o.publish(gv, specDoc(doc), sync.OnceValues(generatedV2Part(doc)))
 	}
 	return o, nil
 }
