@@ -196,5 +196,6 @@ func Cases() []Case {
 		{Name: "CRContinueCompacted", Run: RunCRContinueCompacted, Exclusive: true},
 		{Name: "CROpenAPI", Run: RunCROpenAPI},
 		{Name: "DryRunNoEvent", Run: RunDryRunNoEvent},
+		{Name: "ValidatePodStatus", Run: RunValidatePodStatus},
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Messages of the status validations (kubernetes pkg/apis/apps/validation,
@@ -177,4 +179,33 @@ func RunValidateJobStatus(ctx context.Context, t *testing.T, target Target) {
 		invalidValue("status.completionTime", "2026-01-02T03:04:06Z", "cannot set completionTime when there is no Complete=True condition"),
 		omit("cannot disable the terminal Complete=True condition"),
 		invalidInt("status.succeeded", "0", "cannot decrease the succeeded counter")))
+}
+
+// RunValidatePodStatus: a pod's status write checks condition types
+// (qualified names, bar the system ones), IPs, observedGeneration,
+// nominatedNodeName and qosClass; a podIP alone is stored with the podIPs
+// defaulting derives from it.
+func RunValidatePodStatus(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createPod(ctx, pod("p", "node-a", object{"name": "c", "image": "busybox"}))
+	path := e.pods() + "/p"
+	r := e.patchStatus(ctx, path, object{"podIP": "10.1.2.3", "conditions": []any{object{"type": "Ready", "status": "True"}, object{"type": "example.com/gate", "status": "False"}}})
+	r.mustCode(t, http.StatusOK, "valid pod status")
+	var p object
+	r.decode(t, &p)
+	if diff := cmp.Diff([]any{map[string]any{"ip": "10.1.2.3"}}, p["status"].(map[string]any)["podIPs"]); diff != "" {
+		t.Errorf("status.podIPs after setting podIP (-want +got):\n%s", diff)
+	}
+	r = e.patchStatus(ctx, path, object{"conditions": []any{object{"type": "bad type!", "status": "True"}}, "observedGeneration": -1})
+	checkStatus(t, "bad condition type, observedGeneration -1", r, invalid("Pod", "", "p",
+		invalidValue("status.conditions[0].Type", "bad type!", validation.IsQualifiedName("bad type!")[0]),
+		invalidInt("status.observedGeneration", "-1", "must be a non-negative integer")))
+	r = e.patchStatus(ctx, path, object{"podIP": "10.1.2.300", "podIPs": []any{object{"ip": "10.1.2.300"}}})
+	checkStatus(t, "podIP 10.1.2.300", r, invalid("Pod", "", "p",
+		invalidValue("status.podIPs[0]", "10.1.2.300", "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")))
+	r = e.patchStatus(ctx, path, object{"nominatedNodeName": "node-b", "qosClass": "Guaranteed", "hostIP": "10.0.0.1", "hostIPs": []any{object{"ip": "10.0.0.2"}}})
+	checkStatus(t, "nominatedNodeName of a bound pod, qosClass, hostIPs", r, invalid("Pod", "", "p",
+		cause(metav1.CauseType("FieldValueForbidden"), "status.nominatedNodeName", "Forbidden: may not be set on pods that are already bound to a node"),
+		invalidValue("status.qosClass", "Guaranteed", "field is immutable"),
+		invalidValue("status.hostIPs[0].ip", "10.0.0.2", "must be equal to `hostIP`")))
 }

@@ -59,9 +59,9 @@ type Resource struct {
 	// ValidateStatus checks what an update through the status subresource
 	// is about to store (old is never nil), as the kind's status strategy
 	// does. Nil means the metadata update checks alone; built-in kinds
-	// whose status strategy checks the status (Deployments, ReplicaSets,
-	// StatefulSets, DaemonSets, ReplicationControllers, Jobs) get their
-	// entry in internal/validation.
+	// whose status strategy checks the status (Pods, Deployments,
+	// ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers, Jobs)
+	// get their entry in internal/validation.
 	ValidateStatus ValidateFunc
 	// Scale serves the scale subresource (autoscaling/v1 Scale) from the
 	// paths it names; nil means none. See [ScaleSubresource].

@@ -4,11 +4,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	appsv1apply "k8s.io/client-go/applyconfigurations/apps/v1"
 )
@@ -124,3 +126,35 @@ func TestValidateStatusOverride(t *testing.T) {
 	wantInvalid(t, "UpdateStatus(replicas 7)", err, "Deployment", "d", `Deployment.apps "d" is invalid: status.replicas: Forbidden: not 7`,
 		metav1.StatusCause{Type: "FieldValueForbidden", Message: "Forbidden: not 7", Field: "status.replicas"})
 }
+
+// TestValidationStatusPod: a pod's status write gets podIPs from podIP
+// (SetDefaults_PodStatus) and refuses a condition type that is not a
+// qualified name and an address that is not an IP.
+func TestValidationStatusPod(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	pods := clientsetFor(t, srv).CoreV1().Pods("default")
+	ctx := t.Context()
+	p, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: testTemplate(nil).Spec}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("Create(pod) = %v", err)
+	}
+	p.Status.PodIP = "10.1.2.3"
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	if p, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("UpdateStatus(podIP) = %v", err)
+	}
+	if want := []corev1.PodIP{{IP: "10.1.2.3"}}; !cmp.Equal(want, p.Status.PodIPs) {
+		t.Errorf("status.podIPs = %v, want %v", p.Status.PodIPs, want)
+	}
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: "bad type!", Status: corev1.ConditionTrue})
+	p.Status.PodIP, p.Status.PodIPs = "10.1.2.300", nil
+	_, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	wantInvalid(t, "bad condition type and podIP", err, "Pod", "p",
+		`Pod "p" is invalid: [status.conditions[1].Type: Invalid value: "bad type!": `+qualifiedNameMsg+`, status.podIPs[0]: Invalid value: "10.1.2.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)]`,
+		metav1.StatusCause{Type: "FieldValueInvalid", Message: `Invalid value: "bad type!": ` + qualifiedNameMsg, Field: "status.conditions[1].Type"},
+		metav1.StatusCause{Type: "FieldValueInvalid", Message: `Invalid value: "10.1.2.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`, Field: "status.podIPs[0]"})
+}
+
+// qualifiedNameMsg is what IsQualifiedName says of "bad type!".
+var qualifiedNameMsg = validation.IsQualifiedName("bad type!")[0]

@@ -13,6 +13,7 @@ import (
 // generated defaulters (container port protocol, fieldRef apiVersion).
 // Volume, service and host-network port defaults are not ported.
 func Pod(pod *corev1.Pod) {
+	defaultPodStatus(&pod.Status)
 	spec := &pod.Spec
 	if spec.TerminationGracePeriodSeconds != nil && *spec.TerminationGracePeriodSeconds < 0 {
 		one := int64(1)
@@ -30,6 +31,20 @@ func Pod(pod *corev1.Pod) {
 	}
 	for i := range spec.EphemeralContainers {
 		defaultContainer((*corev1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon), false)
+	}
+}
+
+// defaultPodStatus is SetDefaults_PodStatus: podIP and podIPs in sync,
+// podIP winning when they disagree (older kubelets set only podIP).
+func defaultPodStatus(s *corev1.PodStatus) {
+	hasIP, hasIPs := s.PodIP != "", len(s.PodIPs) > 0
+	switch {
+	case hasIP && !hasIPs:
+		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
+	case !hasIP && hasIPs:
+		s.PodIP = s.PodIPs[0].IP
+	case hasIP && hasIPs && s.PodIPs[0].IP != s.PodIP:
+		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
 	}
 }
 

@@ -14,6 +14,7 @@
 //	apps.go        Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController
 //	batch.go       Job
 //	status.go      writes through /status: the apps workloads, ReplicationController ([StatusFor])
+//	pod_status.go  a Pod's status
 //	job_status.go  a Job's status and its transitions
 //
 // Messages and the order of the causes are kube-apiserver's, byte for byte:

@@ -22,6 +22,7 @@ var builtinStatus = map[schema.GroupKind]Func{
 	{Group: "apps", Kind: "StatefulSet"}: validateStatefulSetStatusUpdate,
 	{Group: "apps", Kind: "DaemonSet"}:   validateDaemonSetStatusUpdate,
 	{Kind: "ReplicationController"}:      validateReplicationControllerStatusUpdate,
+	{Kind: "Pod"}:                        validatePodStatusUpdate,
 	{Group: "batch", Kind: "Job"}:        validateJobStatusUpdate,
 }
 
