@@ -3,8 +3,6 @@ package fakeapiserver
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -100,28 +98,4 @@ func openAPIV2Kinds(t *testing.T, srv *Server) map[schema.GroupVersionKind]bool 
 		}
 	}
 	return kinds
-}
-
-// TestKubectlCreateListOfOtherVersions: kubectl validates a List against
-// /openapi/v2; the definition there of a kind of a group-version
-// kube-apiserver does not serve by default (batch/v1beta1 CronJob here),
-// converted from its generated v3 schema, accepts the kind's fields (it
-// did not while the open object kept its properties).
-func TestKubectlCreateListOfOtherVersions(t *testing.T) {
-	if _, err := os.Stat(kubectlPath); err != nil {
-		t.Skipf("kubectl end-to-end test skipped: it runs %s, which is not usable here: %v", kubectlPath, err)
-	}
-	t.Parallel()
-	srv := Start(t, WithConfig(func(cfg *Config) { cfg.GroupVersions = AllGroupVersions() }))
-	k := newKubectl(t, srv)
-	list := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"batch/v1beta1","kind":"CronJob",` +
-		`"metadata":{"name":"nightly","namespace":"default"},"spec":{"schedule":"@daily","jobTemplate":{"spec":{"template":{"spec":` +
-		`{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}}}]}`
-	file := filepath.Join(k.home, "list.json")
-	if err := os.WriteFile(file, []byte(list), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := k.run(t, "create", "-f", file, "--validate=strict"), "cronjob.batch/nightly created\n"; got != want {
-		t.Errorf("kubectl create -f list.json = %q, want %q", got, want)
-	}
 }

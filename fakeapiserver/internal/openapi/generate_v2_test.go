@@ -2,12 +2,16 @@ package openapi
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
 
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	batchv1beta1 "k8s.io/api/batch/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kube-openapi/pkg/util/proto"
+	"k8s.io/kube-openapi/pkg/util/proto/validation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -60,4 +64,48 @@ func keys(d spec.Definitions) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestGeneratedV2PartKubectlValidation: kubectl's v2 validation
+// (kube-openapi's proto validation, as kubectl create -f of a List runs
+// it) accepts a CronJob with a spec against the converted definition. It
+// refused the spec as an unknown field while the open object kept its
+// properties.
+func TestGeneratedV2PartKubectlValidation(t *testing.T) {
+	gv := batchv1beta1.SchemeGroupVersion
+	cronJobs := fakeResource{gvr: gv.WithResource("cronjobs"), kind: "CronJob", namespaced: true,
+		newObj: func() runtime.Object { return &batchv1beta1.CronJob{} }, newList: func() runtime.Object { return &batchv1beta1.CronJobList{} }}
+	part, err := generatedV2Part(Generate(gv, []Resource{cronJobs}))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := capturedOpenAPIV2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := spec.Definitions{}
+	maps.Copy(defs, c.base.Definitions)
+	maps.Copy(defs, part.Definitions)
+	raw, err := json.Marshal(&spec.Swagger{SwaggerProps: spec.SwaggerProps{Swagger: "2.0",
+		Info: &spec.Info{InfoProps: spec.InfoProps{Title: "t", Version: "v"}}, Paths: &spec.Paths{}, Definitions: defs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi_v2.ParseDocument(raw)
+	if err != nil {
+		t.Fatalf("parse the v2 document: %v", err)
+	}
+	models, err := proto.NewOpenAPIData(doc)
+	if err != nil {
+		t.Fatalf("kubectl's model of the v2 document: %v", err)
+	}
+	model := models.LookupModel("io.k8s.api.batch.v1beta1.CronJob")
+	if model == nil {
+		t.Fatal("no model io.k8s.api.batch.v1beta1.CronJob")
+	}
+	cronJob := map[string]any{"apiVersion": "batch/v1beta1", "kind": "CronJob", "metadata": map[string]any{"name": "nightly"},
+		"spec": map[string]any{"schedule": "@daily"}}
+	if errs := validation.ValidateModel(cronJob, model, "CronJob"); len(errs) > 0 {
+		t.Errorf("kubectl validation of a CronJob = %v, want none", errs)
+	}
 }
