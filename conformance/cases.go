@@ -197,5 +197,6 @@ func Cases() []Case {
 		{Name: "CROpenAPI", Run: RunCROpenAPI},
 		{Name: "DryRunNoEvent", Run: RunDryRunNoEvent},
 		{Name: "ValidatePodStatus", Run: RunValidatePodStatus},
+		{Name: "ScaleReplicaSetStatefulSet", Run: RunScaleReplicaSetStatefulSet},
 	}
 }
