@@ -31,6 +31,9 @@ type fieldManagers struct {
 	// scale records writes to the scale subresource, on the Scale kind
 	// (autoscaling/v1) with subresource "scale"; nil without one.
 	scale *managedfields.FieldManager
+	// create is the main endpoint's shortcut for creates
+	// (managedfields_create.go); nil where it could not be prepared.
+	create *createFields
 }
 
 // newTypeConverterFor picks the structured-merge-diff schema of a kind:
@@ -116,6 +119,9 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc, builtin ma
 	if err != nil {
 		return fm, fmt.Errorf("fakeapiserver: resource %s: %w", info.Kind, err)
 	}
+	if cf, err := newCreateFields(scheme, info, tc, mainReset); err == nil {
+		fm.create = cf // else creates take the field manager's own path
+	}
 	if info.hasStatus {
 		fm.status, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "status", statusReset)
 		if err != nil {
@@ -169,7 +175,16 @@ func managerName(req *request) string {
 // trackCreate records the creating manager's fields on a decoded create
 // body, as the create handler does before admission and the strategy run
 // (so fields they add are owned by nobody).
+//
+// The shortcut of managedfields_create.go records the same entry without
+// the field manager's layers; where it declines, the field manager runs.
 func (s *Server) trackCreate(req *request, obj runtime.Object) runtime.Object {
+	if fm, err := req.res.managers(); err == nil && fm.create != nil && !req.isStatus() {
+		now := s.cfg.Clock.Now().UTC().Truncate(time.Second) // as stampManagedFields stamps
+		if fm.create.track(obj, managerName(req), now) {
+			return obj
+		}
+	}
 	return s.trackUpdate(req, req.res.newObject(), obj)
 }
 
