@@ -177,17 +177,17 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 //  1. read CurrentRV, then store.Changes after cursor, which holds every
 //     event up to that RV (and maybe more) and the channel of the next write,
 //     taken under one store lock so no write falls in between;
-//  2. send what this watcher sees of the events and flush once per batch
-//     (the real server flushes whenever its result channel is empty);
+//  2. write what this watcher sees of the events;
 //  3. advance cursor, send a bookmark at cursor if one is due;
-//  4. wait for the next write, the bookmark timer or the end of the watch
+//  4. flush, unless more is pending already (see [watchStream.morePending]);
+//  5. wait for the next write, the bookmark timer or the end of the watch
 //     (its context, or CompactWatchHistory).
 func (w *watchStream) follow(cursor int64) {
 	hub := w.s.watch
 	relisted := hub.relistChan()
 	bookmark := newBookmarkTimer(w.s.cfg.Clock, hub.cfg.BookmarkInterval, w.deadline, w.bookmarks)
 	defer bookmark.stop()
-	ending := false
+	ending, unflushed := false, false
 	for round := 0; ; round++ {
 		seen := w.s.store.CurrentRV()
 		events, changed, err := w.s.store.Changes(w.req.res.storageKey, cursor)
@@ -200,9 +200,11 @@ func (w *watchStream) follow(cursor int64) {
 			hub.slow.Add(1) // ended as the cacher ends a blocked watcher: no ERROR
 			return
 		}
-		if err := w.sendChanges(events); err != nil {
+		sent, err := w.sendChanges(events)
+		if err != nil {
 			return
 		}
+		unflushed = unflushed || sent
 		cursor = max(cursor, seen)
 		if n := len(events); n > 0 {
 			cursor = max(cursor, events[n-1].RV)
@@ -212,6 +214,15 @@ func (w *watchStream) follow(cursor int64) {
 				return
 			}
 			bookmark.reset()
+		}
+		if unflushed && !ending && w.morePending(changed, relisted, bookmark) {
+			continue
+		}
+		if unflushed {
+			if err := w.enc.flush(); err != nil {
+				return
+			}
+			unflushed = false
 		}
 		if ending {
 			return
@@ -235,6 +246,37 @@ func (w *watchStream) follow(cursor int64) {
 	}
 }
 
+// morePending reports whether the watch should read again before it
+// flushes what it wrote: a write happened meanwhile, or the bookmark
+// timer fired (which it then marks due), and the watch is not ending.
+// The real server flushes a watch only when its result channel is empty
+// (handlers/watch.go: `if len(ch) == 0 { flusher.Flush() }`), so a burst
+// of events goes out in one flush; this is that rule for a watcher that
+// pulls. It never waits: with nothing pending the watch flushes at once.
+func (w *watchStream) morePending(changed, relisted <-chan struct{}, bookmark *bookmarkTimer) bool {
+	if w.ctx.Err() != nil || closed(relisted) || closed(w.req.res.gone()) {
+		return false
+	}
+	select {
+	case <-bookmark.c():
+		bookmark.due = true
+		return true
+	default:
+	}
+	return closed(changed)
+}
+
+// closed reports whether ch is closed (or has a value ready) without
+// waiting.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // endOnReadError ends the stream after store.Changes failed. A start point
 // compacted away is the cacher's "too old" ERROR; a watcher overtaken by a
 // compaction later ends silently, as the cacher ends a watcher whose
@@ -251,21 +293,18 @@ func (w *watchStream) endOnReadError(err error, cursor int64, round int) {
 	}
 }
 
-// sendChanges sends a batch of store events as this watcher sees them, then
-// flushes.
-func (w *watchStream) sendChanges(events []store.Event) error {
+// sendChanges writes a batch of store events as this watcher sees them,
+// without flushing, and reports whether it wrote any.
+func (w *watchStream) sendChanges(events []store.Event) (bool, error) {
 	sent := false
 	for _, ev := range events {
 		ok, err := w.sendChange(ev)
 		if err != nil {
-			return err
+			return sent, err
 		}
 		sent = sent || ok
 	}
-	if !sent {
-		return nil
-	}
-	return w.enc.flush()
+	return sent, nil
 }
 
 // sendChange sends one store event as this watcher sees it through its
