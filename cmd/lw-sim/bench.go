@@ -15,8 +15,11 @@ import (
 // benchOptions are the flags of "lw-sim bench".
 type benchOptions struct {
 	against string
-	output  outputFlag
-	opts    bench.Options
+	// fake is the kubeconfig of a fake served by another process (lw-sim
+	// serve); empty: one started in this process.
+	fake   string
+	output outputFlag
+	opts   bench.Options
 }
 
 func newBenchCommand() *cobra.Command {
@@ -31,9 +34,19 @@ and print a table. With --against KUBECONFIG the same workloads run against
 that server too, each workload on both before the next, and the table gains
 its column and the ratio fake/real (how many times better the fake is).
 
+With --fake KUBECONFIG the fake measured is the one that kubeconfig reaches
+(an "lw-sim serve" in a process of its own) rather than one started here:
+then each server runs in its own process and the bench's clients in a third,
+as with --against, so neither server shares its threads, heap or garbage
+collector with the clients. On a busy machine that matters: the scheduler
+shares the CPU per thread, and an in-process fake gets half the threads a
+separate server and its clients get.
+
 Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 		Example: `  lw-sim bench
   lw-sim bench --against /tmp/real/kubeconfig
+  lw-sim serve --listen :0 --kubeconfig /tmp/fake.kubeconfig --watch-max-lag 0 &
+  lw-sim bench --fake /tmp/fake.kubeconfig --against /tmp/real/kubeconfig
   lw-sim bench --pods 2000 --watchers 500 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -42,6 +55,7 @@ Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.against, "against", "", "`kubeconfig` of a real kube-apiserver to measure beside the fake")
+	f.StringVar(&o.fake, "fake", "", "`kubeconfig` of the fake to measure (an lw-sim serve); default: one started in this process")
 	f.IntVar(&o.opts.Pods, "pods", 10_000, "pods the LIST workloads page through (created first, by the create workload)")
 	f.IntVar(&o.opts.PageSize, "page-size", 500, "LIST limit")
 	f.IntVar(&o.opts.Workers, "workers", 8, "concurrent clients creating objects")
@@ -55,15 +69,15 @@ Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 // runBench is "lw-sim bench": the fake, and the --against server, through
 // bench.Compare; the table (or -o data) goes to stdout.
 func runBench(ctx context.Context, o benchOptions, stdout io.Writer) error {
-	fake, err := bench.StartFake()
+	fakeTarget, closeFake, err := benchFake(o.fake)
 	if err != nil {
 		return err
 	}
-	targets := []bench.Target{fake.Target}
+	targets := []bench.Target{fakeTarget}
 	if o.against != "" {
 		realTarget, err := bench.FromKubeconfig("real", o.against)
 		if err != nil {
-			return errors.Join(err, fake.Close())
+			return errors.Join(err, closeFake())
 		}
 		targets = append(targets, realTarget)
 	}
@@ -76,5 +90,19 @@ func runBench(ctx context.Context, o benchOptions, stdout io.Writer) error {
 			err = res.Print(stdout)
 		}
 	}
-	return errors.Join(err, fake.Close())
+	return errors.Join(err, closeFake())
+}
+
+// benchFake is the fake target: the one kubeconfig reaches, or else one
+// started in this process, with the function that stops it.
+func benchFake(kubeconfig string) (bench.Target, func() error, error) {
+	if kubeconfig != "" {
+		t, err := bench.FromKubeconfig("fake", kubeconfig)
+		return t, func() error { return nil }, err
+	}
+	fake, err := bench.StartFake()
+	if err != nil {
+		return bench.Target{}, nil, err
+	}
+	return fake.Target, fake.Close, nil
 }

@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
 )
 
 // TestBenchPrintsTable runs "lw-sim bench" small against the fake alone
@@ -55,5 +59,31 @@ func TestBenchOutputJSON(t *testing.T) {
 	}
 	if len(got.Targets) != 1 || got.Targets[0] != "fake" || len(got.Rows) == 0 || got.Rows[0].Workload != "create pod (creates/s)" {
 		t.Errorf("-o json = %+v, want the fake's rows, creates first", got)
+	}
+}
+
+// TestBenchFakeKubeconfig measures the fake a --fake kubeconfig reaches
+// (a server of the test's own here) instead of starting one: its
+// namespace and pods appear on that server.
+func TestBenchFakeKubeconfig(t *testing.T) {
+	srv := fakeapiserver.Start(t)
+	path := t.TempDir() + "/fake.kubeconfig"
+	if err := srv.WriteKubeconfig(path); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "--fake", path, "--pods", "6", "--page-size", "5", "--watchers", "2", "--writes", "2", "--rounds", "1", "--workers", "2"}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run(%q) = %v; stderr:\n%s", args, err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "create pod (creates/s)") {
+		t.Errorf("table lacks the create row:\n%s", stdout.String())
+	}
+	pods, err := srv.Clientset().CoreV1().Pods("").List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 6 {
+		t.Errorf("the --fake server holds %d pods after the bench, want its 6", len(pods.Items))
 	}
 }
