@@ -61,7 +61,7 @@ Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 	f.IntVar(&o.opts.Workers, "workers", 8, "concurrent clients creating objects")
 	f.IntVar(&o.opts.Watchers, "watchers", 100, "watches of the fan-out workload")
 	f.IntVar(&o.opts.Writes, "writes", 200, "configmaps the fan-out workload creates")
-	f.IntVar(&o.opts.Rounds, "rounds", 3, "runs of each LIST workload; the fastest counts")
+	f.IntVar(&o.opts.Rounds, "rounds", 3, "runs of each LIST workload and of the fan-out; the fastest counts")
 	addOutputFlag(cmd, &o.output)
 	return cmd
 }

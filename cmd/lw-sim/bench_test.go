@@ -63,8 +63,8 @@ func TestBenchOutputJSON(t *testing.T) {
 }
 
 // TestBenchFakeKubeconfig measures the fake a --fake kubeconfig reaches
-// (a server of the test's own here) instead of starting one: its
-// namespace and pods appear on that server.
+// (a server of the test's own here) instead of starting one: its pods, and
+// the configmaps of each fan-out round, appear on that server.
 func TestBenchFakeKubeconfig(t *testing.T) {
 	srv := fakeapiserver.Start(t)
 	path := t.TempDir() + "/fake.kubeconfig"
@@ -72,7 +72,7 @@ func TestBenchFakeKubeconfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	args := []string{"bench", "--fake", path, "--pods", "6", "--page-size", "5", "--watchers", "2", "--writes", "2", "--rounds", "1", "--workers", "2"}
+	args := []string{"bench", "--fake", path, "--pods", "6", "--page-size", "5", "--watchers", "2", "--writes", "3", "--rounds", "2", "--workers", "2"}
 	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("run(%q) = %v; stderr:\n%s", args, err, stderr.String())
 	}
@@ -85,5 +85,12 @@ func TestBenchFakeKubeconfig(t *testing.T) {
 	}
 	if len(pods.Items) != 6 {
 		t.Errorf("the --fake server holds %d pods after the bench, want its 6", len(pods.Items))
+	}
+	cms, err := srv.Clientset().CoreV1().ConfigMaps(pods.Items[0].Namespace).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cms.Items) != 2*3 {
+		t.Errorf("the bench namespace holds %d configmaps, want 3 writes in each of 2 fan-out rounds", len(cms.Items))
 	}
 }

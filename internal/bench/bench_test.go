@@ -161,7 +161,7 @@ func BenchmarkWatchFanout(b *testing.B) {
 		if err := createNamespace(b.Context(), c.cs, ns); err != nil {
 			b.Fatal(err)
 		}
-		st, err := fanout(b.Context(), c, ns, 100, 200, 8)
+		st, err := fanout(b.Context(), c, ns, 0, 100, 200, 8)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,8 +17,8 @@ type Options struct {
 	// Watchers and Writes size the fan-out: Writes configmaps, each
 	// delivered to Watchers watches (100 and 200).
 	Watchers, Writes int
-	// Rounds is how many times each LIST workload runs; the best round
-	// counts, as a benchmark's steady state (3).
+	// Rounds is how many times each LIST workload and the fan-out run;
+	// the best round counts, as a benchmark's steady state (3).
 	Rounds int
 }
 
@@ -69,14 +69,22 @@ func measureCreates(ctx context.Context, c *clients, ns string, opts Options) ([
 	return []Measurement{{Workload: "create pod (creates/s)", Value: float64(opts.Pods) / created.Seconds(), HigherIsBetter: true}}, nil
 }
 
-// measureFanout measures watch fan-out.
+// measureFanout measures watch fan-out, opts.Rounds times, keeping the
+// best round: a round on the fake lasts tens of milliseconds, so one
+// stall of a busy machine would otherwise decide the number.
 func measureFanout(ctx context.Context, c *clients, ns string, opts Options) ([]Measurement, error) {
-	fo, err := fanout(ctx, c, ns, opts.Watchers, opts.Writes, opts.Workers)
-	if err != nil {
-		return nil, fmt.Errorf("fan-out: %w", err)
+	var best FanoutStats
+	for round := range opts.Rounds {
+		fo, err := fanout(ctx, c, ns, round, opts.Watchers, opts.Writes, opts.Workers)
+		if err != nil {
+			return nil, fmt.Errorf("fan-out: %w", err)
+		}
+		if round == 0 || fo.Elapsed < best.Elapsed {
+			best = fo
+		}
 	}
 	name := fmt.Sprintf("watch fan-out %d×%d (events/s)", opts.Watchers, opts.Writes)
-	return []Measurement{{Workload: name, Value: fo.EventsPerSecond(), HigherIsBetter: true}}, nil
+	return []Measurement{{Workload: name, Value: best.EventsPerSecond(), HigherIsBetter: true}}, nil
 }
 
 // measureLists runs the LIST workloads, each opts.Rounds times after a

@@ -28,10 +28,11 @@ func (s FanoutStats) EventsPerSecond() float64 {
 }
 
 // fanout opens watchers JSON watches on ns's configmaps, creates writes
-// configmaps with the given number of concurrent workers, and waits until
+// configmaps (named after round, so rounds in one namespace do not
+// collide) with the given number of concurrent workers, and waits until
 // every watcher has read every ADDED event. The watch streams are read as
 // lines (one event per line), not decoded.
-func fanout(ctx context.Context, c *clients, ns string, watchers, writes, workers int) (FanoutStats, error) {
+func fanout(ctx context.Context, c *clients, ns string, round, watchers, writes, workers int) (FanoutStats, error) {
 	st := FanoutStats{Watchers: watchers, Writes: writes}
 	rv, err := configMapsRV(ctx, c, ns)
 	if err != nil {
@@ -50,7 +51,7 @@ func fanout(ctx context.Context, c *clients, ns string, watchers, writes, worker
 		wg.Go(func() { done <- countEvents(resp, writes) })
 	}
 	start := time.Now()
-	if err := createConfigMaps(ctx, c, ns, writes, workers); err != nil {
+	if err := createConfigMaps(ctx, c, ns, round, writes, workers); err != nil {
 		return st, err
 	}
 	for range watchers {
@@ -103,16 +104,16 @@ func countEvents(resp *http.Response, want int) error {
 	return nil
 }
 
-// createConfigMaps creates n small configmaps in ns with the given number
-// of concurrent workers.
-func createConfigMaps(ctx context.Context, c *clients, ns string, n, workers int) error {
+// createConfigMaps creates n small configmaps of a round in ns with the
+// given number of concurrent workers.
+func createConfigMaps(ctx context.Context, c *clients, ns string, round, n, workers int) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
 				cm := &corev1.ConfigMap{
-					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%06d", i)},
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d-%06d", round, i)},
 					Data:       map[string]string{"key": "value"},
 				}
 				if _, err := c.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
