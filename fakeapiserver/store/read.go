@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -78,26 +77,33 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 		return ListResult{}, fmt.Errorf("list %s: %w", resource, err)
 	}
 	res := ListResult{RV: at}
+	// Keys under Prefix form one contiguous run starting at Prefix, so the
+	// page is the run's part from max(Start, Prefix) on: ranks give its
+	// length, and the walk stops after that many keys instead of comparing
+	// each key with the prefix (which would read every key's bytes, a cache
+	// miss per item in a big store).
+	from := max(opts.Start, opts.Prefix)
+	first, end := t.rank(from), prefixRunEnd(t, opts.Prefix)
+	run := end - first
+	if run <= 0 {
+		return res, nil
+	}
 	if opts.Limit > 0 {
-		n := min(opts.Limit, t.len())
+		n := min(opts.Limit, run)
 		res.Items, res.Keys, res.Encodings = make([]runtime.Object, 0, n), make([]string, 0, n), make([]*Encodings, 0, n)
 	}
-	// Keys under Prefix form one contiguous run starting at Prefix, so the
-	// walk starts at max(Start, Prefix) and stops at the first key outside.
-	for key, v := range t.ascend(max(opts.Start, opts.Prefix)) {
-		if !strings.HasPrefix(key, opts.Prefix) {
-			break
+	visited := 0
+	for key, v := range t.ascend(from) {
+		visited++
+		if opts.Filter == nil || opts.Filter(v.obj) {
+			res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, v.enc)
 		}
-		if opts.Filter != nil && !opts.Filter(v.obj) {
-			continue
-		}
-		res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, v.enc)
-		if len(res.Items) == opts.Limit {
+		if len(res.Items) == opts.Limit || visited == run {
 			break
 		}
 	}
 	if opts.Limit > 0 && len(res.Items) == opts.Limit {
-		after := countAfter(t, res.Keys[len(res.Keys)-1], opts.Prefix)
+		after := run - visited // keys under Prefix after the last item
 		res.More = after > 0
 		if opts.Filter == nil {
 			res.Remaining = int64(after)
@@ -132,15 +138,13 @@ func (s *Store) resolveRVLocked(rv int64) (int64, error) {
 	return rv, nil
 }
 
-// countAfter returns the number of keys of t under prefix that are above
-// last, a key of t under prefix, in O(log n): the rank of the end of the
-// prefix range minus the number of keys up to and including last.
-func countAfter(t tree[version], last, prefix string) int {
-	end := t.len()
+// prefixRunEnd returns the rank just past the keys of t under prefix
+// (all of t for ""), in O(log n).
+func prefixRunEnd(t tree[version], prefix string) int {
 	if upper, ok := prefixEnd(prefix); ok {
-		end = t.rank(upper)
+		return t.rank(upper)
 	}
-	return end - (t.rank(last) + 1)
+	return t.len()
 }
 
 // prefixEnd returns the least string above every string with prefix p, or
