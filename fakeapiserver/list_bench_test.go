@@ -74,7 +74,9 @@ func seedPods(tb testing.TB, srv *Server, n int) {
 	start := time.Now()
 	for i := range n {
 		ns := fmt.Sprintf("bench-%d", i%namespaces)
-		if _, err := srv.createObject(podRes, ns, benchPod(ns, i)); err != nil {
+		pod := benchPod(ns, i)
+		podRes.applyDefaults(pod) // as a POST's decode does (write_create.go)
+		if _, err := srv.createObject(podRes, ns, pod); err != nil {
 			tb.Fatalf("seed pod %d: %v", i, err)
 		}
 	}
