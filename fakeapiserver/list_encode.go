@@ -46,15 +46,41 @@ type listPage struct {
 	// cached is set for built-in resources, whose item encodings are
 	// cached with their versions.
 	cached bool
+	// bufs is the server's pool the body is assembled in; buf is the
+	// buffer the body was taken from, until releaseBody returns it.
+	bufs *pageBuffers
+	buf  *pageBuffer
 }
 
 // GetObjectKind is the list's kind.
 func (p *listPage) GetObjectKind() schema.ObjectKind { return p.list.GetObjectKind() }
 
 // DeepCopyObject copies the list frame; the items are immutable store
-// objects and stay shared.
+// objects and stay shared. The copy encodes into its own buffer.
 func (p *listPage) DeepCopyObject() runtime.Object {
-	return &listPage{list: p.list.DeepCopyObject(), items: slices.Clone(p.items), encs: slices.Clone(p.encs), cached: p.cached}
+	return &listPage{list: p.list.DeepCopyObject(), items: slices.Clone(p.items), encs: slices.Clone(p.encs), cached: p.cached, bufs: p.bufs}
+}
+
+// takeBuffer is an empty buffer for the body, from the server's pool when
+// the page has one; releaseBody gives it back.
+func (p *listPage) takeBuffer() *pageBuffer {
+	p.releaseBody()
+	if p.bufs == nil {
+		p.buf = &pageBuffer{}
+	} else {
+		p.buf = p.bufs.get()
+	}
+	return p.buf
+}
+
+// releaseBody returns the buffer of the body encodeBody returned to the
+// pool: the caller is done with the body (respond calls it once the body
+// is written; ResponseWriter.Write keeps no reference).
+func (p *listPage) releaseBody() {
+	if p.buf != nil && p.bufs != nil {
+		p.bufs.put(p.buf)
+	}
+	p.buf = nil
 }
 
 // GetListMeta is the list's metadata (meta.ListAccessor reads it).
@@ -100,7 +126,8 @@ var itemsOpen = []byte(`"items":[`)
 
 // encodeJSON writes the list frame as the serializer does, with an empty
 // items array, and splices the items in: each version's cached JSON
-// without its kind and apiVersion, joined by commas.
+// without its kind and apiVersion, joined by commas. The body goes into
+// a recycled buffer, grown once to its exact size.
 func (p *listPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
 	frame, err := encode(info, p.list)
 	if err != nil {
@@ -111,28 +138,31 @@ func (p *listPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
 		return nil, fmt.Errorf("encode %T: no items array in %.100q", p.list, frame)
 	}
 	head, tail := frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):]
-	bodies := make([][]byte, len(p.items))
+	pb := p.takeBuffer()
 	size := len(frame)
 	for k, obj := range p.items {
 		b, err := cachedJSON(info, p.encs[k], obj)
 		if err != nil {
 			return nil, err
 		}
-		if bodies[k], err = withoutTypeMeta(b); err != nil {
+		item, err := withoutTypeMeta(b)
+		if err != nil {
 			return nil, fmt.Errorf("encode list item %T: %w", obj, err)
 		}
-		size += len(bodies[k]) + 2 // "{" and ","
+		pb.parts = append(pb.parts, item)
+		size += len(item) + 2 // "{" and ","
 	}
-	out := make([]byte, 0, size)
+	out := slices.Grow(pb.body[:0], size)
 	out = append(out, head...)
-	for k, b := range bodies {
+	for k, b := range pb.parts {
 		if k > 0 {
 			out = append(out, ',')
 		}
 		out = append(out, '{')
 		out = append(out, b...)
 	}
-	return append(out, tail...), nil
+	pb.body = append(out, tail...)
+	return pb.body, nil
 }
 
 // cachedJSON is obj's JSON encoding (kind and apiVersion included, no

@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -54,6 +55,7 @@ func cachedProtobuf(enc *store.Encodings, obj runtime.Object) ([]byte, error) {
 // encodeProtobuf writes the page as the protobuf serializer writes the
 // full list: the envelope, the list's metadata (the frame's own Marshal,
 // its items being empty), then every item's cached message as field 2.
+// The body goes into a recycled buffer, grown once to its exact size.
 func (p *listPage) encodeProtobuf() ([]byte, error) {
 	m, ok := p.list.(protoMarshaler)
 	if !ok {
@@ -63,22 +65,25 @@ func (p *listPage) encodeProtobuf() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("marshal %T: %w", p.list, err)
 	}
-	items := make([][]byte, len(p.items))
+	pb := p.takeBuffer()
 	raw := len(frame)
 	for k, obj := range p.items {
-		if items[k], err = cachedProtobuf(p.encs[k], obj); err != nil {
+		b, err := cachedProtobuf(p.encs[k], obj)
+		if err != nil {
 			return nil, err
 		}
-		raw += fieldLen(len(items[k]))
+		pb.parts = append(pb.parts, b)
+		raw += fieldLen(len(b))
 	}
 	gvk := p.list.GetObjectKind().GroupVersionKind()
-	out := make([]byte, 0, envelopeLen(gvk, raw))
+	out := slices.Grow(pb.body[:0], envelopeLen(gvk, raw))
 	out = appendEnvelopeHead(out, gvk, raw)
 	out = append(out, frame...)
-	for _, b := range items {
+	for _, b := range pb.parts {
 		out = appendField(out, tagField2, b)
 	}
-	return appendEnvelopeTail(out), nil
+	pb.body = appendEnvelopeTail(out)
+	return pb.body, nil
 }
 
 // protobufObject is one object in the protobuf serializer's form, from

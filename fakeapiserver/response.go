@@ -63,6 +63,9 @@ func (s *Server) tableOf(req *request, rows *tableRows) (runtime.Object, error) 
 // body is encoded fully before the header goes out, so an encoding failure
 // becomes a clean 500 instead of a truncated response.
 func (s *Server) respond(w http.ResponseWriter, out outputType, code int, obj runtime.Object) {
+	if rel, ok := obj.(bodyReleaser); ok {
+		defer rel.releaseBody() // after the Write below, which keeps no reference
+	}
 	body, err := encode(out.info, obj)
 	if err != nil {
 		st := toStatus(err)
@@ -74,6 +77,13 @@ func (s *Server) respond(w http.ResponseWriter, out outputType, code int, obj ru
 	h.Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
+}
+
+// bodyReleaser is an object whose encoded body lives in a recycled buffer
+// (a LIST page, list_buffers.go): releaseBody hands the buffer back once
+// the body is written.
+type bodyReleaser interface {
+	releaseBody()
 }
 
 // listMetaOf copies a list's metadata for the Table form.

@@ -38,6 +38,7 @@ type Server struct {
 	hosts     *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
 	openapi   *openapi.Service   // /openapi/v2 and /openapi/v3 (internal/openapi)
 	crds      crdController      // CustomResourceDefinitions (crd.go)
+	pageBufs  pageBuffers        // LIST page bodies (list_buffers.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
 	userUID string         // UID of the single user (reviews.go)
