@@ -1,13 +1,16 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/rest"
 )
 
 // benchNS is the namespace the benchmarks seed.
@@ -41,20 +44,24 @@ func startSeeded(b *testing.B, n int) (*Fake, *clients) {
 
 // BenchmarkList pages through 10 000 and 100 000 pods, 500 a page, in
 // JSON and protobuf, reading bodies as bytes: the server's side of a LIST,
-// over loopback HTTP (http) and straight through the server's handler with
-// no network or client in the way (handler). ns/page must stay flat from
-// 10 000 to 100 000 pods. One traversal before the timed ones fills the
-// encoding caches: the steady state of a server whose objects were read
-// before.
+// over loopback HTTP (http: plain bodies, Accept-Encoding: identity; and
+// http-gzip: what Go's transport asks for by default, so the server gzips
+// every page, which is over 128 KiB, as kube-apiserver does) and straight
+// through the server's handler with no network or client in the way
+// (handler, plain). ns/page (and cpu-ns/page, steadier on a shared
+// machine) must stay flat from 10 000 to 100 000 pods. One traversal
+// before the timed ones fills the encoding caches: the steady state of a
+// server whose objects were read before.
 func BenchmarkList(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
 			f, c := startSeeded(b, n)
-			hc := handlerClients(f, c)
+			identity := *c
+			identity.acceptEncoding = "identity"
 			for _, via := range []struct {
 				name string
 				c    *clients
-			}{{"http", c}, {"handler", hc}} {
+			}{{"http", &identity}, {"http-gzip", c}, {"handler", handlerClients(f, c)}} {
 				for _, mt := range []string{jsonType, protobufType} {
 					b.Run(via.name+"/accept="+mt, func(b *testing.B) {
 						benchListRaw(b, via.c, mt)
@@ -71,6 +78,8 @@ func benchListRaw(b *testing.B, c *clients, mt string) {
 	if _, err := listRaw(b.Context(), c, benchNS, mt, 500, false); err != nil {
 		b.Fatal(err)
 	}
+	m := startMeter()
+	b.ResetTimer()
 	var pages int
 	var bytes int64
 	for b.Loop() {
@@ -84,18 +93,63 @@ func benchListRaw(b *testing.B, c *clients, mt string) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(pages), "ns/page")
 	b.ReportMetric(float64(bytes)/float64(pages), "bytes/page")
 	b.ReportMetric(float64(bytes)/1e6/b.Elapsed().Seconds(), "MB/s")
+	m.report(b, pages)
 }
 
 // handlerClients is c with an HTTP client that calls f's handler in
-// process: no sockets, no transport, the body written into a buffer.
+// process: no sockets, no transport, the body written into a buffer that
+// every request reuses (so the client side allocates nothing per page).
+// It serves one request at a time, and a response's body is valid until
+// the next request.
 func handlerClients(f *Fake, c *clients) *clients {
 	h := f.Server.Handler()
+	w := &bufferWriter{}
 	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec.Result(), nil
+		w.reset()
+		h.ServeHTTP(w, req)
+		return w.response(req), nil
 	})
 	return &clients{http: &http.Client{Transport: rt}, cs: c.cs, host: c.host}
+}
+
+// bufferWriter is an http.ResponseWriter that keeps one response in a
+// reused buffer.
+type bufferWriter struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+// reset readies w for the next response.
+func (w *bufferWriter) reset() {
+	w.header, w.code = http.Header{}, 0
+	w.body.Reset()
+}
+
+func (w *bufferWriter) Header() http.Header { return w.header }
+
+func (w *bufferWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+func (w *bufferWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(p)
+}
+
+// response is what w holds as the client's response to req.
+func (w *bufferWriter) response(req *http.Request) *http.Response {
+	w.WriteHeader(http.StatusOK)
+	return &http.Response{
+		StatusCode:    w.code,
+		Status:        http.StatusText(w.code),
+		Header:        w.header,
+		Body:          io.NopCloser(bytes.NewReader(w.body.Bytes())),
+		ContentLength: int64(w.body.Len()),
+		Request:       req,
+	}
 }
 
 // roundTripFunc adapts a function to http.RoundTripper.
@@ -105,9 +159,29 @@ func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { re
 
 // BenchmarkListClientGo pages through 10 000 pods with the typed clientset
 // (protobuf) and reports ns/page next to client-go's own decode of the same
-// pages (decode-ns/page) and their quotient (×decode; target <= 1.3).
+// pages (decode-ns/page) and their quotient (×decode; target <= 1.3), with
+// client-go's default transport (compression=on: it asks for gzip, and the
+// server gzips each page, as kube-apiserver does) and with
+// rest.Config.DisableCompression (compression=off).
 func BenchmarkListClientGo(b *testing.B) {
-	_, c := startSeeded(b, 10_000)
+	f, _ := startSeeded(b, 10_000)
+	for _, disable := range []bool{false, true} {
+		b.Run(fmt.Sprintf("compression=%s", map[bool]string{false: "on", true: "off"}[disable]), func(b *testing.B) {
+			t := f.Target
+			t.Config = rest.CopyConfig(t.Config)
+			t.Config.DisableCompression = disable
+			c, err := newClients(t)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchClientGo(b, c)
+		})
+	}
+}
+
+// benchClientGo times client-go's paged LIST of benchNS's pods against
+// client-go's decode of the same pages.
+func benchClientGo(b *testing.B, c *clients) {
 	raw, err := listRaw(b.Context(), c, benchNS, protobufType, 500, true)
 	if err != nil {
 		b.Fatal(err)
@@ -120,6 +194,8 @@ func BenchmarkListClientGo(b *testing.B) {
 	if _, err := listClientGo(b.Context(), c, benchNS, 500); err != nil { // warm-up
 		b.Fatal(err)
 	}
+	m := startMeter()
+	b.ResetTimer()
 	pages := 0
 	for b.Loop() {
 		st, err := listClientGo(b.Context(), c, benchNS, 500)
@@ -132,6 +208,7 @@ func BenchmarkListClientGo(b *testing.B) {
 	b.ReportMetric(perPage, "ns/page")
 	b.ReportMetric(decPerPage, "decode-ns/page")
 	b.ReportMetric(perPage/decPerPage, "×decode")
+	m.report(b, pages)
 }
 
 // BenchmarkCreatePods creates pods through the protobuf clientset from 8

@@ -28,6 +28,10 @@ type clients struct {
 	http *http.Client
 	cs   kubernetes.Interface
 	host string
+	// acceptEncoding, when set, is the Accept-Encoding of get's requests;
+	// unset, Go's transport asks for gzip (and decompresses), as it does
+	// for client-go, and both servers gzip bodies over 128 KiB.
+	acceptEncoding string
 }
 
 // newClients builds the clients of t, with protobuf bodies for the typed
@@ -54,6 +58,9 @@ func (c *clients) get(ctx context.Context, path, mediaType string) (*http.Respon
 		return nil, err
 	}
 	req.Header.Set("Accept", mediaType)
+	if c.acceptEncoding != "" {
+		req.Header.Set("Accept-Encoding", c.acceptEncoding)
+	}
 	return c.http.Do(req)
 }
 

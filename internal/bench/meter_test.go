@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// meter measures what a timed loop cost the whole process besides wall
+// time: CPU time (user and system, every thread: on a shared machine it
+// is steadier than wall time, which includes waiting for a core), bytes
+// allocated and collections run.
+type meter struct {
+	cpu time.Duration
+	ms  runtime.MemStats
+}
+
+// startMeter collects first, so the loop does not pay for the garbage of
+// what ran before it (seeding 100 000 pods leaves a lot) and every loop
+// starts with the heap goal its live heap sets; then it reads the
+// counters.
+func startMeter() *meter {
+	runtime.GC()
+	m := &meter{cpu: processCPU()}
+	runtime.ReadMemStats(&m.ms)
+	return m
+}
+
+// report adds the per-page costs since startMeter to b's metrics:
+// cpu-ns/page (when the platform reports CPU time), alloc-B/page and
+// gc/page.
+func (m *meter) report(b *testing.B, pages int) {
+	if pages == 0 {
+		return
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if cpu := processCPU(); cpu > 0 {
+		b.ReportMetric(float64((cpu-m.cpu).Nanoseconds())/float64(pages), "cpu-ns/page")
+	}
+	b.ReportMetric(float64(ms.TotalAlloc-m.ms.TotalAlloc)/float64(pages), "alloc-B/page")
+	b.ReportMetric(float64(ms.NumGC-m.ms.NumGC)/float64(pages), "gc/page")
+}
