@@ -198,5 +198,6 @@ func Cases() []Case {
 		{Name: "DryRunNoEvent", Run: RunDryRunNoEvent},
 		{Name: "ValidatePodStatus", Run: RunValidatePodStatus},
 		{Name: "ScaleReplicaSetStatefulSet", Run: RunScaleReplicaSetStatefulSet},
+		{Name: "ListGzip", Run: RunListGzip},
 	}
 }

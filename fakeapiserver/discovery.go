@@ -45,7 +45,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 		s.writeError(w, r, err)
 		return true
 	}
-	s.respond(w, outputType{info: out.info}, http.StatusOK, obj)
+	s.respond(w, r, outputType{info: out.info}, http.StatusOK, obj)
 	return true
 }
 
@@ -89,9 +89,9 @@ func (s *Server) serveDiscoveryRoot(w http.ResponseWriter, r *http.Request, core
 			s.writeError(w, r, err)
 		}
 	case core:
-		s.respond(w, outputType{info: out.info}, http.StatusOK, discovery.APIVersions(t, r.Host))
+		s.respond(w, r, outputType{info: out.info}, http.StatusOK, discovery.APIVersions(t, r.Host))
 	default:
-		s.respond(w, outputType{info: out.info}, http.StatusOK, discovery.APIGroupList(t))
+		s.respond(w, r, outputType{info: out.info}, http.StatusOK, discovery.APIGroupList(t))
 	}
 }
 

@@ -41,7 +41,7 @@ func (s *Server) writeResponse(req *request, resp response) {
 		}
 		obj = table
 	}
-	s.respond(req.w, resp.out, resp.code, obj)
+	s.respond(req.w, req.r, resp.out, resp.code, obj)
 }
 
 // tableOf converts rows to the Table form with the request's includeObject
@@ -61,8 +61,10 @@ func (s *Server) tableOf(req *request, rows *tableRows) (runtime.Object, error) 
 // respond encodes obj in the negotiated type and writes it with code: the
 // one place a response body is written, for answers and errors alike. The
 // body is encoded fully before the header goes out, so an encoding failure
-// becomes a clean 500 instead of a truncated response.
-func (s *Server) respond(w http.ResponseWriter, out outputType, code int, obj runtime.Object) {
+// becomes a clean 500 instead of a truncated response. A body over
+// gzipThreshold goes out gzipped when r accepts it, as kube-apiserver's
+// SerializeObject sends it (compression.go).
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, out outputType, code int, obj runtime.Object) {
 	if rel, ok := obj.(bodyReleaser); ok {
 		defer rel.releaseBody() // after the Write below, which keeps no reference
 	}
@@ -75,6 +77,13 @@ func (s *Server) respond(w http.ResponseWriter, out outputType, code int, obj ru
 	h := w.Header()
 	h.Set("Content-Type", out.info.MediaType)
 	h.Set("Cache-Control", "no-cache, private")
+	if len(body) > gzipThreshold && acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+		w.WriteHeader(code)
+		_ = s.gzips.writeGzip(w, body) // the client is gone, or the LIST is cut
+		return
+	}
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }

@@ -39,6 +39,7 @@ type Server struct {
 	openapi   *openapi.Service   // /openapi/v2 and /openapi/v3 (internal/openapi)
 	crds      crdController      // CustomResourceDefinitions (crd.go)
 	pageBufs  pageBuffers        // LIST page bodies (list_buffers.go)
+	gzips     gzipWriters        // gzipped responses (compression.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
 	userUID string         // UID of the single user (reviews.go)

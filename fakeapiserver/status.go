@@ -25,5 +25,5 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if nerr != nil {
 		out = outputType{info: s.codecs.SupportedMediaTypes()[0]}
 	}
-	s.respond(w, out, int(st.Code), st)
+	s.respond(w, r, out, int(st.Code), st)
 }

@@ -1,0 +1,77 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestListGzip checks that a LIST answer over 128 KiB is gzipped for a
+// client that asks, in JSON and protobuf, and decompresses to exactly the
+// bytes of the plain answer; that a page under the threshold, and a client
+// that asks for identity or for "gzip;q=1", get the plain body; and that
+// client-go, whose transport asks for gzip, lists the same items.
+func TestListGzip(t *testing.T) {
+	srv := Start(t)
+	cs := srv.Clientset()
+	const n = 40 // about 4 KB each as JSON: 160 KB in all
+	for i := range n {
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%02d", i)},
+			Data:       map[string]string{"blob": strings.Repeat("x", 4000)},
+		}
+		if _, err := cs.CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rv := srv.store.CurrentRV()
+	all := fmt.Sprintf("/api/v1/namespaces/default/configmaps?resourceVersion=%d&resourceVersionMatch=Exact", rv)
+	for _, accept := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
+		plain := getRaw(t, srv, "GET", all, map[string]string{"Accept": accept, "Accept-Encoding": "identity"})
+		if plain.code != 200 || plain.header.Get("Content-Encoding") != "" || len(plain.body) <= gzipThreshold {
+			t.Fatalf("%s identity: code %d, Content-Encoding %q, %d bytes; want 200, none, over %d", accept, plain.code, plain.header.Get("Content-Encoding"), len(plain.body), gzipThreshold)
+		}
+		zipped := getRaw(t, srv, "GET", all, map[string]string{"Accept": accept, "Accept-Encoding": "br, gzip"})
+		if got := zipped.header.Get("Content-Encoding"); got != "gzip" || zipped.header.Get("Vary") != "Accept-Encoding" {
+			t.Errorf("%s gzip: Content-Encoding %q, Vary %q; want gzip, Accept-Encoding", accept, got, zipped.header.Get("Vary"))
+		}
+		if diff := cmp.Diff(plain.body, gunzip(t, zipped.body)); diff != "" {
+			t.Errorf("%s: gunzipped body differs from the plain one (-plain +gunzipped):\n%s", accept, diff)
+		}
+		for _, tc := range []struct{ path, encoding string }{
+			{all + "&limit=5", "gzip"}, // 20 KB: under the threshold
+			{all, "gzip;q=1"},          // not the exact token
+		} {
+			r := getRaw(t, srv, "GET", tc.path, map[string]string{"Accept": accept, "Accept-Encoding": tc.encoding})
+			if got := r.header.Get("Content-Encoding"); r.code != 200 || got != "" {
+				t.Errorf("%s %s with Accept-Encoding %q: code %d, Content-Encoding %q; want 200, none", accept, tc.path, tc.encoding, r.code, got)
+			}
+		}
+	}
+	l, err := cs.CoreV1().ConfigMaps("default").List(t.Context(), metav1.ListOptions{})
+	if err != nil || len(l.Items) != n {
+		t.Fatalf("client-go LIST = %d items, %v; want %d", len(l.Items), err, n)
+	}
+}
+
+// gunzip decompresses a gzip stream, failing the test on a bad one (the
+// reader checks the CRC and length).
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("gzip header: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	return out
+}
