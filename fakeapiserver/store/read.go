@@ -97,8 +97,11 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 		visited++
 		if opts.Filter == nil || opts.Filter(v.obj) {
 			res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, v.enc)
+			if len(res.Items) == opts.Limit {
+				break
+			}
 		}
-		if len(res.Items) == opts.Limit || visited == run {
+		if visited == run {
 			break
 		}
 	}

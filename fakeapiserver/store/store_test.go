@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -141,5 +142,35 @@ func TestCompactForgetsIdleResources(t *testing.T) {
 	res, err := s.List("configmaps", ListOptions{RV: s.CurrentRV()})
 	if err != nil || len(res.Items) != 0 {
 		t.Errorf("List() = %v, %v, want empty", res.Items, err)
+	}
+}
+
+// TestListFilterSkipsLeadingMisses checks a filtered List whose first keys
+// do not match: without a limit it returns every match, and with one it
+// fills the page past the misses and counts what follows as More (the
+// walk is bounded by the prefix's rank range, not by the first item).
+func TestListFilterSkipsLeadingMisses(t *testing.T) {
+	s := New(Options{})
+	for i, v := range []int{1, 3, 2, 5, 4, 6} {
+		if _, err := s.Create("cm", fmt.Sprintf("ns/c%d", i), newConfigMap("ns", fmt.Sprintf("c%d", i), v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		limit    int
+		wantKeys []string
+		wantMore bool
+	}{
+		{0, []string{"ns/c2", "ns/c4", "ns/c5"}, false},
+		{2, []string{"ns/c2", "ns/c4"}, true},
+		{3, []string{"ns/c2", "ns/c4", "ns/c5"}, false},
+	} {
+		got, err := s.List("cm", ListOptions{Prefix: "ns/", Limit: tc.limit, Filter: isEven})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.wantKeys, got.Keys); diff != "" || got.More != tc.wantMore {
+			t.Errorf("List(limit %d, even) keys (-want +got):\n%s\nMore = %v, want %v", tc.limit, diff, got.More, tc.wantMore)
+		}
 	}
 }
