@@ -31,6 +31,7 @@ func TestCompareOnFake(t *testing.T) {
 		"create pod (creates/s)",
 		"paged LIST raw json (MB/s)", "paged LIST raw json (bytes/page)", "paged LIST raw json (ms/page)",
 		"paged LIST raw protobuf (MB/s)", "paged LIST raw protobuf (bytes/page)", "paged LIST raw protobuf (ms/page)",
+		"paged LIST raw protobuf gzip (ms/page)",
 		"paged LIST client-go protobuf (ms/page)", "client-go decode of the same page (ms/page)", "client-go LIST ÷ its decode (×)",
 		"watch fan-out 4×7 (events/s)",
 	}
