@@ -169,7 +169,14 @@ func BenchmarkListClientGo(b *testing.B) {
 		b.Run(fmt.Sprintf("compression=%s", map[bool]string{false: "on", true: "off"}[disable]), func(b *testing.B) {
 			t := f.Target
 			t.Config = rest.CopyConfig(t.Config)
-			t.Config.DisableCompression = disable
+			if disable {
+				// rest.Config.DisableCompression is not enough: with no TLS
+				// settings (the fake serves plain HTTP) client-go uses
+				// http.DefaultTransport, which asks for gzip.
+				tr := http.DefaultTransport.(*http.Transport).Clone()
+				tr.DisableCompression = true
+				t.Config.DisableCompression, t.Config.Transport = true, tr
+			}
 			c, err := newClients(t)
 			if err != nil {
 				b.Fatal(err)
