@@ -21,8 +21,8 @@ import (
 )
 
 // RunWatchStreamGuarantees: watches of every start point (from a list RV,
-// with a label selector across transitions, replayed from an old RV, a
-// watch-list), recorded on the wire by watchcheck.Transport while objects
+// with a label selector across transitions, with field selectors, replayed
+// from an old RV, a watch-list), recorded on the wire by watchcheck.Transport while objects
 // are created, relabelled and deleted, keep etcd's six watch guarantees
 // and the per-object rules against the history of the writes.
 func RunWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target) {
@@ -93,6 +93,10 @@ func checkWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target
 	}
 	open(metav1.ListOptions{ResourceVersion: start.ResourceVersion})
 	open(metav1.ListOptions{ResourceVersion: start.ResourceVersion, LabelSelector: "app=x"})
+	// Field selectors: the stream of one name, and a label and a field
+	// selector together.
+	open(metav1.ListOptions{ResourceVersion: start.ResourceVersion, FieldSelector: "metadata.name=a"})
+	open(metav1.ListOptions{ResourceVersion: start.ResourceVersion, LabelSelector: "app=x", FieldSelector: "metadata.name!=b"})
 
 	var h watchcheck.History
 	write := func(name, app string, create bool) {
@@ -136,7 +140,7 @@ func checkWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target
 	var streams []watchcheck.Stream
 	if !wait(ctx, target, 30*time.Second, func() bool {
 		streams = rec.Streams()
-		return len(streams) == 4 && countChanges(streams[0]) == len(h)
+		return len(streams) == 6 && countChanges(streams[0]) == len(h)
 	}) {
 		t.Fatalf("the unfiltered watch did not deliver %d changes: %+v", len(h), streams)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
 	"pgregory.net/rapid"
@@ -28,7 +29,7 @@ import (
 // fault windows fire as the machine advances the clock, and a seed replays
 // the same run), with random writes to two resources in two namespaces
 // (label transitions included), watches from every kind of start point
-// with and without bookmarks and selectors, compaction, restarts and the
+// with and without bookmarks, label and field selectors, compaction, restarts and the
 // stream faults. A recording transport keeps every stream the server
 // serves; after every action, at a quiescent point (synctest.Wait), each
 // stream is checked with watchcheck against the history of the writes,
@@ -157,7 +158,7 @@ func (m *watchChaos) write(rt *rapid.T) {
 				prev = c
 			}
 		}
-		change = watchcheck.Change{RV: m.b.srv.store.CurrentRV(), Key: key, UID: uid, Deleted: true, Labels: prev.Labels}
+		change = watchcheck.Change{RV: m.b.srv.store.CurrentRV(), Key: key, UID: uid, Deleted: true, Labels: prev.Labels, Fields: prev.Fields}
 		delete(m.live[res], key)
 		m.hist[res] = append(m.hist[res], change)
 		return
@@ -169,7 +170,15 @@ func (m *watchChaos) write(rt *rapid.T) {
 			meta, err = m.b.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
 		}
 	default:
-		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}, StringData: map[string]string{"n": strconv.Itoa(m.gen)}}
+		// A Secret's type is a per-kind field label, and immutable: it
+		// changes only from one life of a name to the next.
+		typ := rapid.SampledFrom([]corev1.SecretType{corev1.SecretTypeOpaque, "example.com/x"}).Draw(rt, "secretType")
+		for _, c := range m.hist[res] {
+			if exists && c.Key == key {
+				typ = corev1.SecretType(c.Fields["type"])
+			}
+		}
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}, Type: typ, StringData: map[string]string{"n": strconv.Itoa(m.gen)}}
 		if exists {
 			meta, err = m.b.cs.CoreV1().Secrets(ns).Update(ctx, sec, metav1.UpdateOptions{})
 		} else {
@@ -183,6 +192,11 @@ func (m *watchChaos) write(rt *rapid.T) {
 	rv, _ := strconv.ParseInt(meta.GetResourceVersion(), 10, 64)
 	change.RV, change.UID = rv, string(meta.GetUID())
 	change.Labels = maps.Clone(meta.GetLabels())
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(meta)
+	if err != nil {
+		rt.Fatalf("ToUnstructured: %v", err)
+	}
+	change.Fields = watchcheck.FieldsOf(u)
 	m.live[res][key] = change.UID
 	m.hist[res] = append(m.hist[res], change)
 }
@@ -202,6 +216,15 @@ func (m *watchChaos) Watch(rt *rapid.T) {
 	q.Set("timeoutSeconds", strconv.Itoa(rapid.SampledFrom([]int{90, 600, 1800}).Draw(rt, "timeout")))
 	if rapid.Bool().Draw(rt, "selector") {
 		q.Set("labelSelector", "app=x")
+	}
+	// Field selectors: the metadata fields every kind has, and a
+	// Secret's type.
+	fieldSelectors := []string{"", "", "metadata.name=a", "metadata.namespace=default,metadata.name!=b"}
+	if res == "secrets" {
+		fieldSelectors = append(fieldSelectors, "type=example.com/x", "type!=example.com/x")
+	}
+	if f := rapid.SampledFrom(fieldSelectors).Draw(rt, "fieldSelector"); f != "" {
+		q.Set("fieldSelector", f)
 	}
 	bookmarks := rapid.Bool().Draw(rt, "bookmarks")
 	switch start := rapid.SampledFrom([]string{"unset", "0", "current", "history", "watchList"}).Draw(rt, "start"); start {
@@ -312,7 +335,7 @@ func (m *watchChaos) Check(rt *rapid.T) {
 			continue
 		}
 		got := changesOf(s.Events)
-		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(watchcheck.Event{}, "Labels")); diff != "" {
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(watchcheck.Event{}, "Labels", "Fields")); diff != "" {
 			rt.Fatalf("open stream %s is not caught up at a quiescent point (-want +got):\n%s", s.Name, diff)
 		}
 	}

@@ -147,7 +147,7 @@ func isInitialEnd(e Event) bool { return e.Type == watch.Bookmark && e.InitialEv
 
 // checkDated checks a stream whose initial events, if any, are dated.
 func checkDated(h History, s Stream) Violations {
-	c := &checker{h: h, s: s, v: view{ns: s.Namespace, sel: s.Selector}}
+	c := &checker{h: h, s: s, v: viewOf(s)}
 	c.run()
 	// In stream order, so the first violation is the first defect.
 	slices.SortStableFunc(c.out, func(a, b Violation) int { return a.Index - b.Index })
@@ -159,7 +159,7 @@ func checkDated(h History, s Stream) Violations {
 // order; ok is false when s gives no start point (RV 0 without initial
 // events, or initial events with no end bookmark).
 func Expected(h History, s Stream) (events []Event, ok bool) {
-	c := &checker{h: h, s: s, v: view{ns: s.Namespace, sel: s.Selector}}
+	c := &checker{h: h, s: s, v: viewOf(s)}
 	c.initial()
 	if !c.known || s.InitialEvents && !slices.ContainsFunc(s.Events, isInitialEnd) {
 		return nil, false

@@ -6,9 +6,10 @@
 // A check takes a [History], every change the watched resource went
 // through in resourceVersion order, and [Stream]s, the events watches
 // delivered with the parameters they were opened with. [Check] projects the
-// history through each stream's start point, namespace and label selector
-// (a change that moves an object into the selection is ADDED, out of it
-// DELETED, as the watch cache's cacheWatcher converts them) and compares:
+// history through each stream's start point, namespace, label selector and
+// field selector (a change that moves an object into the selection is
+// ADDED, out of it DELETED, as the watch cache's cacheWatcher converts
+// them) and compares:
 //
 //	Ordered       events are ordered by resourceVersion: no event precedes
 //	              one already delivered (a BOOKMARK may repeat the last RV,
@@ -35,6 +36,11 @@
 // [Recorder] (a wrapped watch.Interface) or [Transport] (an HTTP round
 // tripper that tees every JSON watch response, for client-go clients,
 // informers, and streams through a proxy in front of a real server).
+//
+// Field selectors match metadata.name and metadata.namespace (from a
+// change's key) and the selectable fields a change carries ([FieldsOf]
+// reads the built-in kinds' from an object; a custom resource's
+// selectableFields are read for streams that select on them).
 //
 // A History must be complete from the state it starts in: either the
 // collection was empty (a fresh namespace or label) or its first changes

@@ -4,18 +4,24 @@ import (
 	"fmt"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
 // Change is one write in a [History]: the object it wrote, at the RV it
-// got. A delete carries the object's last labels.
+// got. A delete carries the object's last labels and fields.
 type Change struct {
 	RV      int64
 	Key     string // "namespace/name", or "name" for a cluster-scoped object
 	UID     string
 	Deleted bool
 	Labels  map[string]string
+	// Fields are the object's selectable fields beyond metadata.name and
+	// metadata.namespace (which Key gives), by field label: a Pod's
+	// "spec.nodeName", a Secret's "type" ([FieldsOf] reads them). Only
+	// streams with a field selector read them; a label missing reads "".
+	Fields map[string]string `json:",omitempty"`
 }
 
 // History is every change of one resource, in strictly increasing RV
@@ -69,14 +75,25 @@ type want struct {
 	RV   int64
 }
 
-// view is the projection of a history through a stream's scope.
+// view is the projection of a history through a stream's scope: its
+// namespace, label selector and field selector.
 type view struct {
-	ns  string
-	sel labels.Selector
+	ns     string
+	sel    labels.Selector
+	fields fields.Selector
+}
+
+// viewOf is s's view; the field selector's aliased keys are rewritten as
+// kube-apiserver rewrites them before matching.
+func viewOf(s Stream) view {
+	return view{ns: s.Namespace, sel: s.Selector, fields: canonicalFields(s.FieldSelector)}
 }
 
 func (v view) matches(c Change) bool {
 	if v.ns != "" && namespaceOf(c.Key) != v.ns {
+		return false
+	}
+	if v.fields != nil && !v.fields.Matches(fieldSet(c)) {
 		return false
 	}
 	return v.sel == nil || v.sel.Matches(labels.Set(c.Labels))
@@ -149,7 +166,7 @@ func HistoryFromEvents(events []Event) History {
 	for _, e := range events {
 		switch e.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			h = append(h, Change{RV: e.RV, Key: e.Key, UID: e.UID, Deleted: e.Type == watch.Deleted, Labels: e.Labels})
+			h = append(h, Change{RV: e.RV, Key: e.Key, UID: e.UID, Deleted: e.Type == watch.Deleted, Labels: e.Labels, Fields: e.Fields})
 		}
 	}
 	return h

@@ -5,14 +5,15 @@ import (
 	"strconv"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 	"pgregory.net/rapid"
 )
 
 // drawHistory draws a valid history of up to 30 writes over 4 keys in 2
-// namespaces with labels app=x|y, RVs with random gaps (other resources'
-// writes).
+// namespaces with labels app=x|y and a field type=t1|t2, RVs with random
+// gaps (other resources' writes).
 func drawHistory(t *rapid.T) History {
 	var h History
 	rv := int64(1)
@@ -22,7 +23,8 @@ func drawHistory(t *rapid.T) History {
 		rv += rapid.Int64Range(1, 3).Draw(t, "gap")
 		key := rapid.SampledFrom([]string{"n1/a", "n1/b", "n2/a", "n2/c"}).Draw(t, "key")
 		app := rapid.SampledFrom([]string{"x", "y"}).Draw(t, "app")
-		c := Change{RV: rv, Key: key, Labels: map[string]string{"app": app}}
+		typ := rapid.SampledFrom([]string{"t1", "t2"}).Draw(t, "type")
+		c := Change{RV: rv, Key: key, Labels: map[string]string{"app": app}, Fields: map[string]string{"type": typ}}
 		uid, ok := live[key]
 		switch {
 		case ok && rapid.IntRange(0, 3).Draw(t, "del") == 0:
@@ -75,7 +77,10 @@ func drawStream(t *rapid.T, h History) Stream {
 	if rapid.Bool().Draw(t, "selector") {
 		s.Selector = labels.SelectorFromSet(labels.Set{"app": "x"})
 	}
-	s.Events = oracle(h, view{ns: s.Namespace, sel: s.Selector}, s.StartRV)
+	if f := rapid.SampledFrom([]string{"", "metadata.name=a", "metadata.namespace!=n2", "type=t1", "metadata.name!=b,type!=t2"}).Draw(t, "fieldSelector"); f != "" {
+		s.FieldSelector = fields.ParseSelectorOrDie(f)
+	}
+	s.Events = oracle(h, viewOf(s), s.StartRV)
 	// Bookmarks at random points, each at or past what was delivered and
 	// below the next event.
 	var withBookmarks []Event
@@ -162,7 +167,7 @@ func TestRapidMutatedStreamsFail(t *testing.T) {
 			ev = ev[j:]
 			s.StartRV = 1
 			want = Resumable
-			if oracle(h, view{ns: s.Namespace, sel: s.Selector}, 1)[0].RV == ev[0].RV {
+			if oracle(h, viewOf(s), 1)[0].RV == ev[0].RV {
 				t.Skip("nothing skipped")
 			}
 		}

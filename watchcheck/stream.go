@@ -9,7 +9,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -21,6 +23,10 @@ type Event struct {
 	UID    string
 	RV     int64
 	Labels map[string]string `json:",omitempty"`
+	// Fields are the object's selectable fields ([FieldsOf]), so a
+	// history built from events ([HistoryFromEvents]) can be projected
+	// through field selectors.
+	Fields map[string]string `json:",omitempty"`
 	// InitialEventsEnd marks the BOOKMARK that ends a watch-list's
 	// initial events (metadata.annotations["k8s.io/initial-events-end"]).
 	InitialEventsEnd bool `json:",omitempty"`
@@ -48,6 +54,10 @@ type Stream struct {
 	Namespace string
 	// Selector is the label selector; nil selects everything.
 	Selector labels.Selector
+	// FieldSelector is the field selector (a watch of one object by its
+	// path is metadata.name=<name>); nil selects everything. It matches
+	// the history's Key (metadata.name, metadata.namespace) and Fields.
+	FieldSelector fields.Selector
 	// Events are what the watch delivered, in order.
 	Events []Event
 }
@@ -65,7 +75,16 @@ func FromWatchEvent(ev watch.Event) (Event, error) {
 	if err != nil {
 		return Event{}, fmt.Errorf("watchcheck: %s event of %T: %w", ev.Type, ev.Object, err)
 	}
-	return fromMeta(ev.Type, m.GetNamespace(), m.GetName(), string(m.GetUID()), m.GetResourceVersion(), m.GetLabels(), m.GetAnnotations())
+	e, err := fromMeta(ev.Type, m.GetNamespace(), m.GetName(), string(m.GetUID()), m.GetResourceVersion(), m.GetLabels(), m.GetAnnotations())
+	if err != nil || e.Type == watch.Bookmark {
+		return e, err
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ev.Object)
+	if err != nil {
+		return Event{}, fmt.Errorf("watchcheck: %s event of %s: %w", ev.Type, e.Key, err)
+	}
+	e.Fields = FieldsOf(obj)
+	return e, nil
 }
 
 func fromMeta(typ watch.EventType, ns, name, uid, rv string, lbls, annotations map[string]string) (Event, error) {

@@ -8,8 +8,10 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -65,8 +67,7 @@ func (t *Transport) Streams() []Stream {
 }
 
 // Skipped counts the watch responses that could not be recorded (not
-// JSON, a watch of one object by its path, or a request whose parameters
-// did not parse).
+// JSON, or a request whose parameters did not parse).
 func (t *Transport) Skipped() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -103,14 +104,21 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // streamOf reads the parameters of a watch request, whose path info is
 // what kube-apiserver's RequestInfoFactory reads (kubewire); ok is false
-// for a watch of one object by its path, or parameters that do not parse.
+// for parameters that do not parse.
 func streamOf(req *http.Request, info kubewire.RequestInfo) (Stream, bool) {
 	q := req.URL.Query()
 	s := Stream{Name: req.URL.RequestURI(), Namespace: info.Namespace, Resource: info.Resource}
 	if info.Group != "" {
 		s.Resource += "." + info.Group
 	}
-	if len(info.Parts) != 1 {
+	switch len(info.Parts) {
+	case 1:
+	case 2:
+		// A watch of one object by its path: kube-apiserver selects it
+		// with a metadata.name field selector (a conflicting one in the
+		// query is a 400, never recorded).
+		s.FieldSelector = fields.OneTermEqualSelector("metadata.name", info.Parts[1])
+	default:
 		return s, false
 	}
 	if v := q.Get("resourceVersion"); v != "" {
@@ -130,6 +138,16 @@ func streamOf(req *http.Request, info kubewire.RequestInfo) (Stream, bool) {
 			return s, false
 		}
 		s.Selector = sel
+	}
+	if v := q.Get("fieldSelector"); v != "" {
+		sel, err := fields.ParseSelector(v)
+		if err != nil {
+			return s, false
+		}
+		if s.FieldSelector != nil {
+			sel = fields.AndSelectors(s.FieldSelector, sel)
+		}
+		s.FieldSelector = sel
 	}
 	return s, true
 }
@@ -196,39 +214,53 @@ func (r *recording) record(b []byte) (int, error) {
 			return consumed, err
 		}
 		consumed += f.Size
-		if e, ok := eventOf(f); ok {
+		if e, ok := eventOf(f, r.stream.FieldSelector); ok {
 			r.stream.Events = append(r.stream.Events, e)
 		}
 	}
 }
 
-// frameObject is what an event needs of a frame's object: the Status code
-// of an ERROR, the metadata of the others.
-type frameObject struct {
-	Code     int32 `json:"code"`
-	Metadata struct {
-		Name            string            `json:"name"`
-		Namespace       string            `json:"namespace"`
-		UID             string            `json:"uid"`
-		ResourceVersion string            `json:"resourceVersion"`
-		Labels          map[string]string `json:"labels"`
-		Annotations     map[string]string `json:"annotations"`
-	} `json:"metadata"`
-}
-
 // eventOf returns the event a frame carries; ok is false for an object
 // that does not decode or a resourceVersion that is not a number, which
-// the recording skips.
-func eventOf(f kubewire.Frame) (Event, bool) {
-	var o frameObject
+// the recording skips. Its fields are the built-in kinds' labels and the
+// keys of the stream's own field selector (a custom resource's).
+func eventOf(f kubewire.Frame, sel fields.Selector) (Event, bool) {
+	var o map[string]any
 	if err := json.Unmarshal(f.Object, &o); err != nil {
 		return Event{}, false
 	}
 	typ := watch.EventType(f.Type)
 	if typ == watch.Error {
-		return Event{Type: typ, Code: o.Code}, true
+		code, _ := o["code"].(float64)
+		return Event{Type: typ, Code: int32(code)}, true
 	}
-	m := o.Metadata
-	e, err := fromMeta(typ, m.Namespace, m.Name, m.UID, m.ResourceVersion, m.Labels, m.Annotations)
-	return e, err == nil
+	md, _ := o["metadata"].(map[string]any)
+	str := func(k string) string { v, _ := md[k].(string); return v }
+	strs := func(k string) map[string]string {
+		m, _ := md[k].(map[string]any)
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			out[k], _ = v.(string)
+		}
+		return out
+	}
+	e, err := fromMeta(typ, str("namespace"), str("name"), str("uid"), str("resourceVersion"), strs("labels"), strs("annotations"))
+	if err != nil {
+		return Event{}, false
+	}
+	if typ != watch.Bookmark {
+		var extra []string
+		if sel != nil {
+			for _, r := range sel.Requirements() {
+				if !strings.HasPrefix(r.Field, "metadata.") {
+					extra = append(extra, r.Field)
+				}
+			}
+		}
+		e.Fields = FieldsOf(o, extra...)
+	}
+	return e, true
 }

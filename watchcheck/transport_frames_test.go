@@ -171,9 +171,10 @@ func TestTransportStopsAtUndecodableFrame(t *testing.T) {
 }
 
 // TestTransportStreamParameters: a watch is told from other requests, and
-// its resource, namespace, start and selector read from the request, as
+// its resource, namespace, start and selectors read from the request, as
 // kube-apiserver reads them (a watch path verb, ?watch= with the
-// query-boolean rule); a watch of one object by its path is skipped.
+// query-boolean rule); a watch of one object by its path selects it by
+// metadata.name.
 func TestTransportStreamParameters(t *testing.T) {
 	t.Parallel()
 	type stream struct {
@@ -181,6 +182,7 @@ func TestTransportStreamParameters(t *testing.T) {
 		StartRV             int64
 		InitialEvents       bool
 		Selector            string
+		FieldSelector       string
 	}
 	for _, c := range []struct {
 		url     string
@@ -197,7 +199,11 @@ func TestTransportStreamParameters(t *testing.T) {
 			want: []stream{{Resource: "namespaces", StartRV: 3}}},
 		{url: "/api/v1/namespaces/ns/configmaps?watch=false"},
 		{url: "/api/v1/namespaces/ns/configmaps/a?watch=true"},
-		{url: "/api/v1/watch/namespaces/ns/configmaps/a", skipped: 1},
+		{url: "/api/v1/watch/namespaces/ns/configmaps/a",
+			want: []stream{{Resource: "configmaps", Namespace: "ns", InitialEvents: true, FieldSelector: "metadata.name=a"}}},
+		{url: "/api/v1/namespaces/ns/secrets?watch=true&resourceVersion=4&fieldSelector=type%3Dx%2Cmetadata.name%21%3Db",
+			want: []stream{{Resource: "secrets", Namespace: "ns", StartRV: 4, FieldSelector: "metadata.name!=b,type=x"}}},
+		{url: "/api/v1/namespaces/ns/secrets?watch=true&fieldSelector=type%3D%3D%3Dx", skipped: 1},
 		{url: "/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=x", skipped: 1},
 	} {
 		var rec watchcheck.Transport
@@ -213,6 +219,9 @@ func TestTransportStreamParameters(t *testing.T) {
 			g := stream{Resource: s.Resource, Namespace: s.Namespace, StartRV: s.StartRV, InitialEvents: s.InitialEvents}
 			if s.Selector != nil {
 				g.Selector = s.Selector.String()
+			}
+			if s.FieldSelector != nil {
+				g.FieldSelector = s.FieldSelector.String()
 			}
 			got = append(got, g)
 		}
