@@ -147,3 +147,54 @@ func (tr *requestTrail) last(n int) string {
 	defer tr.mu.Unlock()
 	return strings.Join(tr.lines[max(0, len(tr.lines)-n):], "\n")
 }
+
+// TestFaultInformerRecoversFromWatch5xx: a 5xx that client-go does not
+// retry by itself (no Retry-After) answering an informer's WATCH ends its
+// ListAndWatch through the default watch error handler, which calls
+// apimachinery's HandleError; the informer relists after its backoff and
+// sees a later write. This is the random-fault test's rare failure made
+// certain: HandleError's rate limiter compared the bubble's clock (2000)
+// with the real time it stamped at init and slept the difference, 26
+// years of virtual time, in the informer's goroutine (TestMain drops it).
+func TestFaultInformerRecoversFromWatch5xx(t *testing.T) {
+	for _, code := range []int{http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusGatewayTimeout} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := startBubble(t)
+				b.srv.InjectFault(t, Fault{Kind: FailRequest, Code: code, Times: 1,
+					Match: FaultMatch{UserAgent: chaosUserAgent, Verbs: []string{"watch"}}})
+				cfg := *b.rest
+				cfg.UserAgent = chaosUserAgent
+				cs, err := kubernetes.NewForConfig(&cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cms := cs.CoreV1().ConfigMaps("default")
+				lw := &cache.ListWatch{
+					ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+						return cms.List(ctx, o)
+					},
+					WatchFuncWithContext: cms.Watch,
+				}
+				inf := cache.NewSharedIndexInformerWithOptions(noWatchList{lw}, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{})
+				ctx, cancel := context.WithCancel(context.Background())
+				var wg sync.WaitGroup
+				wg.Go(func() { inf.RunWithContext(ctx) })
+				defer func() { cancel(); wg.Wait() }()
+				synctest.Wait()
+				if recs := b.srv.Faults().Records(); len(recs) != 1 {
+					t.Fatalf("fault records %+v, want the WATCH answered %d", recs, code)
+				}
+				if _, err := b.cs.CoreV1().ConfigMaps("default").Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				// Longer than the Reflector's largest backoff (30 s, jittered).
+				time.Sleep(2 * time.Minute)
+				synctest.Wait()
+				if _, ok, _ := inf.GetStore().GetByKey("default/after"); !ok {
+					t.Fatalf("the informer never relisted after the %d on its WATCH", code)
+				}
+			})
+		})
+	}
+}
