@@ -297,6 +297,7 @@ func killer(msg string) string {
 // TestWatchMutantsAreKilled: the watch machine, with its default rapid
 // budget, catches every server mutant; the log is the mutation table.
 func TestWatchMutantsAreKilled(t *testing.T) {
+	rapidfail.NoFailFiles(t)
 	// rapid stops at the first failure, so a large budget costs time only
 	// for a mutant that is hard to catch (the default 100 checks let one
 	// survive now and then).
@@ -320,7 +321,10 @@ func TestWatchMutantsAreKilled(t *testing.T) {
 					t.Fatalf("mutant %q survived the watch machine", name)
 				}
 				got := killers(ft.Message())
-				t.Logf("mutant %q killed by %v", name, got)
+				t.Logf("mutant %q killed by %v at check %d", name, got, ft.Checks())
+				if ft.Checks() == 0 {
+					t.Logf("rapid's report: %.200s", ft.Message())
+				}
 				// Which check fires first depends on the schedule rapid draws
 				// (a bookmark after a dropped event breaks Bookmarkable before
 				// the gap shows, say): the test wants a kill by a named check,
