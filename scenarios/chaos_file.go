@@ -156,9 +156,42 @@ func (f *ChaosFile) File() *File {
 	return (*File)(out)
 }
 
-// settle gives the client's goroutines a moment of real time to act on
-// what the last op did (the clock is fake; the HTTP traffic is real).
-func (e *Env) settle() { time.Sleep(5 * time.Millisecond) }
+// settle gives the clients' goroutines real time to act on what the last
+// op did (the clock is fake; the HTTP traffic is real): until the server
+// has seen no new watch, watch event or fault for settleQuiet (at least
+// one settleStep, at most settleMax). A fixed sleep let a loaded machine
+// replay a chaos file differently (a re-watch before or after a restart
+// fault): the wait for quiet makes the replay follow the schedule, not
+// the machine's speed.
+func (e *Env) settle() {
+	last, quiet := e.activity(), time.Duration(0)
+	for waited := time.Duration(0); quiet < settleQuiet && waited < settleMax; waited += settleStep {
+		time.Sleep(settleStep)
+		if now := e.activity(); now != last {
+			last, quiet = now, 0
+			continue
+		}
+		quiet += settleStep
+	}
+}
+
+// How settle waits for the clients.
+const (
+	settleStep  = 5 * time.Millisecond
+	settleQuiet = 3 * settleStep
+	settleMax   = time.Second
+)
+
+// activity is what settle watches: the server's watch counters and the
+// faults fired.
+type activity struct {
+	watch  fakeapiserver.WatchStats
+	faults int
+}
+
+func (e *Env) activity() activity {
+	return activity{watch: e.srv.WatchStats(), faults: len(e.srv.Faults().Records())}
+}
 
 // chaosState is the server's ConfigMaps of ns: key → resourceVersion.
 func (e *Env) chaosState(ns string) (map[string]string, error) {
