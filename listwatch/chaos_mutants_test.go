@@ -34,46 +34,40 @@ var clientMutants = []struct {
 	name string
 	want string
 	mut  func() clientMutant
-	// checks, when set, is the rapid budget for this mutant: the
-	// bookmark mutant shows only when bookmarks run ahead of the client's
-	// last event (writes to a namespace it does not watch, then a bookmark,
-	// then a break), which rapid's default 100 checks draw too rarely to
-	// catch every time.
-	checks int
 }{
 	// The four survivors.
 	{"relist emits no deletes", "handler", func() clientMutant {
 		return clientMutant{wrapHandler: func(h cache.ResourceEventHandler) cache.ResourceEventHandler {
 			return dropDeletes{h, func(obj any) bool { _, ok := obj.(cache.DeletedFinalStateUnknown); return ok }}
 		}}
-	}, 0},
+	}},
 	{"relist on every close", "relists", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return &expireAfterClose{inner: lw} }}
-	}, 0},
+	}},
 	{"resume from the list RV", "resume", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return &rvRewriter{inner: lw, mode: fromListRV} }}
-	}, 0},
+	}},
 	{"bookmark does not advance the RV", "resume", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return &rvRewriter{inner: lw, mode: ignoreBookmarks} }}
-	}, 500},
+	}},
 	// Five more.
 	{"re-watch from RV 0", "resume|store", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return &rvRewriter{inner: lw, mode: fromZero} }}
-	}, 0},
+	}},
 	{"an update delivered twice", "order", func() clientMutant {
 		return clientMutant{wrapHandler: func(h cache.ResourceEventHandler) cache.ResourceEventHandler { return twiceUpdates{h} }}
-	}, 0},
+	}},
 	{"a delete not delivered", "handler", func() clientMutant {
 		return clientMutant{wrapHandler: func(h cache.ResourceEventHandler) cache.ResourceEventHandler {
 			return dropDeletes{h, func(obj any) bool { _, ok := obj.(cache.DeletedFinalStateUnknown); return !ok }}
 		}}
-	}, 0},
+	}},
 	{"LIST stops after the first page", "store", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return firstPageOnly{lw} }}
-	}, 0},
+	}},
 	{"MODIFIED events lost in decoding", "store|resume", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return dropModified{lw} }}
-	}, 0},
+	}},
 }
 
 // dropDeletes drops the OnDelete calls drop selects.
@@ -285,9 +279,6 @@ func killedBy(msg string) string {
 	return "other: " + msg
 }
 
-// minMutantChecks is the rapid budget every client mutant gets at least.
-const minMutantChecks = 500
-
 // TestClientMutantsAreKilled: the client machine, with rapid's default
 // budget, catches every client mutant (run on this package's client).
 //
@@ -295,16 +286,12 @@ const minMutantChecks = 500
 // set for this test only; it is not parallel, so no other rapid test runs
 // meanwhile): the test wants the kill, not the minimal schedule.
 func TestClientMutantsAreKilled(t *testing.T) {
+	rapidfail.NoFailFiles(t)
 	defer consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(false)
 	restore := setFlag(t, "rapid.shrinktime", "1s")
 	defer restore()
 	for _, cm := range clientMutants {
 		t.Run(cm.name, func(t *testing.T) {
-			// rapid stops at the first failure, so a large budget costs time
-			// only for a mutant that is hard to catch; with rapid's default
-			// 100 checks some mutants survived now and then.
-			checks := max(cm.checks, minMutantChecks)
-			defer setFlag(t, "rapid.checks", strconv.Itoa(checks))()
 			ft := rapidfail.New(t)
 			rapid.Check(ft, func(rt *rapid.T) {
 				m := cm.mut()
@@ -315,7 +302,10 @@ func TestClientMutantsAreKilled(t *testing.T) {
 				t.Fatalf("mutant %q survived the client machine", cm.name)
 			}
 			got := killedBy(ft.Message())
-			t.Logf("mutant %q killed by %s", cm.name, got)
+			t.Logf("mutant %q killed by %s at check %d", cm.name, got, ft.Checks())
+			if ft.Checks() == 0 {
+				t.Logf("rapid's report: %.200s", ft.Message())
+			}
 			// Which invariant fires first depends on the schedule rapid
 			// draws: the test wants a kill by a named invariant, not by a
 			// harness error; the usual killer is logged.

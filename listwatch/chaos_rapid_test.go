@@ -366,7 +366,7 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 	match := fakeapiserver.FaultMatch{UserAgent: chaosAgent}
 	window := fakeapiserver.FaultDuration(rapid.SampledFrom([]time.Duration{10 * time.Second, 90 * time.Second}).Draw(rt, "window"))
 	kinds := []string{"cut", "end", "hang", "fail-watch", "fail-list", "latency", "cut-list",
-		"delay", "withhold", "withhold-initial", "restart"}
+		"delay", "withhold", "withhold-initial", "restart", "too-large-rv"}
 	if !detector {
 		// The consistency detector re-reads every completed watch-list
 		// with an Exact LIST at its RV and retries that read forever; after
@@ -398,6 +398,10 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 		f = fakeapiserver.Fault{Kind: fakeapiserver.DelayEvents, Match: match, Delay: fakeapiserver.FaultDuration(3 * time.Second), Window: window, Streams: fakeapiserver.AllStreams}
 	case "withhold", "withhold-initial":
 		f = fakeapiserver.Fault{Kind: fakeapiserver.WithholdBookmarks, Match: match, Window: window, Streams: fakeapiserver.AllStreams, InitialEventsEnd: kind == "withhold-initial"}
+	case "too-large-rv":
+		// A lagging watch cache: RV-constrained reads above current-lag
+		// get the 504 "Too large resource version" for a while.
+		f = fakeapiserver.Fault{Kind: fakeapiserver.TooLargeRV, Match: match, Window: window, Lag: int64(rapid.IntRange(1, 3).Draw(rt, "lag"))}
 	case "compact":
 		f = fakeapiserver.Fault{Kind: fakeapiserver.CompactStore}
 	case "restart":
@@ -411,6 +415,45 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 		rt.Fatalf("Add(%+v): %v", f, err)
 	}
 	r.steps = append(r.steps, scenariofile.Step{Fault: &f})
+}
+
+// advance runs virtual time on by d.
+func (r *chaosRun) advance(d time.Duration) {
+	time.Sleep(d)
+	r.steps = append(r.steps, scenariofile.Step{Advance: fakeapiserver.FaultDuration(d)})
+}
+
+// outage is the composite the client's hardest paths need, which
+// independent draws put together too rarely for rapid's default budget:
+// maybe an idle spell first (a write elsewhere, then bookmarks run the
+// clients' RVs past their last event), then the clients' streams are cut
+// and their re-watches refused for a while (they back off), the
+// collection changes meanwhile (deletes included), and time runs on. A
+// client that resumes from the wrong RV, or relists without telling its
+// handler what was deleted meanwhile, is caught here (with few history
+// events kept, the resume is a 410 and a relist).
+func (r *chaosRun) outage(rt *rapid.T) {
+	match := fakeapiserver.FaultMatch{UserAgent: chaosAgent}
+	if rapid.Bool().Draw(rt, "idleFirst") {
+		r.writeElsewhere(rt)
+		r.advance(2 * time.Minute)
+		synctest.Wait()
+	}
+	refuse := match
+	refuse.Verbs = []string{"watch"}
+	for _, f := range []fakeapiserver.Fault{
+		{Kind: fakeapiserver.FailRequest, Match: refuse, Code: rapid.SampledFrom([]int{500, 503, 504}).Draw(rt, "outageCode"), Times: rapid.IntRange(1, 3).Draw(rt, "outageTimes")},
+		{Kind: fakeapiserver.CutWatch, Match: match},
+	} {
+		if _, err := r.srv.Faults().Add(f); err != nil {
+			rt.Fatalf("Add(%+v): %v", f, err)
+		}
+		r.steps = append(r.steps, scenariofile.Step{Fault: &f})
+	}
+	for range rapid.IntRange(1, 6).Draw(rt, "outageWrites") {
+		r.write(rt)
+	}
+	r.advance(30 * time.Second)
 }
 
 // state is the server's collection as stateOf renders it.
@@ -616,7 +659,7 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 		defer r.saveOnFailure(kinds, historyMinEvents)
 	}
 	for range rapid.IntRange(1, 12).Draw(rt, "ops") {
-		switch rapid.SampledFrom([]string{"write", "write", "write-elsewhere", "fault", "fault", "advance"}).Draw(rt, "op") {
+		switch rapid.SampledFrom([]string{"write", "write", "write-elsewhere", "fault", "fault", "advance", "outage"}).Draw(rt, "op") {
 		case "write":
 			for range rapid.IntRange(1, 3).Draw(rt, "burst") {
 				r.write(rt)
@@ -626,9 +669,9 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 		case "fault":
 			r.fault(rt, detector)
 		case "advance":
-			d := rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, 2 * time.Minute}).Draw(rt, "advance")
-			time.Sleep(d)
-			r.steps = append(r.steps, scenariofile.Step{Advance: fakeapiserver.FaultDuration(d)})
+			r.advance(rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, 2 * time.Minute}).Draw(rt, "advance"))
+		case "outage":
+			r.outage(rt)
 		}
 		synctest.Wait()
 	}
