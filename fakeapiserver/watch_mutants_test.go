@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"net/http"
 	"regexp"
@@ -298,14 +297,6 @@ func killer(msg string) string {
 // budget, catches every server mutant; the log is the mutation table.
 func TestWatchMutantsAreKilled(t *testing.T) {
 	rapidfail.NoFailFiles(t)
-	// rapid stops at the first failure, so a large budget costs time only
-	// for a mutant that is hard to catch (the default 100 checks let one
-	// survive now and then).
-	if f := flag.Lookup("rapid.checks"); f != nil {
-		old := f.Value.String()
-		_ = f.Value.Set("500")
-		defer func() { _ = f.Value.Set(old) }()
-	}
 	for name, mutant := range serverMutants {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
