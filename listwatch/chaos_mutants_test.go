@@ -304,7 +304,7 @@ func TestClientMutantsAreKilled(t *testing.T) {
 			got := killedBy(ft.Message())
 			t.Logf("mutant %q killed by %s at check %d", cm.name, got, ft.Checks())
 			if ft.Checks() == 0 {
-				t.Logf("rapid's report: %.200s", ft.Message())
+				t.Logf("rapid's report: %.600s", ft.Message())
 			}
 			// Which invariant fires first depends on the schedule rapid
 			// draws: the test wants a kill by a named invariant, not by a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
@@ -163,6 +164,10 @@ type chaosRun struct {
 	// steps is the schedule as drawn, as scenario file steps, for the
 	// failure file.
 	steps []scenariofile.Step
+	// seed seeds this package's clients' random draws (watch timeouts,
+	// backoff jitter), so a rapid seed replays them too; client-go's
+	// subjects draw from math/rand's global source, which nothing seeds.
+	seed uint64
 }
 
 // startChaosRun starts the server; t.Cleanup (in the bubble) stops it.
@@ -223,7 +228,7 @@ func (r *chaosRun) startSubject(kind string, mut clientMutant) *chaosSubject {
 	noteErr := func(context.Context, *cache.Reflector, error) {}
 	switch kind {
 	case "listwatch", "listwatch-watchlist":
-		c := New(lw, Options{Handler: handler, WatchList: kind == "listwatch-watchlist", PageSize: 2})
+		c := New(lw, Options{Handler: handler, WatchList: kind == "listwatch-watchlist", PageSize: 2, Rand: rand.New(rand.NewPCG(r.seed, uint64(len(r.subs))))})
 		s.store, s.synced = c.Indexer(), c.HasSynced
 		wg.Go(func() { c.Run(ctx) })
 	case "reflector":
@@ -644,6 +649,7 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 	detector := rapid.Bool().Draw(rt, "consistencyDetector")
 	consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(detector)
 	r := startChaosRun(t, historyMinEvents)
+	r.seed = rapid.Uint64().Draw(rt, "clientSeed")
 	kinds := chaosKinds
 	if mut.kinds != nil {
 		kinds = mut.kinds

@@ -1,6 +1,7 @@
 package listwatch
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -72,6 +73,11 @@ type Options struct {
 	// Trace receives every decision the client makes (see [TraceEvent]), on
 	// the goroutine that runs [Client.Run]. Optional.
 	Trace func(TraceEvent)
+	// Rand draws the watch timeouts and the backoff jitter, on the
+	// goroutine that runs [Client.Run]. If nil, math/rand/v2's global
+	// source, so no two runs draw alike; a test that replays a seed (on a
+	// fake clock or in a testing/synctest bubble) passes a seeded one.
+	Rand *rand.Rand
 }
 
 // withDefaults returns o with every zero field set to its default.

@@ -79,7 +79,7 @@ func (c *Client) Run(ctx context.Context) {
 // (a 429 that the rest client stopped retrying, or a 429 ERROR event). It
 // returns false if ctx ended first.
 func (c *Client) sleep(ctx context.Context, err error) bool {
-	d := c.backoff.Step()
+	d := c.backoffStep()
 	reason := "exponential backoff"
 	if secs, ok := apierrors.SuggestsClientDelay(err); ok && time.Duration(secs)*time.Second > d {
 		d = time.Duration(secs) * time.Second
@@ -139,4 +139,21 @@ func isRefusal(err error) bool {
 func statusText(s apierrors.APIStatus) string {
 	st := s.Status()
 	return http.StatusText(int(st.Code)) + " (" + string(st.Reason) + ")"
+}
+
+// backoffStep is the next backoff delay, jittered from [Options.Rand]
+// when it is set (wait.Backoff jitters from math/rand's global source,
+// which no seed replays).
+func (c *Client) backoffStep() time.Duration {
+	if c.opts.Rand == nil {
+		return c.backoff.Step()
+	}
+	jitter := c.backoff.Jitter
+	c.backoff.Jitter = 0
+	d := c.backoff.Step()
+	c.backoff.Jitter = jitter
+	if jitter > 0 {
+		d += time.Duration(c.opts.Rand.Float64() * jitter * float64(d))
+	}
+	return d
 }

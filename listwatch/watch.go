@@ -34,7 +34,11 @@ func (s *stream) stop() {
 
 // openWatch starts a watch with opts under a context of its own.
 func (c *Client) openWatch(ctx context.Context, opts metav1.ListOptions) (*stream, error) {
-	timeout := int64((c.opts.MinWatchTimeout + rand.N(c.opts.MinWatchTimeout)) / time.Second)
+	extra := rand.N(c.opts.MinWatchTimeout)
+	if c.opts.Rand != nil {
+		extra = time.Duration(c.opts.Rand.Int64N(int64(c.opts.MinWatchTimeout)))
+	}
+	timeout := int64((c.opts.MinWatchTimeout + extra) / time.Second)
 	opts.TimeoutSeconds = &timeout
 	opts.AllowWatchBookmarks = true
 	wctx, cancel := context.WithCancel(ctx)
