@@ -371,7 +371,7 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 	match := fakeapiserver.FaultMatch{UserAgent: chaosAgent}
 	window := fakeapiserver.FaultDuration(rapid.SampledFrom([]time.Duration{10 * time.Second, 90 * time.Second}).Draw(rt, "window"))
 	kinds := []string{"cut", "end", "hang", "fail-watch", "fail-list", "latency", "cut-list",
-		"delay", "withhold", "withhold-initial", "restart"}
+		"delay", "withhold", "withhold-initial", "restart", "too-large-rv"}
 	if !detector {
 		// The consistency detector re-reads every completed watch-list
 		// with an Exact LIST at its RV and retries that read forever; after
@@ -403,6 +403,10 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 		f = fakeapiserver.Fault{Kind: fakeapiserver.DelayEvents, Match: match, Delay: fakeapiserver.FaultDuration(3 * time.Second), Window: window, Streams: fakeapiserver.AllStreams}
 	case "withhold", "withhold-initial":
 		f = fakeapiserver.Fault{Kind: fakeapiserver.WithholdBookmarks, Match: match, Window: window, Streams: fakeapiserver.AllStreams, InitialEventsEnd: kind == "withhold-initial"}
+	case "too-large-rv":
+		// A lagging watch cache: RV-constrained reads above current-lag
+		// get the 504 "Too large resource version" for a while.
+		f = fakeapiserver.Fault{Kind: fakeapiserver.TooLargeRV, Match: match, Window: window, Lag: int64(rapid.IntRange(1, 3).Draw(rt, "lag"))}
 	case "compact":
 		f = fakeapiserver.Fault{Kind: fakeapiserver.CompactStore}
 	case "restart":

@@ -212,8 +212,14 @@ func (c *checker) initial() int {
 	}
 	end := slices.IndexFunc(c.s.Events, isInitialEnd)
 	initial := c.s.Events
-	if end >= 0 {
+	switch {
+	case end >= 0:
 		initial = c.s.Events[:end]
+	case len(initial) > 0 && initial[len(initial)-1].Type == watch.Error:
+		// An ERROR (a 504 "Too large resource version", a 410) ended the
+		// stream before its end bookmark: it is no initial event, and
+		// sequence checks that it is the last.
+		initial = initial[:len(initial)-1]
 	}
 	got := map[string]version{}
 	for i, e := range initial {
@@ -233,7 +239,7 @@ func (c *checker) initial() int {
 	}
 	if end < 0 {
 		c.known = false
-		return len(c.s.Events)
+		return len(initial)
 	}
 	b := c.s.Events[end].RV
 	if c.s.StartRV > b {

@@ -65,6 +65,10 @@ func TestCheckHandMade(t *testing.T) {
 		{"initial events at 5", Stream{InitialEvents: true, Events: []Event{
 			ev(watch.Added, "a", 4), ev(watch.Added, "b", 5), {Type: watch.Bookmark, RV: 5, InitialEventsEnd: true}, a6, b7}}, nil},
 		{"initial events cut", Stream{InitialEvents: true, Events: []Event{ev(watch.Added, "a", 4)}}, nil},
+		// A watch-list answered with an ERROR at once (a 504 "Too large
+		// resource version", a 410), or after part of its snapshot.
+		{"watch-list ended by an ERROR", Stream{StartRV: 7, InitialEvents: true, Events: []Event{{Type: watch.Error, Code: 504}}}, nil},
+		{"initial events ended by an ERROR", Stream{InitialEvents: true, Events: []Event{ev(watch.Added, "a", 4), {Type: watch.Error, Code: 410}}}, nil},
 		{"initial events without end bookmark", Stream{InitialEvents: true, Events: []Event{
 			ev(watch.Added, "a", 4), ev(watch.Added, "b", 5), a6, b7}}, nil},
 		{"initial events without end bookmark, state at 7", Stream{InitialEvents: true, Events: []Event{
