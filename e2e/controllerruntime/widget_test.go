@@ -77,6 +77,8 @@ func newWidget() *unstructured.Unstructured {
 // the Widget itself (client.Apply of a custom resource).
 type widgetReconciler struct {
 	client.Client
+	// api reads from the API server, bypassing the informer cache.
+	api client.Reader
 }
 
 // Reconcile implements reconcile.Reconciler. A Widget that is gone needs no
@@ -106,8 +108,19 @@ func (r *widgetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			return ctrl.Result{}, fmt.Errorf("update status of widget %s: %w", req, err)
 		}
 	}
-	// Once applied, the same apply is a no-op (no new resourceVersion, no
-	// event), so the reconciles it triggers end here.
+	// Apply only when the API server's copy lacks the label. An apply
+	// creates a missing object, and the cache may still hold a Widget just
+	// deleted: a reconcile woken by the child ConfigMap, applying from that
+	// stale copy, would bring the Widget back with only this label, and it
+	// would live on. The one apply that sets the label finishes before any
+	// reader can see it, so no later reconcile applies again.
+	current := newWidget()
+	if err := r.api.Get(ctx, req.NamespacedName, current); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if current.GetLabels()[sizeLabel] == fmt.Sprint(size) {
+		return ctrl.Result{}, nil
+	}
 	if err := r.Apply(ctx, client.ApplyConfigurationFromUnstructured(widgetLabel(w, size)),
 		client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 		return ctrl.Result{}, fmt.Errorf("apply label of widget %s: %w", req, err)
@@ -195,7 +208,7 @@ func TestManagerReconcilesWidget(t *testing.T) {
 	if err := ctrl.NewControllerManagedBy(mgr).
 		For(newWidget()).
 		Owns(&corev1.ConfigMap{}).
-		Complete(&widgetReconciler{Client: mgr.GetClient()}); err != nil {
+		Complete(&widgetReconciler{Client: mgr.GetClient(), api: mgr.GetAPIReader()}); err != nil {
 		t.Fatalf("build controller: %v", err)
 	}
 	mgrCtx, stopMgr := context.WithCancel(ctx)
