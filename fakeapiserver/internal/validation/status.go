@@ -127,9 +127,7 @@ func validateReplicaSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
 		return MetaUpdate(obj, old)
 	}
 	s := rs.Status
-	counters := []namedCount{count("replicas", s.Replicas), count("fullyLabeledReplicas", s.FullyLabeledReplicas),
-		count("readyReplicas", s.ReadyReplicas), count("availableReplicas", s.AvailableReplicas),
-		{"observedGeneration", s.ObservedGeneration}}
+	counters := replicaSetCounters(s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration)
 	counters = countPtr(counters, "terminatingReplicas", s.TerminatingReplicas)
 	return append(MetaUpdate(obj, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
 }
@@ -143,14 +141,20 @@ func validateReplicationControllerStatusUpdate(obj, old runtime.Object) field.Er
 		return MetaUpdate(obj, old)
 	}
 	s := rc.Status
-	counters := []namedCount{count("replicas", s.Replicas), count("fullyLabeledReplicas", s.FullyLabeledReplicas),
-		count("readyReplicas", s.ReadyReplicas), count("availableReplicas", s.AvailableReplicas),
-		{"observedGeneration", s.ObservedGeneration}}
+	counters := replicaSetCounters(s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration)
 	return append(MetaUpdate(obj, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
 }
 
 // replicaCounts is the status check ReplicaSets and ReplicationControllers
 // share: counters not negative, none above replicas, available not above
+// replicaSetCounters are the counters ReplicaSet and ReplicationController
+// status share, in the order their validation reports them.
+func replicaSetCounters(replicas, fullyLabeled, ready, available int32, observedGeneration int64) []namedCount {
+	return []namedCount{count("replicas", replicas), count("fullyLabeledReplicas", fullyLabeled),
+		count("readyReplicas", ready), count("availableReplicas", available),
+		{"observedGeneration", observedGeneration}}
+}
+
 // ready.
 func replicaCounts(counters []namedCount, replicas, fullyLabeled, ready, available int32) field.ErrorList {
 	errs := nonNegative(statusPath, counters...)
