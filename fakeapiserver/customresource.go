@@ -20,8 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/tables"
+	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
 
 // A CustomResourceDefinition's resource is served by the same handlers as

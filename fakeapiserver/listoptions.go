@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
+	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
 
 // watchListEnabled is the state of kube-apiserver's WatchList feature gate

@@ -17,8 +17,8 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
+	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
 
 // Resource describes one served resource. Most fields are derived from the

@@ -192,11 +192,7 @@ func (m *watchChaos) write(rt *rapid.T) {
 	rv, _ := strconv.ParseInt(meta.GetResourceVersion(), 10, 64)
 	change.RV, change.UID = rv, string(meta.GetUID())
 	change.Labels = maps.Clone(meta.GetLabels())
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(meta)
-	if err != nil {
-		rt.Fatalf("ToUnstructured: %v", err)
-	}
-	change.Fields = watchcheck.FieldsOf(u)
+	change.Fields = watchcheck.FieldsOfObject(meta.(runtime.Object))
 	m.live[res][key] = change.UID
 	m.hist[res] = append(m.hist[res], change)
 }

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -79,11 +78,7 @@ func FromWatchEvent(ev watch.Event) (Event, error) {
 	if err != nil || e.Type == watch.Bookmark {
 		return e, err
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ev.Object)
-	if err != nil {
-		return Event{}, fmt.Errorf("watchcheck: %s event of %s: %w", ev.Type, e.Key, err)
-	}
-	e.Fields = FieldsOf(obj)
+	e.Fields = FieldsOfObject(ev.Object)
 	return e, nil
 }
 

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
+	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
 
 // layoutContainerCells joins the containers' names and images.

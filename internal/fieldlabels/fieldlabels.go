@@ -3,9 +3,11 @@ package fieldlabels
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -78,14 +80,57 @@ func Set(l *Labels, namespaced bool, obj runtime.Object) fields.Set {
 	return set
 }
 
-// typedFields adapts a typed field function to Labels.Fields; an object
-// of another type (which the server never stores for the kind) has no
-// kind-specific fields.
+// typedFields adapts a typed field function to Labels.Fields. It also
+// reads the kind's unstructured form (a decoded watch frame, with
+// apiVersion and kind), converted to T first, so a checker of recorded
+// streams matches with the server's own functions; an object of another
+// type (which the server never stores for the kind) has no kind-specific
+// fields.
 func typedFields[T runtime.Object](fn func(T) fields.Set) func(runtime.Object) fields.Set {
 	return func(obj runtime.Object) fields.Set {
-		if t, ok := obj.(T); ok {
+		switch o := obj.(type) {
+		case T:
+			return fn(o)
+		case *unstructured.Unstructured:
+			t := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, t); err != nil {
+				return nil
+			}
 			return fn(t)
 		}
 		return nil
 	}
+}
+
+// ObjectFields returns the kind-specific field set of a built-in object
+// (without metadata.*): typed, with or without its TypeMeta, or
+// unstructured with apiVersion and kind. It is nil for a kind without
+// field labels, and for an unstructured object that does not convert to
+// its kind's type.
+func ObjectFields(obj runtime.Object) fields.Set {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if l := builtin[u.GroupVersionKind().GroupKind()]; l != nil {
+			return l.Fields(u)
+		}
+		return nil
+	}
+	// A typed object need not carry its kind (client-go's decoders clear
+	// it), but its Go type names it: only its own entry's Fields reads it.
+	for _, l := range builtin {
+		if set := l.Fields(obj); set != nil {
+			return set
+		}
+	}
+	return nil
+}
+
+// AllAliases returns every built-in kind's deprecated selector keys with
+// the keys they stand for, for a reader that does not know the kind (the
+// keys do not collide across kinds). The map is the caller's.
+func AllAliases() map[string]string {
+	out := map[string]string{}
+	for _, l := range builtin {
+		maps.Copy(out, l.Aliases)
+	}
+	return out
 }

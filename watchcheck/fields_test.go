@@ -1,4 +1,4 @@
-package fakeapiserver
+package watchcheck
 
 import (
 	"testing"
@@ -12,15 +12,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/fieldlabels"
-	"github.com/lw-sim/lw-sim/watchcheck"
+	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
 
-// TestWatchcheckFieldsAgreeWithServer: watchcheck.FieldsOf, which reads
-// field labels off an object's JSON (it cannot import the server's
-// typed table), gives every built-in kind's selectable fields the values
-// the server matches field selectors against, zero values included.
-func TestWatchcheckFieldsAgreeWithServer(t *testing.T) {
+// TestFieldsAgreeWithServer: FieldsOf, reading a watch frame's JSON
+// object (converted back to the kind's type), and FieldsOfObject, reading
+// a typed object without its TypeMeta, give every built-in kind's
+// selectable fields the values the server matches field selectors
+// against (fieldlabels.Set), zero values included; the JSON form without
+// apiVersion and kind gives none.
+func TestFieldsAgreeWithServer(t *testing.T) {
 	t.Parallel()
 	meta := metav1.ObjectMeta{Namespace: "ns", Name: "n"}
 	ref := corev1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "u", APIVersion: "v1", ResourceVersion: "7", FieldPath: "spec"}
@@ -57,19 +58,24 @@ func TestWatchcheckFieldsAgreeWithServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := watchcheck.FieldsOf(u)
-		want, have := map[string]string{}, map[string]string{}
-		for _, key := range l.Keys {
-			if key == "metadata.name" || key == "metadata.namespace" || key == "status.podIPs" {
-				continue // from the key; podIPs is "" upstream and here
+		if got := FieldsOf(u); got != nil {
+			t.Errorf("%v %T: FieldsOf without apiVersion and kind = %v, want nil", c.gk, c.obj, got)
+		}
+		u["apiVersion"], u["kind"] = schema.GroupVersion{Group: c.gk.Group, Version: "v1"}.String(), c.gk.Kind
+		for name, got := range map[string]map[string]string{"FieldsOf": FieldsOf(u), "FieldsOfObject": FieldsOfObject(c.obj)} {
+			want, have := map[string]string{}, map[string]string{}
+			for _, key := range l.Keys {
+				if key == "metadata.name" || key == "metadata.namespace" || key == "status.podIPs" {
+					continue // from the key; podIPs is "" upstream and here
+				}
+				want[key], have[key] = server[key], got[key]
 			}
-			want[key], have[key] = server[key], got[key]
-		}
-		for alias, to := range l.Aliases {
-			want[alias], have[alias] = server[to], got[to]
-		}
-		if diff := cmp.Diff(want, have); diff != "" {
-			t.Errorf("%v %T: FieldsOf differs from the server's field set (-server +watchcheck):\n%s", c.gk, c.obj, diff)
+			for alias, to := range l.Aliases {
+				want[alias], have[alias] = server[to], got[to]
+			}
+			if diff := cmp.Diff(want, have); diff != "" {
+				t.Errorf("%v %T: %s differs from the server's field set (-server +watchcheck):\n%s", c.gk, c.obj, name, diff)
+			}
 		}
 	}
 }
