@@ -46,7 +46,10 @@ type Env struct {
 	srv   *fakeapiserver.Server
 	clock *clocktesting.FakeClock
 	rand  *rand.Rand
-	t0    time.Time
+	// seed is the run's seed, from which each listwatch client's own
+	// random source is derived.
+	seed uint64
+	t0   time.Time
 
 	transport *http.Transport
 	httpc     *http.Client         // raw HTTP, recorded
@@ -65,6 +68,9 @@ type Env struct {
 	// clientLog holds what started clients recorded that the scenario has
 	// not yet drained into the timeline (see AwaitClient).
 	clientLog []clientEntry
+	// clientAll is every entry the clients recorded, taken into the
+	// timeline or not, in arrival order (Result.clientEntries).
+	clientAll []Entry
 	// clientLogged is closed and replaced whenever clientLog grows.
 	clientLogged chan struct{}
 }
@@ -327,8 +333,16 @@ func (e *Env) logClient(en clientEntry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.clientLog = append(e.clientLog, en)
+	e.clientAll = append(e.clientAll, en.Entry)
 	close(e.clientLogged)
 	e.clientLogged = make(chan struct{})
+}
+
+// clientEntries returns a copy of every entry the clients recorded.
+func (e *Env) clientEntries() []Entry {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.clientAll)
 }
 
 // AwaitClient moves what started clients recorded into the timeline, in

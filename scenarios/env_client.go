@@ -3,6 +3,8 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +49,13 @@ func (e *Env) startClient(ns, lane, userAgent string, opts listwatch.Options, ob
 		return nil, fmt.Errorf("scenarios: listwatch client: %w", err)
 	}
 	opts.Clock = e.clock
+	if opts.Rand == nil {
+		// The client's watch timeouts and backoff jitter: drawn from the
+		// run's seed and the client's lane, so a replay draws alike, and
+		// without taking from the run's source, whose draws the scenario
+		// makes in its own order.
+		opts.Rand = rand.New(rand.NewPCG(e.seed, laneStream(lane)))
+	}
 	if opts.Backoff == (wait.Backoff{}) {
 		opts.Backoff = scenarioBackoff
 	}
@@ -61,6 +70,13 @@ func (e *Env) startClient(ns, lane, userAgent string, opts listwatch.Options, ob
 	stop := sync1(func() { cancel(); wg.Wait() })
 	e.addCloser(stop)
 	return &Client{Client: c, stop: stop}, nil
+}
+
+// laneStream is a PCG stream number for a client's lane.
+func laneStream(lane string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(lane))
+	return h.Sum64()
 }
 
 // Stop stops the client and waits for it.

@@ -3,9 +3,12 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	watchapi "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -20,6 +23,23 @@ import (
 type noWatchList struct{ *cache.ListWatch }
 
 func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
+
+// seededTimeouts redraws each watch's timeoutSeconds from r, in the
+// Reflector's range [5m, 10m]. The Reflector draws it from math/rand's
+// global source, which a library cannot seed without changing the whole
+// process, and several client-go clients draw from it in whatever order
+// the scheduler runs them: redrawn per client from the run's seed, a
+// replay asks the server for the same timeouts, watch by watch.
+func seededTimeouts(watch cache.WatchFuncWithContext, r *rand.Rand) cache.WatchFuncWithContext {
+	return func(ctx context.Context, opts metav1.ListOptions) (watchapi.Interface, error) {
+		if opts.TimeoutSeconds != nil {
+			const minSeconds = 5 * 60 // client-go's defaultMinWatchTimeout
+			t := int64(minSeconds + r.Float64()*minSeconds)
+			opts.TimeoutSeconds = &t
+		}
+		return watch(ctx, opts)
+	}
+}
 
 // startClientGo starts a client-go Reflector (into a plain store) or
 // SharedIndexInformer (kind) for the ConfigMaps of ns, with userAgent, syncing by watch-list or
@@ -37,9 +57,11 @@ func (e *Env) startClientGo(ns, lane, userAgent, kind string, watchList bool, ob
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %s client: %w", kind, err)
 	}
-	var lw cache.ListerWatcher = listwatch.ToCache(listwatch.FromTyped(cs.CoreV1().ConfigMaps(ns)))
+	clw := listwatch.ToCache(listwatch.FromTyped(cs.CoreV1().ConfigMaps(ns)))
+	clw.WatchFuncWithContext = seededTimeouts(clw.WatchFuncWithContext, rand.New(rand.NewPCG(e.seed, laneStream(lane))))
+	var lw cache.ListerWatcher = clw
 	if !watchList {
-		lw = noWatchList{lw.(*cache.ListWatch)}
+		lw = noWatchList{clw}
 	}
 	var quiet klog.Logger // the zero logger discards
 	var store cache.Store

@@ -60,6 +60,9 @@ func (r *fileRun) waitSync(name string, within time.Duration) error {
 		e.settle()
 	}
 	e.clock.Step(max(0, within-waited))
+	// The clients act on what the step fired (a watch timeout, a backoff)
+	// before the run goes on, so the next check does not race them.
+	e.settle()
 	if diff != "" {
 		return e.Expect(false, "%s's store equals the server's state within %s; it does not (-server +store):\n%s", name, within, diff)
 	}

@@ -13,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
 )
 
 // epoch is where every run's virtual clock starts, so that nothing a
@@ -57,6 +58,18 @@ type RunOptions struct {
 	// Seed drives the run's random choices. If zero, the scenario's own
 	// Seed.
 	Seed uint64
+	// InMemory serves the fake on an in-memory listener
+	// (fakeapiservertest.PipeListener) instead of loopback TCP. Inside a
+	// testing/synctest bubble that puts the whole run on virtual time:
+	// loopback sockets are not durably blocking, so a bubble's clock
+	// would never move while a client waited on one, while pipes are.
+	// Then the waits for quiet between steps end exactly when every
+	// goroutine is idle, and client-go's own real-clock waits (an
+	// informer's backoff, which cannot be given a clock) take virtual
+	// time too: a replay is the same every time, whatever the machine's
+	// load. Scenarios that teach TCP backpressure (a slow watcher's
+	// small socket buffers) need TCP: leave it off for them.
+	InMemory bool
 }
 
 // Result is what one run produced.
@@ -68,6 +81,10 @@ type Result struct {
 	// Error is why the run failed ("" when it passed).
 	Error    string   `json:"error,omitempty"`
 	Timeline Timeline `json:"timeline"`
+	// clientEntries is every entry the scenario's clients recorded, in
+	// arrival order, whether or not the scenario took it into the
+	// timeline: a test compares replays by it.
+	clientEntries []Entry
 }
 
 // Run runs sc once against a new fake server on a new fake clock, and
@@ -81,7 +98,7 @@ func Run(ctx context.Context, sc *Scenario, opts RunOptions) (*Result, error) {
 		seed = sc.Seed
 	}
 	res := &Result{Scenario: sc.Name, Seed: seed}
-	err := run(ctx, sc, seed, res)
+	err := run(ctx, sc, seed, opts.InMemory, res)
 	res.Passed = err == nil
 	if err != nil {
 		res.Error = err.Error()
@@ -94,7 +111,7 @@ func Run(ctx context.Context, sc *Scenario, opts RunOptions) (*Result, error) {
 // started (each waits for its goroutine) → srv.Close ends the remaining
 // watches and connections → the ServeBackground goroutine reports on done
 // → idle client connections are closed.
-func run(ctx context.Context, sc *Scenario, seed uint64, res *Result) (err error) {
+func run(ctx context.Context, sc *Scenario, seed uint64, inMemory bool, res *Result) (err error) {
 	clk := clocktesting.NewFakeClock(epoch)
 	cfg := fakeapiserver.Config{Clock: clk}
 	// Scenarios compact by hand, at the moment they teach it.
@@ -106,13 +123,12 @@ func run(ctx context.Context, sc *Scenario, seed uint64, res *Result) (err error
 	if err != nil {
 		return fmt.Errorf("scenarios: %s: %w", sc.Name, err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, transport, err := listen(inMemory)
 	if err != nil {
 		return errors.Join(fmt.Errorf("scenarios: %s: %w", sc.Name, err), srv.Close())
 	}
-	done := srv.ServeBackground(smallBufferListener{ln})
+	done := srv.ServeBackground(ln)
 	ctx, cancel := context.WithCancel(ctx)
-	transport := &http.Transport{DialContext: dialSmallBuffer}
 	e, err := newEnv(ctx, srv, clk, seed, transport)
 	defer func() {
 		cancel()
@@ -120,11 +136,27 @@ func run(ctx context.Context, sc *Scenario, seed uint64, res *Result) (err error
 		err = errors.Join(err, srv.Close(), <-done)
 		transport.CloseIdleConnections()
 		res.Timeline = e.Timeline()
+		res.clientEntries = e.clientEntries()
 	}()
 	if err != nil {
 		return fmt.Errorf("scenarios: %s: %w", sc.Name, err)
 	}
 	return runSteps(e, sc, seed)
+}
+
+// listen is the listener a run's server serves on and the transport its
+// clients dial it with: loopback TCP with small socket buffers, or
+// in-memory pipes ([RunOptions.InMemory]).
+func listen(inMemory bool) (net.Listener, *http.Transport, error) {
+	if inMemory {
+		pl := fakeapiservertest.NewPipeListener()
+		return pl, &http.Transport{DialContext: pl.DialContext}, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	return smallBufferListener{ln}, &http.Transport{DialContext: dialSmallBuffer}, nil
 }
 
 // newEnv is the Env of a run against srv on clk, with its clientsets
@@ -135,6 +167,7 @@ func newEnv(ctx context.Context, srv *fakeapiserver.Server, clk *clocktesting.Fa
 		ctx:          ctx,
 		srv:          srv,
 		clock:        clk,
+		seed:         seed,
 		rand:         rand.New(rand.NewPCG(seed, seedStream)),
 		t0:           clk.Now(),
 		transport:    transport,
