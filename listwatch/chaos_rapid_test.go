@@ -164,10 +164,14 @@ type chaosRun struct {
 	// steps is the schedule as drawn, as scenario file steps, for the
 	// failure file.
 	steps []scenariofile.Step
-	// seed seeds this package's clients' random draws (watch timeouts,
-	// backoff jitter), so a rapid seed replays them too; client-go's
-	// subjects draw from math/rand's global source, which nothing seeds.
+	// seed seeds the clients' random draws (watch timeouts, backoff
+	// jitter): this package's clients' through Options.Rand, client-go's
+	// through math/rand's global source (seedGlobalRand).
 	seed uint64
+	// points counts the quiescent points reached so far; final is set at
+	// the one after the schedule.
+	points int
+	final  bool
 }
 
 // startChaosRun starts the server; t.Cleanup (in the bubble) stops it.
@@ -312,14 +316,21 @@ func (s handlerStore) Replace(list []any, rv string) error {
 	return nil
 }
 
-// write makes one write to faultNS, recorded in the history.
+// write makes one drawn write to faultNS.
 func (r *chaosRun) write(rt *rapid.T) {
 	name := rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(rt, "name")
+	_, exists := r.live[faultNS+"/"+name]
+	r.writeKey(rt, name, exists && rapid.IntRange(0, 2).Draw(rt, "delete") == 0)
+}
+
+// writeKey creates or updates faultNS/name, or deletes it (it must
+// exist), recorded in the history.
+func (r *chaosRun) writeKey(rt *rapid.T, name string, del bool) {
 	key := faultNS + "/" + name
 	uid, exists := r.live[key]
 	ctx := context.Background()
 	cms := r.cs.CoreV1().ConfigMaps(faultNS)
-	if exists && rapid.IntRange(0, 2).Draw(rt, "delete") == 0 {
+	if del {
 		if err := cms.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			rt.Fatalf("Delete(%s): %v", key, err)
 		}
@@ -476,7 +487,8 @@ func (r *chaosRun) state(rt *rapid.T) map[string]string {
 
 // quiesce clears the faults and runs virtual time until every store
 // equals the server's state, failing with the diffs after convergeWithin.
-func (r *chaosRun) quiesce(rt *rapid.T) {
+// It returns the server's state and the virtual time it took.
+func (r *chaosRun) quiesce(rt *rapid.T) (map[string]string, time.Duration) {
 	r.srv.Faults().Clear()
 	start := time.Now()
 	for {
@@ -490,43 +502,89 @@ func (r *chaosRun) quiesce(rt *rapid.T) {
 			}
 		}
 		if diffs == "" {
-			return
+			return want, time.Since(start)
 		}
 		if time.Since(start) > convergeWithin {
-			fail("store", "not converged after %v of virtual time:\n%s", convergeWithin, diffs)
+			fail("store", "%s: not converged after %v of virtual time:\n%s", r.point(), convergeWithin, diffs)
 		}
 	}
 }
 
-// check checks the invariants of every subject at the quiescent point.
-func (r *chaosRun) check(rt *rapid.T) {
-	want := r.state(rt)
-	for _, s := range r.subs {
+// checkpoint is a quiescent point in the middle of the schedule: the
+// faults cleared, virtual time run on until every store equals the
+// server, and every invariant checked, as after the schedule. A client
+// that is wrong for a while and then right again (a version lost and
+// superseded by the next, a relist that heals a stale store) is caught
+// only here. In the failure file it is the faults cleared and the time
+// it took.
+func (r *chaosRun) checkpoint(rt *rapid.T) {
+	r.points++
+	want, took := r.quiesce(rt)
+	r.steps = append(r.steps, scenariofile.Step{ClearFaults: true}, scenariofile.Step{Advance: fakeapiserver.FaultDuration(took)})
+	r.check(want)
+}
+
+// finish is the last quiescent point, after the schedule.
+func (r *chaosRun) finish(rt *rapid.T) {
+	r.points++
+	r.final = true
+	want, _ := r.quiesce(rt)
+	r.check(want)
+}
+
+// point names the quiescent point being checked, for failure messages.
+func (r *chaosRun) point() string {
+	if r.final {
+		return fmt.Sprintf("quiescent point %d (after the schedule)", r.points)
+	}
+	return fmt.Sprintf("quiescent point %d (mid-schedule)", r.points)
+}
+
+// check checks the invariants of every subject at a quiescent point, where
+// want is the server's state. Each invariant holds of everything recorded
+// since the start, so it holds mid-run as after the schedule: a stream
+// still open is a prefix of its projection (watchcheck accepts one), a
+// request still in flight is in neither the wire log nor the streams (the
+// wire log appends a request after the recording transport has opened its
+// stream, and no goroutine runs between the two snapshots, taken after
+// synctest.Wait), and the relist and resume accounting starts from the
+// first request every time.
+func (r *chaosRun) check(want map[string]string) {
+	synctest.Wait()
+	at := r.point()
+	type record struct {
+		reqs    []wireRequest
+		streams []watchcheck.Stream
+	}
+	recs := make([]record, len(r.subs))
+	for i, s := range r.subs {
+		recs[i] = record{s.wire.snapshot(), s.trans.Streams()}
+	}
+	for i, s := range r.subs {
 		tb := &collectTB{}
 		s.rec.checkOrder(tb, s.kind == "listwatch" || s.kind == "listwatch-watchlist")
 		if tb.msg != "" {
-			fail("order", "%s: %s", s.kind, tb.msg)
+			fail("order", "%s: %s: %s", at, s.kind, tb.msg)
 		}
 		if d := cmp.Diff(rvsOf(want), s.rec.view()); d != "" {
-			fail("handler", "%s: handler deliveries do not add up to the server's state (-server +handler):\n%s", s.kind, d)
+			fail("handler", "%s: %s: handler deliveries do not add up to the server's state (-server +handler):\n%s", at, s.kind, d)
 		}
-		reqs := s.wire.snapshot()
-		streams := s.trans.Streams()
+		reqs, streams := recs[i].reqs, recs[i].streams
 		if err := watchcheck.Check(r.hist, streams...); err != nil {
-			fail("streams", "%s: %v", s.kind, err)
+			fail("streams", "%s: %s: %v", at, s.kind, err)
 		}
 		if s.kind == "listwatch" || s.kind == "listwatch-watchlist" {
 			// The Reflector ends ListAndWatch, and so relists, on any
 			// watch error (a cut, a very short watch, a 5xx at connect):
 			// these two hold for this package's client only.
-			r.checkRelists(rt, s, reqs, streams)
-			r.checkResume(rt, s, reqs, streams)
+			r.checkRelists(at, s, reqs, streams)
+			r.checkResume(at, s, reqs, streams)
 		}
 	}
 }
 
 // checkRelists: every full fetch after the first was forced.
-func (r *chaosRun) checkRelists(rt *rapid.T, s *chaosSubject, reqs []wireRequest, streams []watchcheck.Stream) {
+func (r *chaosRun) checkRelists(at string, s *chaosSubject, reqs []wireRequest, streams []watchcheck.Stream) {
 	fetches, forced := 0, 1 // the first sync
 	si := 0
 	for _, q := range reqs {
@@ -558,14 +616,14 @@ func (r *chaosRun) checkRelists(rt *rapid.T, s *chaosSubject, reqs []wireRequest
 		}
 	}
 	if fetches > forced {
-		fail("relists", "%s: %d LIST/watch-list fetches, only %d forced (first sync, 410s, failed fetches)\nrequests %+v",
-			s.kind, fetches, forced, reqs)
+		fail("relists", "%s: %s: %d LIST/watch-list fetches, only %d forced (first sync, 410s, failed fetches)\nrequests %+v",
+			at, s.kind, fetches, forced, reqs)
 	}
 }
 
 // checkResume: a re-watch with no fetch between starts where the previous
 // stream got to.
-func (r *chaosRun) checkResume(rt *rapid.T, s *chaosSubject, reqs []wireRequest, streams []watchcheck.Stream) {
+func (r *chaosRun) checkResume(at string, s *chaosSubject, reqs []wireRequest, streams []watchcheck.Stream) {
 	si := 0
 	var prev *wireRequest
 	var reached int64
@@ -580,7 +638,7 @@ func (r *chaosRun) checkResume(rt *rapid.T, s *chaosSubject, reqs []wireRequest,
 			continue
 		}
 		if prev != nil && q.StartRV != reached {
-			fail("resume", "%s: re-watch from rv %d, but the previous watch (from %d) reached %d\nrequests %+v", s.kind, q.StartRV, prev.StartRV, reached, reqs)
+			fail("resume", "%s: %s: re-watch from rv %d, but the previous watch (from %d) reached %d\nrequests %+v", at, s.kind, q.StartRV, prev.StartRV, reached, reqs)
 		}
 		prev, reached = q, max(reached, q.StartRV)
 		if prev.Status == http.StatusOK {
@@ -648,8 +706,10 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 	// the bubble has ended.
 	detector := rapid.Bool().Draw(rt, "consistencyDetector")
 	consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(detector)
+	seed := rapid.Uint64().Draw(rt, "clientSeed")
+	seedGlobalRand(seed)
 	r := startChaosRun(t, historyMinEvents)
-	r.seed = rapid.Uint64().Draw(rt, "clientSeed")
+	r.seed = seed
 	kinds := chaosKinds
 	if mut.kinds != nil {
 		kinds = mut.kinds
@@ -665,7 +725,7 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 		defer r.saveOnFailure(kinds, historyMinEvents)
 	}
 	for range rapid.IntRange(1, 12).Draw(rt, "ops") {
-		switch rapid.SampledFrom([]string{"write", "write", "write-elsewhere", "fault", "fault", "advance", "outage"}).Draw(rt, "op") {
+		switch rapid.SampledFrom([]string{"write", "write", "write-elsewhere", "fault", "fault", "advance", "outage", "checkpoint"}).Draw(rt, "op") {
 		case "write":
 			for range rapid.IntRange(1, 3).Draw(rt, "burst") {
 				r.write(rt)
@@ -678,11 +738,12 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 			r.advance(rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, 2 * time.Minute}).Draw(rt, "advance"))
 		case "outage":
 			r.outage(rt)
+		case "checkpoint":
+			r.checkpoint(rt)
 		}
 		synctest.Wait()
 	}
-	r.quiesce(rt)
-	r.check(rt)
+	r.finish(rt)
 	if stats != nil {
 		stats.add(r)
 	}
@@ -695,12 +756,17 @@ type chaosStats struct {
 	requests map[string]int
 	expired  int
 	faults   int
+	// checks counts the checks, points their quiescent points (the
+	// mid-schedule ones and the one after each schedule).
+	checks, points int
 }
 
 func (cs *chaosStats) add(r *chaosRun) {
 	if cs.requests == nil {
 		cs.requests = map[string]int{}
 	}
+	cs.checks++
+	cs.points += r.points
 	for _, s := range r.subs {
 		for _, q := range s.wire.snapshot() {
 			cs.requests[s.kind+" "+q.Kind]++
@@ -777,8 +843,12 @@ func TestRapidClientChaos(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		inBubble(t, rt, func(t *testing.T, rt *rapid.T) { runChaos(t, rt, clientMutant{}, &stats) })
 	})
-	t.Logf("faults fired %d, watches answered 410 %d, requests %v", stats.faults, stats.expired, stats.requests)
+	t.Logf("%d checks, %d quiescent points checked (%d mid-schedule), faults fired %d, watches answered 410 %d, requests %v",
+		stats.checks, stats.points, stats.points-stats.checks, stats.faults, stats.expired, stats.requests)
 	if stats.faults == 0 || stats.expired == 0 || stats.requests["listwatch list"] == 0 {
 		t.Errorf("the machine never fired a fault, met a 410 or listed: %+v", stats)
+	}
+	if stats.points <= stats.checks {
+		t.Errorf("no check reached a quiescent point mid-schedule: %d points in %d checks", stats.points, stats.checks)
 	}
 }
