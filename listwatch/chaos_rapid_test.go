@@ -39,18 +39,23 @@ import (
 // the checks with the watch-list consistency detector on, as
 // KUBE_WATCHLIST_INCONSISTENCY_DETECTOR does. (The bare Reflector keeps
 // its default watch error handler, utilruntime.HandleError, whose rate
-// limiter would sleep for decades in a bubble: TestMain removes it.) Each check runs in its own testing/synctest bubble (virtual time,
-// and synctest fails the check if any goroutine is left), so a seed replays
-// the same run; rapid itself runs outside, on real time.
+// limiter would sleep for decades in a bubble: TestMain removes it.) Each
+// check runs in its own testing/synctest bubble (virtual time, and
+// synctest fails the check if any goroutine is left), every step settles
+// before the next, and the clients' random draws are seeded from the
+// check, so a seed replays the same run; rapid itself runs outside, on
+// real time.
 //
-// At the quiescent point after the schedule (faults cleared, virtual time
-// run on until each store equals the server), per client:
+// At every quiescent point (faults cleared, virtual time run on until
+// each store equals the server): the ones the schedule draws between its
+// steps, and the one after it. Per client, of everything since the start:
 //
 //	store       the store equals the server's state (go-cmp diff)
 //	order       per object, handler deliveries have increasing RVs, none
 //	            twice (the informers may repeat a version on a relist)
 //	handler     applying the handler's deliveries gives the server's state:
 //	            no version lost, deletes included
+//	streams     every stream the server served keeps watchcheck's guarantees
 //	relists     (this package's client) a LIST or watch-list after the
 //	            first is forced: by a 410 or refusal, by a failed LIST, by
 //	            a watch-list that failed or ended before its end bookmark
@@ -61,7 +66,6 @@ import (
 // The informers relist on any watch error (the Reflector ends
 // ListAndWatch on a cut, a very short watch or a 5xx at connect), so the
 // last two are not asked of them.
-//	streams     every stream the server served keeps watchcheck's guarantees
 
 // chaosAgent prefixes every subject's User-Agent; faults match it.
 const chaosAgent = "lw-sim-chaos-subject"
@@ -459,11 +463,12 @@ func (r *chaosRun) advance(d time.Duration) {
 // maybe an idle spell first (a write elsewhere, then bookmarks run the
 // clients' RVs past their last event), then the clients' streams are cut
 // and their re-watches refused for a while (they back off), the
-// collection changes meanwhile (deletes included), and time runs on. A
-// client that resumes from the wrong RV, or relists without telling its
-// handler what was deleted meanwhile, is caught here (with few history
-// events kept, the resume is a 410 and a relist).
-func (r *chaosRun) outage(rt *rapid.T) {
+// collection changes meanwhile (deletes included), maybe etcd compacts,
+// and time runs on. A client that resumes from the wrong RV, or relists
+// without telling its handler what was deleted meanwhile, is caught here
+// (after a compaction, or with few history events kept, the resume is a
+// 410 and a relist).
+func (r *chaosRun) outage(rt *rapid.T, detector bool) {
 	match := fakeapiserver.FaultMatch{UserAgent: chaosAgent}
 	if rapid.Bool().Draw(rt, "idleFirst") {
 		r.writeElsewhere(rt)
@@ -484,6 +489,18 @@ func (r *chaosRun) outage(rt *rapid.T) {
 	}
 	for range rapid.IntRange(1, 6).Draw(rt, "outageWrites") {
 		r.write(rt)
+	}
+	// Maybe etcd compacted meanwhile (kube-apiserver has it compact
+	// every five minutes), so the clients come back to a 410 and relist
+	// over what changed, deletes included. Not with the consistency
+	// detector on (see fault).
+	if !detector && rapid.Bool().Draw(rt, "outageCompact") {
+		f := fakeapiserver.Fault{Kind: fakeapiserver.CompactStore}
+		if _, err := r.srv.Faults().Add(f); err != nil {
+			rt.Fatalf("Add(%+v): %v", f, err)
+		}
+		r.steps = append(r.steps, scenariofile.Step{Fault: &f})
+		r.settle()
 	}
 	r.advance(30 * time.Second)
 }
@@ -730,7 +747,9 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 	if mut.kinds != nil {
 		kinds = mut.kinds
 	}
-	for range 2 {
+	// The clients start against a collection of up to four objects, so
+	// their first LIST (two objects a page) is paged.
+	for range rapid.IntRange(1, 6).Draw(rt, "initialWrites") {
 		r.write(rt)
 	}
 	for _, k := range kinds {
@@ -754,7 +773,7 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 		case "advance":
 			r.advance(rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, 2 * time.Minute}).Draw(rt, "advance"))
 		case "outage":
-			r.outage(rt)
+			r.outage(rt, detector)
 		case "checkpoint":
 			r.checkpoint(rt)
 		}
@@ -850,7 +869,7 @@ func inBubble(t *testing.T, rt *rapid.T, body func(t *testing.T, rt *rapid.T)) {
 	}
 }
 
-// TestRapidClientChaos: the four clients under drawn schedules keep every
+// TestRapidClientChaos: the five clients under drawn schedules keep every
 // invariant. The watch-list consistency detector is switched on for half
 // the checks of this test only (it is process-wide; the test is not
 // parallel, so no parallel test runs meanwhile).

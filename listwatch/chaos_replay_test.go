@@ -23,13 +23,13 @@ var rapidSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 // and fails unless every replay ends the same way (the same invariant
 // with the same message, or a pass). It is a measurement, not part of
 // make test: set LWSIM_REPLAY_MUTANT to a client mutant's name, and
-// LWSIM_REPLAY_ALL=1 to plant it in all five subjects instead of this
-// package's LIST+WATCH client only (client-go's draws are then replayed
-// too).
+// LWSIM_REPLAY_KINDS to the subjects to run it in, comma-separated (by
+// default this package's LIST+WATCH client only, as the mutant search
+// does; "all" for all five, so client-go's draws are replayed too).
 func TestChaosReplayDeterminism(t *testing.T) {
 	name := os.Getenv("LWSIM_REPLAY_MUTANT")
 	if name == "" {
-		t.Skip("a measurement: set LWSIM_REPLAY_MUTANT (and LWSIM_REPLAY_ALL, LWSIM_REPLAY_SEED, LWSIM_REPLAY_N)")
+		t.Skip("a measurement: set LWSIM_REPLAY_MUTANT (and LWSIM_REPLAY_KINDS, LWSIM_REPLAY_SEED, LWSIM_REPLAY_N)")
 	}
 	var mutant func() clientMutant
 	for _, cm := range clientMutants {
@@ -40,7 +40,14 @@ func TestChaosReplayDeterminism(t *testing.T) {
 	if mutant == nil {
 		t.Fatalf("no client mutant %q", name)
 	}
-	all := os.Getenv("LWSIM_REPLAY_ALL") == "1"
+	kinds := []string{"listwatch"}
+	switch v := os.Getenv("LWSIM_REPLAY_KINDS"); v {
+	case "":
+	case "all":
+		kinds = chaosKinds
+	default:
+		kinds = strings.Split(v, ",")
+	}
 	n := 20
 	if v := os.Getenv("LWSIM_REPLAY_N"); v != "" {
 		n, _ = strconv.Atoi(v)
@@ -57,9 +64,7 @@ func TestChaosReplayDeterminism(t *testing.T) {
 			calls++
 			call := calls
 			m := mutant()
-			if !all {
-				m.kinds = []string{"listwatch"}
-			}
+			m.kinds = kinds
 			inBubble(t, rt, func(t *testing.T, rt *rapid.T) {
 				defer func() {
 					p := recover()
@@ -102,8 +107,8 @@ func TestChaosReplayDeterminism(t *testing.T) {
 	for _, c := range outcomes {
 		most = max(most, c)
 	}
-	t.Logf("mutant %q (all subjects %v), seed %s: %d of %d replays ended the most common way, %d distinct outcomes, rapid called %d flaky",
-		name, all, seed, most, n, len(outcomes), flaky)
+	t.Logf("mutant %q in %v, seed %s: %d of %d replays ended the most common way, %d distinct outcomes, rapid called %d flaky",
+		name, kinds, seed, most, n, len(outcomes), flaky)
 	for o, c := range outcomes {
 		t.Logf("%d×: %.300s", c, o)
 	}
