@@ -21,7 +21,9 @@ var rapidSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 // the client machine: it finds a seed that kills a client mutant (or
 // takes LWSIM_REPLAY_SEED), replays it LWSIM_REPLAY_N times (default 20)
 // and fails unless every replay ends the same way (the same invariant
-// with the same message, or a pass). It is a measurement, not part of
+// with the same message, or a pass); it also counts equal traces (every
+// request and stream event of every subject, chaosRun.trace), which
+// show a difference in timing that the outcome does not. It is a measurement, not part of
 // make test: set LWSIM_REPLAY_MUTANT to a client mutant's name, and
 // LWSIM_REPLAY_KINDS to the subjects to run it in, comma-separated (by
 // default this package's LIST+WATCH client only, as the mutant search
@@ -55,9 +57,9 @@ func TestChaosReplayDeterminism(t *testing.T) {
 	rapidfail.NoFailFiles(t)
 	defer consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(false)
 	defer setFlag(t, "rapid.shrinktime", "1ms")()
-	// run runs a search and returns rapid's report and how its first
-	// check ended.
-	run := func() (report, first string) {
+	// run runs a search and returns rapid's report, how its first check
+	// ended and that check's trace.
+	run := func() (report, first, trace string) {
 		calls := 0
 		ft := rapidfail.New(t)
 		rapid.Check(ft, func(rt *rapid.T) {
@@ -78,14 +80,20 @@ func TestChaosReplayDeterminism(t *testing.T) {
 						panic(p)
 					}
 				}()
-				runChaos(t, rt, m, nil)
+				var stats chaosStats
+				defer func() {
+					if call == 1 {
+						trace = stats.trace
+					}
+				}()
+				runChaos(t, rt, m, &stats)
 			})
 		})
-		return ft.Message(), first
+		return ft.Message(), first, trace
 	}
 	seed := os.Getenv("LWSIM_REPLAY_SEED")
 	if seed == "" {
-		report, _ := run()
+		report, _, _ := run()
 		m := rapidSeed.FindStringSubmatch(report)
 		if m == nil {
 			t.Fatalf("no failing seed in rapid's report:\n%.800s", report)
@@ -94,25 +102,29 @@ func TestChaosReplayDeterminism(t *testing.T) {
 	}
 	defer setFlag(t, "rapid.checks", "1")()
 	defer setFlag(t, "rapid.seed", seed)()
-	outcomes := map[string]int{}
+	outcomes, traces := map[string]int{}, map[string]int{}
 	flaky := 0
 	for range n {
-		report, first := run()
+		report, first, trace := run()
 		outcomes[first]++
+		traces[trace]++
 		if strings.Contains(report, "flaky test") {
 			flaky++
 		}
 	}
-	most := 0
+	most, mostTrace := 0, 0
 	for _, c := range outcomes {
 		most = max(most, c)
 	}
-	t.Logf("mutant %q in %v, seed %s: %d of %d replays ended the most common way, %d distinct outcomes, rapid called %d flaky",
-		name, kinds, seed, most, n, len(outcomes), flaky)
+	for _, c := range traces {
+		mostTrace = max(mostTrace, c)
+	}
+	t.Logf("mutant %q in %v, seed %s: %d of %d replays ended the most common way (%d distinct outcomes), %d had the most common trace (%d distinct traces), rapid called %d flaky",
+		name, kinds, seed, most, n, len(outcomes), mostTrace, len(traces), flaky)
 	for o, c := range outcomes {
 		t.Logf("%d×: %.300s", c, o)
 	}
-	if len(outcomes) != 1 {
-		t.Errorf("seed %s replayed %d different ways", seed, len(outcomes))
+	if len(outcomes) != 1 || len(traces) != 1 {
+		t.Errorf("seed %s replayed %d different ways, with %d different traces", seed, len(outcomes), len(traces))
 	}
 }
