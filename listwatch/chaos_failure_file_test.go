@@ -77,7 +77,7 @@ func chaosReplay(failure any, kinds []string, historyMinEvents int, steps []scen
 
 // chaosClient is the scenario file client of one subject kind.
 func chaosClient(kind string) scenariofile.Client {
-	c := scenariofile.Client{Name: kind, UserAgent: chaosAgent + "/" + kind}
+	c := scenariofile.Client{Name: kind, UserAgent: chaosSubjectAgent(kind)}
 	switch kind {
 	case "listwatch", "listwatch-watchlist":
 		c.WatchList, c.PageSize = kind == "listwatch-watchlist", 2

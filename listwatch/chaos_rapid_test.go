@@ -70,6 +70,11 @@ import (
 // chaosAgent prefixes every subject's User-Agent; faults match it.
 const chaosAgent = "lw-sim-chaos-subject"
 
+// chaosSubjectAgent is the User-Agent of one subject. The closing slash keeps
+// it from being a substring of another's (faults match a substring:
+// "listwatch" is in "listwatch-watchlist").
+func chaosSubjectAgent(kind string) string { return chaosAgent + "/" + kind + "/" }
+
 // chaosKinds are the clients of each check.
 var chaosKinds = []string{"listwatch", "listwatch-watchlist", "reflector", "informer", "informer-list"}
 
@@ -211,7 +216,7 @@ func startChaosRun(t *testing.T, minEvents int) *chaosRun {
 func (r *chaosRun) startSubject(kind string, mut clientMutant) *chaosSubject {
 	s := &chaosSubject{kind: kind, rec: newRecorder(), trans: &watchcheck.Transport{}}
 	cfg := rest.CopyConfig(r.rc)
-	cfg.UserAgent = chaosAgent + "/" + kind
+	cfg.UserAgent = chaosSubjectAgent(kind)
 	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		s.wire = &wireLog{next: s.trans.Wrap(rt)}
@@ -434,11 +439,35 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 		m.Verbs, m.Page = []string{"list"}, 2
 		f = fakeapiserver.Fault{Kind: fakeapiserver.CompactStore, Match: m, Trigger: fakeapiserver.FaultTrigger{Request: 1}}
 	}
-	if _, err := r.srv.Faults().Add(f); err != nil {
-		rt.Fatalf("Add(%+v): %v", f, err)
+	r.addFault(rt, f)
+}
+
+// addFault adds f and settles. A fault aimed at every subject is added
+// once per subject instead, each copy matching that subject alone, with
+// a settle after each. Otherwise a fault that counts (the first N
+// requests fail) went to whichever subject's request came first in an
+// instant, and the subjects a cut woke at once drew their timeouts and
+// jitter from math/rand's global source in whatever order they ran: a
+// seed replayed with five subjects ended the same way 11 times in 20,
+// with 16 different traces. Copy by copy, each subject meets the fault
+// on its own, in a fixed order.
+func (r *chaosRun) addFault(rt *rapid.T, f fakeapiserver.Fault) {
+	copies := []fakeapiserver.Fault{f}
+	if f.Match.UserAgent == chaosAgent {
+		copies = copies[:0]
+		for _, s := range r.subs {
+			c := f
+			c.Match.UserAgent = chaosSubjectAgent(s.kind)
+			copies = append(copies, c)
+		}
 	}
-	r.steps = append(r.steps, scenariofile.Step{Fault: &f})
-	r.settle()
+	for _, c := range copies {
+		if _, err := r.srv.Faults().Add(c); err != nil {
+			rt.Fatalf("Add(%+v): %v", c, err)
+		}
+		r.steps = append(r.steps, scenariofile.Step{Fault: &c})
+		r.settle()
+	}
 }
 
 // settle waits until every goroutine of the bubble but this one is
@@ -481,11 +510,7 @@ func (r *chaosRun) outage(rt *rapid.T, detector bool) {
 		{Kind: fakeapiserver.FailRequest, Match: refuse, Code: rapid.SampledFrom([]int{500, 503, 504}).Draw(rt, "outageCode"), Times: rapid.IntRange(1, 3).Draw(rt, "outageTimes")},
 		{Kind: fakeapiserver.CutWatch, Match: match},
 	} {
-		if _, err := r.srv.Faults().Add(f); err != nil {
-			rt.Fatalf("Add(%+v): %v", f, err)
-		}
-		r.steps = append(r.steps, scenariofile.Step{Fault: &f})
-		r.settle()
+		r.addFault(rt, f)
 	}
 	for range rapid.IntRange(1, 6).Draw(rt, "outageWrites") {
 		r.write(rt)
@@ -495,12 +520,7 @@ func (r *chaosRun) outage(rt *rapid.T, detector bool) {
 	// over what changed, deletes included. Not with the consistency
 	// detector on (see fault).
 	if !detector && rapid.Bool().Draw(rt, "outageCompact") {
-		f := fakeapiserver.Fault{Kind: fakeapiserver.CompactStore}
-		if _, err := r.srv.Faults().Add(f); err != nil {
-			rt.Fatalf("Add(%+v): %v", f, err)
-		}
-		r.steps = append(r.steps, scenariofile.Step{Fault: &f})
-		r.settle()
+		r.addFault(rt, fakeapiserver.Fault{Kind: fakeapiserver.CompactStore})
 	}
 	r.advance(30 * time.Second)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/client-go/util/consistencydetector"
 	"pgregory.net/rapid"
 
@@ -123,6 +124,15 @@ func TestChaosReplayDeterminism(t *testing.T) {
 		name, kinds, seed, most, n, len(outcomes), mostTrace, len(traces), flaky)
 	for o, c := range outcomes {
 		t.Logf("%d×: %.300s", c, o)
+	}
+	if len(traces) > 1 {
+		var two []string
+		for tr := range traces {
+			if two = append(two, tr); len(two) == 2 {
+				break
+			}
+		}
+		t.Logf("two of the traces (-one +other):\n%s", cmp.Diff(two[0], two[1]))
 	}
 	if len(outcomes) != 1 || len(traces) != 1 {
 		t.Errorf("seed %s replayed %d different ways, with %d different traces", seed, len(outcomes), len(traces))
