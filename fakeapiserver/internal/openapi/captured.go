@@ -125,9 +125,9 @@ func openAPIV2PathOwner(p string) (gv schema.GroupVersion, group string, ok bool
 	return schema.GroupVersion{}, "", false
 }
 
-// reachableDefinitions returns the definitions that paths refer to,
-// directly or through other definitions.
-func reachableDefinitions(all spec.Definitions, paths map[string]spec.PathItem) spec.Definitions {
+// reachableDefinitions returns the definitions that root (paths, or
+// definitions) refers to, directly or through other definitions.
+func reachableDefinitions(all spec.Definitions, root any) spec.Definitions {
 	out := spec.Definitions{}
 	var queue []string
 	visit := func(v any) {
@@ -140,9 +140,7 @@ func reachableDefinitions(all spec.Definitions, paths map[string]spec.PathItem) 
 			}
 		}
 	}
-	for _, item := range paths {
-		visit(item)
-	}
+	visit(root)
 	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]

@@ -19,7 +19,13 @@ const v2RefPrefix = "#/definitions/"
 // source, as kube-apiserver builds both from the same definitions): its
 // schemas as definitions and its paths as v2 operations (query and path
 // parameters, the body parameter, responses by status code). Definitions
-// the captured base document has (the meta types) are left to it.
+// the captured base document has are left to it, and one the captured
+// document has (the meta types, ObjectMeta, DeleteOptions, ...) is the
+// captured one, with the definitions it refers to, as for CRDs
+// (customResourceV2Part): every part that names a shared definition then
+// names the same one, so the composed document does not depend on the
+// order parts are merged in (it did: the generated placeholder or a
+// captured part's full definition won by chance).
 func generatedV2Part(doc *spec3.OpenAPI) func() (*V2Part, error) {
 	return func() (*V2Part, error) {
 		c, err := capturedOpenAPIV2()
@@ -27,8 +33,13 @@ func generatedV2Part(doc *spec3.OpenAPI) func() (*V2Part, error) {
 			return nil, err
 		}
 		part := &V2Part{Paths: map[string]spec.PathItem{}, Definitions: spec.Definitions{}}
+		static := spec.Definitions{}
 		for name, s := range doc.Components.Schemas {
 			if _, inBase := c.base.Definitions[name]; inBase {
+				continue
+			}
+			if def, ok := c.definitions[name]; ok {
+				static[name] = def
 				continue
 			}
 			def, err := v2Schema(s)
@@ -36,6 +47,12 @@ func generatedV2Part(doc *spec3.OpenAPI) func() (*V2Part, error) {
 				return nil, fmt.Errorf("openapi: v2 definition %s: %w", name, err)
 			}
 			part.Definitions[name] = *def
+		}
+		maps.Copy(static, reachableDefinitions(c.definitions, static))
+		for name, def := range static {
+			if _, inBase := c.base.Definitions[name]; !inBase {
+				part.Definitions[name] = def
+			}
 		}
 		for p, item := range doc.Paths.Paths {
 			v2, err := v2PathItem(item)

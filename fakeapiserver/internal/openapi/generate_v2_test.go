@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
+	"github.com/google/go-cmp/cmp"
 	batchv1beta1 "k8s.io/api/batch/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kube-openapi/pkg/util/proto"
@@ -54,6 +55,15 @@ func TestGeneratedV2Part(t *testing.T) {
 	if patch == nil || len(patch.Parameters) == 0 || patch.Parameters[0].In != "body" || patch.Parameters[0].Schema == nil ||
 		patch.Responses.StatusCodeResponses[200].Schema.Ref.String() != v2RefPrefix+"io.k8s.api.batch.v1beta1.CronJob" {
 		t.Errorf("PATCH cronjob = %+v, want a body parameter and a 200 of the CronJob", patch)
+	}
+	// A definition the captured document has too is the captured one, so
+	// composing parts in any order gives one document.
+	for _, name := range []string{metaSchemaPrefix + "DeleteOptions", metaSchemaPrefix + "ObjectMeta", metaSchemaPrefix + "APIResourceList"} {
+		captured, _ := json.Marshal(c.definitions[name])
+		got, _ := json.Marshal(part.Definitions[name])
+		if diff := cmp.Diff(string(captured), string(got)); diff != "" {
+			t.Errorf("%s differs from the captured one (-captured +part):\n%s", name, diff)
+		}
 	}
 }
 

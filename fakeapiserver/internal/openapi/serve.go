@@ -24,7 +24,7 @@ import (
 func (o *Service) Serve(w http.ResponseWriter, r *http.Request) bool {
 	switch p := r.URL.Path; {
 	case p == v2Path:
-		o.mux.ServeHTTP(w, r)
+		o.v2Handler.ServeHTTP(w, r)
 	case p == v3Prefix:
 		o.serveV3Root(w, r)
 	case strings.HasPrefix(p, v3Prefix+"/"):

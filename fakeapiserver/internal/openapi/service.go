@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
-	"strconv"
 	"sync"
 
+	"github.com/NYTimes/gziphandler"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/cached"
-	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -23,11 +22,13 @@ const (
 	v3Prefix = "/openapi/v3"
 )
 
-// Service serves /openapi/v2 with kube-openapi's handler (ETag, 304,
-// JSON and protobuf, as kube-apiserver), and /openapi/v3 as kube-openapi's
-// handler3 does, but from document bytes: kube-apiserver's own documents
-// are served byte for byte, so their hashes agree with it and no server
-// re-encodes megabytes of JSON. Group-versions are published and withdrawn
+// Service serves /openapi/v2 as kube-openapi's handler does (ETag, 304,
+// JSON and protobuf, gzip, as kube-apiserver; see serveV2), and
+// /openapi/v3 as kube-openapi's handler3 does, but from document bytes:
+// kube-apiserver's own v3 documents are served byte for byte, so their
+// hashes agree with it and no server re-encodes megabytes of JSON; the v2
+// document of the default composition is served prebuilt (prebuilt.go),
+// any other is composed and encoded when first asked for. Group-versions are published and withdrawn
 // at runtime (CRDs do), and both versions follow.
 //
 // Its methods are safe for concurrent use: [Service.Serve] answers
@@ -39,19 +40,26 @@ const (
 // their specs (apiextensions-apiserver's builder.MergeSpecsV3 does) and
 // publishes the result.
 type Service struct {
-	v2    *handler.OpenAPIService
-	mux   *http.ServeMux
-	clock clock.PassiveClock // for the Expires of hashed v3 URLs
+	// v2 is the current /openapi/v2 generation, built on first use; the
+	// last one built is served if a later one cannot be.
+	v2        cached.LastSuccess[*v2Doc]
+	v2Handler http.Handler       // serveV2 behind kube-openapi's gzip handler
+	clock     clock.PassiveClock // for the Expires of hashed v3 URLs and v2's Last-Modified
 
 	// mu guards the fields below and serialises publishing.
 	mu sync.Mutex
 	// v3 are the published v3 documents by root path ("api/v1").
 	v3 map[string]*v3Doc
-	// v2Parts are the published group-versions' v2 contributions, loaded
-	// on demand (nil func: none).
-	v2Parts map[schema.GroupVersion]func() (*V2Part, error)
-	// generation makes each composed v2 document's ETag input unique.
-	generation int
+	// v2Parts are the published group-versions' v2 contributions.
+	v2Parts map[schema.GroupVersion]v2Part
+}
+
+// v2Part is a published group-version's contribution to /openapi/v2,
+// loaded on demand (nil load: none); captured marks kube-apiserver's own
+// (capturedV2PartOf), which the prebuilt document is made of.
+type v2Part struct {
+	load     func() (*V2Part, error)
+	captured bool
 }
 
 // v3Doc is one v3 document, encoded on first use.
@@ -87,12 +95,13 @@ func specDoc(spec *spec3.OpenAPI) *v3Doc {
 func NewService(clk clock.PassiveClock, gvs []schema.GroupVersion, generate func(schema.GroupVersion) *spec3.OpenAPI) (*Service, error) {
 	o := &Service{
 		clock:   clk,
-		mux:     http.NewServeMux(),
 		v3:      map[string]*v3Doc{},
-		v2Parts: map[schema.GroupVersion]func() (*V2Part, error){},
+		v2Parts: map[schema.GroupVersion]v2Part{},
 	}
-	o.v2 = handler.NewOpenAPIServiceLazy(o.composeV2Locked())
-	o.v2.RegisterOpenAPIVersionedService(v2Path, o.mux)
+	// kube-openapi's handler gzips /openapi/v2 (and only it) with this
+	// handler, whatever kube-apiserver's own compression would do.
+	o.v2Handler = gziphandler.GzipHandler(http.HandlerFunc(o.serveV2))
+	o.v2.Store(o.composeV2Locked())
 	captured, err := capturedOpenAPIV3()
 	if err != nil {
 		return nil, err
@@ -102,24 +111,24 @@ func NewService(clk clock.PassiveClock, gvs []schema.GroupVersion, generate func
 	}
 	for _, gv := range gvs {
 		if doc, ok := captured[GroupVersionPath(gv)]; ok {
-			o.publish(gv, doc, capturedV2Part(gv))
+			o.publish(gv, doc, capturedV2PartOf(gv))
 			continue
 		}
 		doc := generate(gv)
-		o.publish(gv, specDoc(doc), sync.OnceValues(generatedV2Part(doc)))
+		o.publish(gv, specDoc(doc), v2Part{load: sync.OnceValues(generatedV2Part(doc))})
 	}
 	return o, nil
 }
 
-// capturedV2Part loads gv's part of the captured v2 document.
-func capturedV2Part(gv schema.GroupVersion) func() (*V2Part, error) {
-	return func() (*V2Part, error) {
+// capturedV2PartOf is gv's part of the captured v2 document.
+func capturedV2PartOf(gv schema.GroupVersion) v2Part {
+	return v2Part{captured: true, load: func() (*V2Part, error) {
 		c, err := capturedOpenAPIV2()
 		if err != nil {
 			return nil, err
 		}
 		return c.parts[gv], nil
-	}
+	}}
 }
 
 // AddGroupVersion publishes gv's documents; see [Service]. v2 runs
@@ -127,7 +136,7 @@ func capturedV2Part(gv schema.GroupVersion) func() (*V2Part, error) {
 // memoised, as later v2 generations reuse the part of a group-version that
 // has not changed.
 func (o *Service) AddGroupVersion(gv schema.GroupVersion, v3 *spec3.OpenAPI, v2 func() (*V2Part, error)) {
-	o.publish(gv, specDoc(v3), sync.OnceValues(v2))
+	o.publish(gv, specDoc(v3), v2Part{load: sync.OnceValues(v2)})
 }
 
 // RemoveGroupVersion withdraws gv's documents; see [Service].
@@ -142,11 +151,11 @@ func (o *Service) RemoveGroupVersion(gv schema.GroupVersion) {
 	if gv.Group != "" && !o.servesGroupLocked(gv.Group) {
 		delete(o.v3, "apis/"+gv.Group)
 	}
-	o.v2.UpdateSpecLazy(o.composeV2Locked())
+	o.v2.Store(o.composeV2Locked())
 }
 
 // publish publishes gv with lazily encoded documents.
-func (o *Service) publish(gv schema.GroupVersion, v3 *v3Doc, v2 func() (*V2Part, error)) {
+func (o *Service) publish(gv schema.GroupVersion, v3 *v3Doc, v2 v2Part) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if gv.Group != "" && !o.servesGroupLocked(gv.Group) {
@@ -154,7 +163,7 @@ func (o *Service) publish(gv schema.GroupVersion, v3 *v3Doc, v2 func() (*V2Part,
 	}
 	o.v2Parts[gv] = v2
 	o.v3[GroupVersionPath(gv)] = v3
-	o.v2.UpdateSpecLazy(o.composeV2Locked())
+	o.v2.Store(o.composeV2Locked())
 }
 
 // servesGroupLocked reports whether any version of group is published.
@@ -179,35 +188,49 @@ func groupDocument(group string) *v3Doc {
 }
 
 // composeV2Locked returns the /openapi/v2 document of what is published
-// now, computed when first asked for: the captured server-wide part, plus
-// each published group-version's paths and definitions and the group paths
-// of their groups.
-func (o *Service) composeV2Locked() cached.Value[*spec.Swagger] {
+// now, built when first asked for: the prebuilt one when it is of this
+// composition, else the captured server-wide part plus each published
+// group-version's paths and definitions and the group paths of their
+// groups (composeV2), encoded as kube-openapi's handler encodes it.
+func (o *Service) composeV2Locked() cached.Value[*v2Doc] {
 	parts := maps.Clone(o.v2Parts)
-	o.generation++
-	tag := "v2-" + strconv.Itoa(o.generation)
-	return cached.Once(cached.Func(func() (*spec.Swagger, string, error) {
-		c, err := capturedOpenAPIV2()
+	return cached.Once(cached.Func(func() (*v2Doc, string, error) {
+		now := o.clock.Now()
+		if doc, ok, err := prebuiltFor(parts, now); ok || err != nil {
+			return doc, "", err
+		}
+		sw, err := composeV2(parts)
 		if err != nil {
 			return nil, "", err
 		}
-		doc := *c.base
-		doc.Paths = &spec.Paths{Paths: maps.Clone(c.base.Paths.Paths)}
-		doc.Definitions = maps.Clone(c.base.Definitions)
-		for gv, load := range parts {
-			maps.Copy(doc.Paths.Paths, c.groupPaths[gv.Group])
-			if load == nil {
-				continue
-			}
-			part, err := load()
-			if err != nil {
-				return nil, "", err
-			}
-			if part != nil {
-				maps.Copy(doc.Paths.Paths, part.Paths)
-				maps.Copy(doc.Definitions, part.Definitions)
-			}
-		}
-		return &doc, tag, nil
+		doc, err := encodeV2(sw, now)
+		return doc, "", err
 	}))
+}
+
+// composeV2 is the document of parts: the captured server-wide part plus
+// each part's paths and definitions and the group paths of its group.
+func composeV2(parts map[schema.GroupVersion]v2Part) (*spec.Swagger, error) {
+	c, err := capturedOpenAPIV2()
+	if err != nil {
+		return nil, err
+	}
+	doc := *c.base
+	doc.Paths = &spec.Paths{Paths: maps.Clone(c.base.Paths.Paths)}
+	doc.Definitions = maps.Clone(c.base.Definitions)
+	for gv, p := range parts {
+		maps.Copy(doc.Paths.Paths, c.groupPaths[gv.Group])
+		if p.load == nil {
+			continue
+		}
+		part, err := p.load()
+		if err != nil {
+			return nil, err
+		}
+		if part != nil {
+			maps.Copy(doc.Paths.Paths, part.Paths)
+			maps.Copy(doc.Definitions, part.Definitions)
+		}
+	}
+	return &doc, nil
 }
