@@ -163,6 +163,7 @@ func Cases() []Case {
 		{Name: "ReviewSelfSubject", Run: RunReviewSelfSubject},
 		{Name: "OpenAPIV2Served", Run: RunOpenAPIV2Served},
 		{Name: "OpenAPIV3Documents", Run: RunOpenAPIV3Documents},
+		{Name: "OpenAPIV2Headers", Run: RunOpenAPIV2Headers},
 		{Name: "TableJob", Run: RunTableJob},
 		{Name: "TableDefaultColumns", Run: RunTableDefaultColumns},
 		{Name: "TablePolicyAndRBAC", Run: RunTablePolicyAndRBAC},

@@ -22,15 +22,21 @@ import (
 // /openapi/v3[/<path>]; it returns false, writing nothing, for any other
 // path.
 func (o *Service) Serve(w http.ResponseWriter, r *http.Request) bool {
-	switch p := r.URL.Path; {
+	p := r.URL.Path
+	if p != v2Path && p != v3Prefix && !strings.HasPrefix(p, v3Prefix+"/") {
+		return false
+	}
+	// kube-apiserver's WithCacheControl filter marks every answer
+	// no-cache, private before the handler runs; the handler of a hashed
+	// v3 URL replaces it with public, immutable.
+	w.Header().Set("Cache-Control", "no-cache, private")
+	switch {
 	case p == v2Path:
 		o.v2Handler.ServeHTTP(w, r)
 	case p == v3Prefix:
 		o.serveV3Root(w, r)
 	case strings.HasPrefix(p, v3Prefix+"/"):
 		o.serveV3Doc(w, r, strings.TrimPrefix(p, v3Prefix+"/"))
-	default:
-		return false
 	}
 	return true
 }
