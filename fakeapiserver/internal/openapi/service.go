@@ -28,8 +28,9 @@ const (
 // kube-apiserver's own v3 documents are served byte for byte, so their
 // hashes agree with it and no server re-encodes megabytes of JSON; the v2
 // document of the default composition is served prebuilt (prebuilt.go),
-// any other is composed and encoded when first asked for. Group-versions are published and withdrawn
-// at runtime (CRDs do), and both versions follow.
+// any other is composed and encoded when first asked for. Group-versions
+// are published and withdrawn at runtime (CRDs do), and both versions
+// follow.
 //
 // Its methods are safe for concurrent use: [Service.Serve] answers
 // requests, [Service.AddGroupVersion] and [Service.RemoveGroupVersion]
@@ -98,8 +99,9 @@ func NewService(clk clock.PassiveClock, gvs []schema.GroupVersion, generate func
 		v3:      map[string]*v3Doc{},
 		v2Parts: map[schema.GroupVersion]v2Part{},
 	}
-	// kube-openapi's handler gzips /openapi/v2 (and only it) with this
-	// handler, whatever kube-apiserver's own compression would do.
+	// kube-openapi's handler wraps itself in this gzip handler: it
+	// compresses /openapi/v2 for any client that accepts gzip, at its own
+	// level and threshold, not kube-apiserver's.
 	o.v2Handler = gziphandler.GzipHandler(http.HandlerFunc(o.serveV2))
 	o.v2.Store(o.composeV2Locked())
 	captured, err := capturedOpenAPIV3()
