@@ -34,18 +34,14 @@ type v2Request struct {
 // v2Requests are the requests whose answers must equal kube-openapi's
 // handler's: each media type with and without gzip, content negotiation,
 // HEAD, ranges and the conditional GETs. etag is the document's quoted
-// ETag.
+// ETag. Few are gzipped: the reference compresses megabytes for each, a
+// few seconds under -race.
 func v2Requests(etag string, proto bool) []v2Request {
 	rs := []v2Request{
 		{"json gzip", http.MethodGet, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip"}},
-		{"json identity", http.MethodGet, map[string]string{"Accept": "application/json"}},
-		{"no Accept", http.MethodGet, map[string]string{"Accept-Encoding": "gzip"}},
+		{"no Accept", http.MethodGet, nil},
 		{"406", http.MethodGet, map[string]string{"Accept": "text/plain", "Accept-Encoding": "gzip"}},
-		{"json HEAD gzip", http.MethodHead, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip"}},
-		{"json range gzip", http.MethodGet, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip", "Range": "bytes=0-4999"}},
-		{"json gzip;q=0", http.MethodGet, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip;q=0"}},
 		{"json If-None-Match", http.MethodGet, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip", "If-None-Match": etag}},
-		{"json If-None-Match other", http.MethodGet, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip", "If-None-Match": `"other"`}},
 		{"json If-Match other", http.MethodGet, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip", "If-Match": `"other"`}},
 	}
 	if !proto {
@@ -54,9 +50,11 @@ func v2Requests(etag string, proto bool) []v2Request {
 	return append(rs,
 		v2Request{"proto (kubectl)", http.MethodGet, map[string]string{"Accept": protoV2Deprecated, "Accept-Encoding": "gzip"}},
 		v2Request{"proto identity", http.MethodGet, map[string]string{"Accept": protoV2}},
-		v2Request{"proto first by q", http.MethodGet, map[string]string{"Accept": "application/json;q=0.5, " + protoV2, "Accept-Encoding": "gzip"}},
+		v2Request{"proto first by q", http.MethodGet, map[string]string{"Accept": "application/json;q=0.5, " + protoV2, "Accept-Encoding": "gzip;q=0"}},
+		v2Request{"proto HEAD gzip", http.MethodHead, map[string]string{"Accept": protoV2, "Accept-Encoding": "gzip"}},
+		v2Request{"proto range gzip", http.MethodGet, map[string]string{"Accept": protoV2, "Accept-Encoding": "gzip", "Range": "bytes=100-5099"}},
 		v2Request{"proto If-None-Match", http.MethodGet, map[string]string{"Accept": protoV2Deprecated, "Accept-Encoding": "gzip", "If-None-Match": etag}},
-		v2Request{"proto range identity", http.MethodGet, map[string]string{"Accept": protoV2, "Range": "bytes=100-199"}},
+		v2Request{"proto If-None-Match other", http.MethodGet, map[string]string{"Accept": protoV2Deprecated, "If-None-Match": `"other"`}},
 	)
 }
 
@@ -97,16 +95,21 @@ func answerV2(t *testing.T, h http.Handler, req v2Request) (v2Answer, []byte) {
 }
 
 // checkV2Parity sends every request to the service and to kube-openapi's
-// handler serving the document the service composes the slow way, and
-// compares the answers.
+// handler (behind kube-apiserver's Cache-Control filter) serving the
+// document the service composes the slow way, and compares the answers.
 func checkV2Parity(t *testing.T, svc *Service, proto bool) {
 	t.Helper()
 	sw, err := composeV2(maps.Clone(svc.v2Parts))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := http.NewServeMux()
-	handler.NewOpenAPIService(sw).RegisterOpenAPIVersionedService(v2Path, ref)
+	mux := http.NewServeMux()
+	handler.NewOpenAPIService(sw).RegisterOpenAPIVersionedService(v2Path, mux)
+	// kube-apiserver's WithCacheControl filter runs before the handler.
+	ref := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache, private")
+		mux.ServeHTTP(w, r)
+	})
 	etag := httptest.NewRecorder()
 	ref.ServeHTTP(etag, httptest.NewRequest(http.MethodGet, v2Path, nil))
 	served := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { svc.Serve(w, r) })
