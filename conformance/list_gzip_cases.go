@@ -20,7 +20,8 @@ func bigConfigMap(name string) object {
 	}
 }
 
-// RunListGzip: a LIST answer over 128 KiB is gzipped (level 1) for a
+// RunListGzip: a LIST answer over 128 KiB is gzipped (kube-apiserver
+// deflates at level 1, the fake stores by default: DIVERGENCES.md) for a
 // client whose Accept-Encoding has the token "gzip", with Content-Encoding:
 // gzip and Vary: Accept-Encoding, and decompresses to the same list as the
 // plain answer; a smaller page, a client that does not ask, and a "gzip"

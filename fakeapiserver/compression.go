@@ -1,7 +1,9 @@
 package fakeapiserver
 
 import (
+	"bytes"
 	"compress/gzip"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -17,9 +19,23 @@ import (
 // hundred objects travels compressed.
 const gzipThreshold = 128 * 1024
 
-// gzipLevel is kube-apiserver's level (responsewriters/compression.go
-// gzipContentEncodingLevel): the cheapest, kubernetes#112296.
-const gzipLevel = gzip.BestSpeed
+// KubeAPIServerCompressionLevel is the gzip level kube-apiserver compresses
+// responses at (responsewriters/compression.go gzipContentEncodingLevel:
+// gzip.BestSpeed, the cheapest that still compresses, kubernetes#112296).
+// Set [Config.ResponseCompressionLevel] to it for the real server's bytes.
+const KubeAPIServerCompressionLevel = gzip.BestSpeed
+
+// maxPooledGzip is the largest compressed-body buffer a pool keeps, as
+// maxPooledPage for the bodies themselves.
+const maxPooledGzip = maxPooledPage
+
+// checkCompressionLevel refuses a level compress/gzip does not have.
+func checkCompressionLevel(level int) error {
+	if level < gzip.HuffmanOnly || level > gzip.BestCompression {
+		return fmt.Errorf("fakeapiserver: ResponseCompressionLevel %d: want %d (Huffman only) to %d", level, gzip.HuffmanOnly, gzip.BestCompression)
+	}
+	return nil
+}
 
 // acceptsGzip reports whether r asks for gzip as kube-apiserver reads
 // Accept-Encoding (responsewriters ContentEncodingSupported, with the
@@ -35,20 +51,45 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// gzipWriters recycles the server's gzip writers, as kube-apiserver pools
-// its own (a gzip.Writer holds some 800 KiB of compressor state).
+// gzipWriters compresses response bodies at one level, recycling the
+// writers (a gzip.Writer holds some 800 KiB of compressor state, and
+// kube-apiserver pools its own) and the buffers the compressed bodies are
+// assembled in.
 type gzipWriters struct {
-	pool sync.Pool // of *gzip.Writer
+	level   int       // [Config.ResponseCompressionLevel]
+	writers sync.Pool // of *gzip.Writer
+	bufs    sync.Pool // of *bytes.Buffer
 }
 
-// writeGzip writes body to w gzip-compressed at kube-apiserver's level.
+// writeGzip writes body to w gzip-compressed at g's level. The stream is
+// compressed into a recycled buffer and written with one Write: the
+// compressor emits a stored or deflate block at a time (64 KiB at most
+// for stored ones), and each Write of a body whose length is not known
+// becomes an HTTP chunk and a few syscalls of its own.
 func (g *gzipWriters) writeGzip(w http.ResponseWriter, body []byte) error {
-	zw, ok := g.pool.Get().(*gzip.Writer)
+	buf, ok := g.bufs.Get().(*bytes.Buffer)
+	if !ok {
+		buf = new(bytes.Buffer)
+	}
+	defer g.putBuffer(buf)
+	// A stored stream is the body plus 5 bytes per 64 KiB block and the
+	// gzip header and trailer; a compressed one is smaller.
+	buf.Grow(len(body) + len(body)/8192 + 64)
+	if err := g.compress(buf, body); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// compress appends body's gzip stream at g's level to buf.
+func (g *gzipWriters) compress(buf *bytes.Buffer, body []byte) error {
+	zw, ok := g.writers.Get().(*gzip.Writer)
 	if ok {
-		zw.Reset(w)
+		zw.Reset(buf)
 	} else {
 		var err error
-		if zw, err = gzip.NewWriterLevel(w, gzipLevel); err != nil {
+		if zw, err = gzip.NewWriterLevel(buf, g.level); err != nil {
 			return err
 		}
 	}
@@ -56,7 +97,16 @@ func (g *gzipWriters) writeGzip(w http.ResponseWriter, body []byte) error {
 		return err
 	}
 	err := zw.Close()
-	zw.Reset(nil) // drop w
-	g.pool.Put(zw)
+	zw.Reset(nil) // drop buf
+	g.writers.Put(zw)
 	return err
+}
+
+// putBuffer recycles buf unless it grew past maxPooledGzip.
+func (g *gzipWriters) putBuffer(buf *bytes.Buffer) {
+	if buf.Cap() > maxPooledGzip {
+		return
+	}
+	buf.Reset()
+	g.bufs.Put(buf)
 }

@@ -22,17 +22,7 @@ func TestListGzip(t *testing.T) {
 	srv := Start(t)
 	cs := srv.Clientset()
 	const n = 40 // about 4 KB each as JSON: 160 KB in all
-	for i := range n {
-		cm := &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%02d", i)},
-			Data:       map[string]string{"blob": strings.Repeat("x", 4000)},
-		}
-		if _, err := cs.CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rv := srv.store.CurrentRV()
-	all := fmt.Sprintf("/api/v1/namespaces/default/configmaps?resourceVersion=%d&resourceVersionMatch=Exact", rv)
+	all := createBlobs(t, srv, n)
 	for _, accept := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
 		plain := getRaw(t, srv, "GET", all, map[string]string{"Accept": accept, "Accept-Encoding": "identity"})
 		if plain.code != 200 || plain.header.Get("Content-Encoding") != "" || len(plain.body) <= gzipThreshold {
@@ -59,6 +49,69 @@ func TestListGzip(t *testing.T) {
 	if err != nil || len(l.Items) != n {
 		t.Fatalf("client-go LIST = %d items, %v; want %d", len(l.Items), err, n)
 	}
+}
+
+// TestResponseCompressionLevel checks that every accepted
+// Config.ResponseCompressionLevel sends the same valid gzip framing
+// (Content-Encoding, Vary, a stream that decompresses to the plain body),
+// that the default stores (the stream is no smaller than the body) while
+// kube-apiserver's level deflates (this list of repeated blobs shrinks
+// tenfold or more), and that New refuses a level compress/gzip has not.
+func TestResponseCompressionLevel(t *testing.T) {
+	for _, tc := range []struct {
+		level int
+		// smaller is the largest compressed size, as a fraction of the
+		// plain body, and larger the smallest.
+		smaller, larger float64
+	}{
+		{level: gzip.NoCompression, smaller: 1.01, larger: 1},
+		{level: gzip.HuffmanOnly, smaller: 0.9, larger: 0},
+		{level: KubeAPIServerCompressionLevel, smaller: 0.1, larger: 0},
+		{level: gzip.BestCompression, smaller: 0.1, larger: 0},
+	} {
+		t.Run(fmt.Sprintf("level=%d", tc.level), func(t *testing.T) {
+			srv := Start(t, WithConfig(func(cfg *Config) { cfg.ResponseCompressionLevel = tc.level }))
+			all := createBlobs(t, srv, 40)
+			plain := getRaw(t, srv, "GET", all, map[string]string{"Accept": "application/json", "Accept-Encoding": "identity"})
+			zipped := getRaw(t, srv, "GET", all, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip"})
+			if got := zipped.header.Get("Content-Encoding"); got != "gzip" || zipped.header.Get("Vary") != "Accept-Encoding" {
+				t.Errorf("Content-Encoding %q, Vary %q; want gzip, Accept-Encoding", got, zipped.header.Get("Vary"))
+			}
+			if diff := cmp.Diff(plain.body, gunzip(t, zipped.body)); diff != "" {
+				t.Errorf("gunzipped body differs from the plain one (-plain +gunzipped):\n%s", diff)
+			}
+			ratio := float64(len(zipped.body)) / float64(len(plain.body))
+			if ratio > tc.smaller || ratio < tc.larger {
+				t.Errorf("gzip stream is %d bytes for a %d-byte body (%.3f); want %.2f to %.2f of it", len(zipped.body), len(plain.body), ratio, tc.larger, tc.smaller)
+			}
+		})
+	}
+	for _, level := range []int{gzip.HuffmanOnly - 1, gzip.BestCompression + 1} {
+		srv, err := New(Config{ResponseCompressionLevel: level})
+		if err == nil {
+			t.Errorf("New with ResponseCompressionLevel %d: no error", level)
+			if err := srv.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// createBlobs creates n configmaps of about 4 KB each (as JSON) in
+// default and returns the path that lists them all at the current RV.
+func createBlobs(t *testing.T, srv *Server, n int) string {
+	t.Helper()
+	cs := srv.Clientset()
+	for i := range n {
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%02d", i)},
+			Data:       map[string]string{"blob": strings.Repeat("x", 4000)},
+		}
+		if _, err := cs.CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fmt.Sprintf("/api/v1/namespaces/default/configmaps?resourceVersion=%d&resourceVersionMatch=Exact", srv.store.CurrentRV())
 }
 
 // gunzip decompresses a gzip stream, failing the test on a bad one (the

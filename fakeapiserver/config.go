@@ -117,6 +117,17 @@ type Config struct {
 	// Forbidden before anything else; "*" allows every host. nil (the
 	// default, for tests) answers any Host; lw-sim serve always sets it.
 	AllowedHosts []string
+	// ResponseCompressionLevel is the compress/gzip level of the responses
+	// the server gzips: those over 128 KiB for a client that accepts gzip,
+	// sent with Content-Encoding: gzip and Vary: Accept-Encoding as
+	// kube-apiserver sends them. The level only changes how much smaller
+	// the valid gzip stream is, which no API promises. 0 (gzip.NoCompression,
+	// the default) sends stored blocks: the body, framed and checksummed,
+	// which costs both sides a copy and a CRC where deflate costs the server
+	// milliseconds a page, a loss on loopback. [KubeAPIServerCompressionLevel]
+	// (1) gives the real server's bytes; -2 (gzip.HuffmanOnly) up to 9 are
+	// accepted too, anything else makes New fail.
+	ResponseCompressionLevel int
 	// ControlAPI serves the fault-injection control API under /_lwsim/
 	// (internal/faults ControlHandler), behind Token when one is set. Off
 	// by default. [Server.Faults] works either way.

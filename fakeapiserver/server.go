@@ -60,6 +60,9 @@ type Server struct {
 // kube-public and kube-node-lease. It does not listen; call Serve.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	if err := checkCompressionLevel(cfg.ResponseCompressionLevel); err != nil {
+		return nil, err
+	}
 	limitJSONPatchCopies() // write_limits.go
 	table, err := newResourceTable(cfg.Scheme, cfg.GroupVersions, cfg.Resources)
 	if err != nil {
@@ -75,6 +78,7 @@ func New(cfg Config) (*Server, error) {
 		stopCtx:   ctx,
 		stop:      cancel,
 		userUID:   newUID(),
+		gzips:     gzipWriters{level: cfg.ResponseCompressionLevel},
 	}
 	if s.openapi, err = openapi.NewService(cfg.Clock, table.servedGroupVersions(), table.generateOpenAPI); err != nil {
 		cancel()

@@ -83,6 +83,11 @@ kube-public and kube-node-lease, and keeps everything in memory.`,
 	f.BoolVar(&cfg.ControlAPI, "control", false,
 		"serve the fault-injection control API under /_lwsim/faults (JSON; behind\n"+
 			"--token when set). Off by default")
+	f.IntVar(&cfg.ResponseCompressionLevel, "response-compression-level", 0,
+		"gzip `level` of the responses over 128 KiB a client accepts gzip for (framing and\n"+
+			"headers as kube-apiserver's either way): 0 sends stored blocks, cheapest on\n"+
+			"loopback; 1 is kube-apiserver's level, for its bytes on the wire; -2 (Huffman\n"+
+			"only) to 9")
 	addVerbosityFlag(cmd, &o.verbosity)
 	return cmd
 }
@@ -93,6 +98,9 @@ kube-public and kube-node-lease, and keeps everything in memory.`,
 func runServe(cmd *cobra.Command, cfg fakeapiserver.Config, o serveOptions) error {
 	if cfg.Token != "" && !cfg.TLS {
 		return usagef(cmd, "--token needs --tls: kubectl and client-go send a kubeconfig's token only over HTTPS")
+	}
+	if l := cfg.ResponseCompressionLevel; l < -2 || l > 9 {
+		return usagef(cmd, "--response-compression-level %d: want -2 to 9", l)
 	}
 	addr, err := o.listen.addr(cmd)
 	if err != nil {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
 )
 
 // benchNS is the namespace the benchmarks seed.
@@ -20,7 +23,13 @@ const benchNS = "bench"
 // through the API, and returns its clients.
 func startSeeded(b *testing.B, n int) (*Fake, *clients) {
 	b.Helper()
-	f, err := StartFake()
+	return startSeededConfig(b, n, fakeapiserver.Config{})
+}
+
+// startSeededConfig is startSeeded with a fake configured by cfg.
+func startSeededConfig(b *testing.B, n int, cfg fakeapiserver.Config) (*Fake, *clients) {
+	b.Helper()
+	f, err := StartFakeConfig(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -159,28 +168,33 @@ func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { re
 
 // BenchmarkListClientGo pages through 10 000 pods with the typed clientset
 // (protobuf) and reports ns/page next to client-go's own decode of the same
-// pages (decode-ns/page) and their quotient (×decode; target <= 1.3), with
-// client-go's default transport (compression=on: it asks for gzip, and the
-// server gzips each page, as kube-apiserver does) and with
-// rest.Config.DisableCompression (compression=off).
+// pages (decode-ns/page) and their quotient (×decode; target <= 1.3). With
+// compression=off the client does not ask for gzip
+// (rest.Config.DisableCompression and a transport that obeys it); with
+// gzip-level=L it asks, as client-go's default transport does, and a fake
+// with ResponseCompressionLevel L gzips each page (over 128 KiB): 0 is the
+// fake's default (stored blocks), -2 Huffman only, 1 kube-apiserver's level.
+// Each setting seeds its own fake.
 func BenchmarkListClientGo(b *testing.B) {
-	f, _ := startSeeded(b, 10_000)
-	for _, disable := range []bool{false, true} {
-		b.Run(fmt.Sprintf("compression=%s", map[bool]string{false: "on", true: "off"}[disable]), func(b *testing.B) {
-			t := f.Target
-			t.Config = rest.CopyConfig(t.Config)
-			if disable {
-				// rest.Config.DisableCompression is not enough: with no TLS
-				// settings (the fake serves plain HTTP) client-go uses
-				// http.DefaultTransport, which asks for gzip.
-				tr := http.DefaultTransport.(*http.Transport).Clone()
-				tr.DisableCompression = true
-				t.Config.DisableCompression, t.Config.Transport = true, tr
-			}
-			c, err := newClients(t)
-			if err != nil {
-				b.Fatal(err)
-			}
+	b.Run("compression=off", func(b *testing.B) {
+		f, _ := startSeeded(b, 10_000)
+		t := f.Target
+		t.Config = rest.CopyConfig(t.Config)
+		// rest.Config.DisableCompression is not enough: with no TLS
+		// settings (the fake serves plain HTTP) client-go uses
+		// http.DefaultTransport, which asks for gzip.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DisableCompression = true
+		t.Config.DisableCompression, t.Config.Transport = true, tr
+		c, err := newClients(t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchClientGo(b, c)
+	})
+	for _, level := range []int{gzip.NoCompression, gzip.HuffmanOnly, fakeapiserver.KubeAPIServerCompressionLevel} {
+		b.Run(fmt.Sprintf("gzip-level=%d", level), func(b *testing.B) {
+			_, c := startSeededConfig(b, 10_000, fakeapiserver.Config{ResponseCompressionLevel: level})
 			benchClientGo(b, c)
 		})
 	}
@@ -327,4 +341,77 @@ func heap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// BenchmarkPageGzip compresses and decompresses 500-pod protobuf pages (the
+// bodies of a paged LIST of 10 000 pods) at the gzip levels a fake can
+// serve (fakeapiserver.Config.ResponseCompressionLevel): the server's
+// compress-cpu-ns/page (a recycled writer, as the server pools them) and
+// the client's gunzip-cpu-ns/page (a new gzip.Reader, then io.ReadAll, as
+// Go's transport and client-go read a body), in process CPU time, which a
+// loaded machine disturbs less than wall time; and the compressed size as
+// ratio (compressed ÷ plain bytes). identity is the floor: io.ReadAll of
+// the plain body (read-cpu-ns/page).
+func BenchmarkPageGzip(b *testing.B) {
+	_, c := startSeeded(b, 10_000)
+	plain := *c
+	plain.acceptEncoding = "identity"
+	raw, err := listRaw(b.Context(), &plain, benchNS, protobufType, 500, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, level := range []int{gzip.NoCompression, gzip.HuffmanOnly, gzip.BestSpeed} {
+		b.Run(fmt.Sprintf("level=%d", level), func(b *testing.B) {
+			var zipped bytes.Buffer
+			zw, err := gzip.NewWriterLevel(&zipped, level)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var comp, decomp time.Duration
+			var in, out int64
+			pages := 0
+			for b.Loop() {
+				for _, body := range raw.Bodies {
+					zipped.Reset()
+					zw.Reset(&zipped)
+					t0 := processCPU()
+					if _, err := zw.Write(body); err != nil {
+						b.Fatal(err)
+					}
+					if err := zw.Close(); err != nil {
+						b.Fatal(err)
+					}
+					t1 := processCPU()
+					zr, err := gzip.NewReader(bytes.NewReader(zipped.Bytes()))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := io.ReadAll(zr); err != nil {
+						b.Fatal(err)
+					}
+					comp, decomp = comp+t1-t0, decomp+processCPU()-t1
+					in, out = in+int64(len(body)), out+int64(zipped.Len())
+					pages++
+				}
+			}
+			b.ReportMetric(float64(comp.Nanoseconds())/float64(pages), "compress-cpu-ns/page")
+			b.ReportMetric(float64(decomp.Nanoseconds())/float64(pages), "gunzip-cpu-ns/page")
+			b.ReportMetric(float64(out)/float64(in), "ratio")
+		})
+	}
+	b.Run("identity", func(b *testing.B) { // the floor: io.ReadAll of the plain body
+		var read time.Duration
+		pages := 0
+		for b.Loop() {
+			for _, body := range raw.Bodies {
+				t0 := processCPU()
+				if _, err := io.ReadAll(bytes.NewReader(body)); err != nil {
+					b.Fatal(err)
+				}
+				read += processCPU() - t0
+				pages++
+			}
+		}
+		b.ReportMetric(float64(read.Nanoseconds())/float64(pages), "read-cpu-ns/page")
+	})
 }

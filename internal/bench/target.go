@@ -85,8 +85,12 @@ type Fake struct {
 
 // StartFake starts a default fake on a free loopback port. The caller
 // must Close it.
-func StartFake() (*Fake, error) {
-	srv, err := fakeapiserver.New(fakeapiserver.Config{})
+func StartFake() (*Fake, error) { return StartFakeConfig(fakeapiserver.Config{}) }
+
+// StartFakeConfig starts a fake configured by cfg on a free loopback port.
+// The caller must Close it.
+func StartFakeConfig(cfg fakeapiserver.Config) (*Fake, error) {
+	srv, err := fakeapiserver.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("fake: %w", err)
 	}
