@@ -32,7 +32,8 @@ func TestCompareOnFake(t *testing.T) {
 		"paged LIST raw json (MB/s)", "paged LIST raw json (bytes/page)", "paged LIST raw json (ms/page)",
 		"paged LIST raw protobuf (MB/s)", "paged LIST raw protobuf (bytes/page)", "paged LIST raw protobuf (ms/page)",
 		"paged LIST raw protobuf gzip (ms/page)",
-		"paged LIST client-go protobuf (ms/page)", "client-go decode of the same page (ms/page)", "client-go LIST ÷ its decode (×)",
+		"paged LIST client-go protobuf (ms/page)", "paged LIST client-go protobuf, no gzip (ms/page)",
+		"client-go decode of the same page (ms/page)", "client-go LIST ÷ its decode (×)", "client-go LIST, no gzip, ÷ its decode (×)",
 		"watch fan-out 4×7 (events/s)",
 	}
 	if diff := cmp.Diff(want, names); diff != "" {

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -188,14 +190,48 @@ func protoField(b []byte, num uint64) ([]byte, error) {
 	return nil, fmt.Errorf("field %d not found", num)
 }
 
+// identityClient is hc asking for Accept-Encoding: identity on every
+// request. Go's transport adds gzip, and decompresses, only when a request
+// has no Accept-Encoding of its own; rest.Config.DisableCompression does
+// not reach the default transport client-go uses for plain HTTP.
+func identityClient(hc *http.Client) *http.Client {
+	plain := *hc
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	plain.Transport = identityTransport{next: next}
+	return &plain
+}
+
+// identityTransport sets Accept-Encoding: identity on a copy of each
+// request.
+type identityTransport struct{ next http.RoundTripper }
+
+func (t identityTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Accept-Encoding", "identity")
+	return t.next.RoundTrip(req)
+}
+
 // listClientGo pages through the pods of ns with the typed clientset
 // (protobuf), decoding every page as an informer's pager does.
 func listClientGo(ctx context.Context, c *clients, ns string, limit int) (ListStats, error) {
+	return listWith(ctx, c.cs, ns, limit)
+}
+
+// listClientGoPlain is listClientGo asking for uncompressed bodies.
+func listClientGoPlain(ctx context.Context, c *clients, ns string, limit int) (ListStats, error) {
+	return listWith(ctx, c.csPlain, ns, limit)
+}
+
+// listWith pages through the pods of ns with cs.
+func listWith(ctx context.Context, cs kubernetes.Interface, ns string, limit int) (ListStats, error) {
 	var st ListStats
 	opts := metav1.ListOptions{Limit: int64(limit)}
 	start := time.Now()
 	for {
-		l, err := c.cs.CoreV1().Pods(ns).List(ctx, opts)
+		l, err := cs.CoreV1().Pods(ns).List(ctx, opts)
 		if err != nil {
 			return st, fmt.Errorf("list pods through client-go: %w", err)
 		}
@@ -226,4 +262,62 @@ func decodeProtobuf(bodies [][]byte) (time.Duration, error) {
 		}
 	}
 	return time.Since(start), nil
+}
+
+// measureClientGo measures client-go's paged LIST of ns's pods against
+// client-go's decode of the same pages, opts.Rounds times after a warm-up.
+// Each round runs a traversal as client-go does by default (asking for
+// gzip), one asking for identity, and the decode of a raw traversal's
+// bodies, back to back, so a change in the machine's load hits the three
+// alike; a row is the median round, and the quotients are the medians of
+// each round's own quotient, not quotients of medians taken from
+// different rounds.
+func measureClientGo(ctx context.Context, c *clients, ns string, opts Options) ([]Measurement, error) {
+	raw, err := listRaw(ctx, c, ns, protobufType, opts.PageSize, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := listClientGo(ctx, c, ns, opts.PageSize); err != nil { // warm-up
+		return nil, err
+	}
+	var zipped, plain, dec, zippedX, plainX []float64
+	for range opts.Rounds {
+		z, err := listClientGo(ctx, c, ns, opts.PageSize)
+		if err != nil {
+			return nil, err
+		}
+		p, err := listClientGoPlain(ctx, c, ns, opts.PageSize)
+		if err != nil {
+			return nil, err
+		}
+		d, err := decodeProtobuf(raw.Bodies)
+		if err != nil {
+			return nil, err
+		}
+		dPage := d / time.Duration(len(raw.Bodies))
+		zipped, plain, dec = append(zipped, ms(z.PerPage())), append(plain, ms(p.PerPage())), append(dec, ms(dPage))
+		zippedX = append(zippedX, float64(z.PerPage())/float64(dPage))
+		plainX = append(plainX, float64(p.PerPage())/float64(dPage))
+	}
+	return []Measurement{
+		{Workload: "paged LIST client-go protobuf (ms/page)", Value: median(zipped)},
+		{Workload: "paged LIST client-go protobuf, no gzip (ms/page)", Value: median(plain)},
+		{Workload: "client-go decode of the same page (ms/page)", Value: median(dec)},
+		{Workload: "client-go LIST ÷ its decode (×)", Value: median(zippedX)},
+		{Workload: "client-go LIST, no gzip, ÷ its decode (×)", Value: median(plainX)},
+	}, nil
+}
+
+// median is the middle value of vs (the mean of the two middle ones for an
+// even count); vs is sorted in place.
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	slices.Sort(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
 }

@@ -18,7 +18,9 @@ type Options struct {
 	// delivered to Watchers watches (100 and 200).
 	Watchers, Writes int
 	// Rounds is how many times each LIST workload and the fan-out run;
-	// the best round counts, as a benchmark's steady state (3).
+	// the best round counts, as a benchmark's steady state, except for the
+	// client-go rows, whose median round counts (list.go measureClientGo)
+	// (3).
 	Rounds int
 }
 
@@ -92,6 +94,7 @@ func measureFanout(ctx context.Context, c *clients, ns string, opts Options) ([]
 // the best round. The raw rows ask for Accept-Encoding: identity, so both
 // servers send the same uncompressed bytes; the gzip row is what Go's
 // transport (and client-go) get by default: pages over 128 KiB gzipped.
+// The client-go rows come from measureClientGo.
 func measureLists(ctx context.Context, c *clients, ns string, opts Options) ([]Measurement, error) {
 	var m []Measurement
 	plain := *c
@@ -116,24 +119,8 @@ func measureLists(ctx context.Context, c *clients, ns string, opts Options) ([]M
 		return nil, err
 	}
 	m = append(m, Measurement{Workload: "paged LIST raw protobuf gzip (ms/page)", Value: ms(zipped.PerPage())})
-	cg, err := bestOf(opts.Rounds, func() (ListStats, error) { return listClientGo(ctx, c, ns, opts.PageSize) })
-	if err != nil {
-		return nil, err
-	}
-	raw, err := listRaw(ctx, c, ns, protobufType, opts.PageSize, true)
-	if err != nil {
-		return nil, err
-	}
-	dec, err := bestDecode(opts.Rounds, raw.Bodies)
-	if err != nil {
-		return nil, err
-	}
-	decPerPage := dec / time.Duration(len(raw.Bodies))
-	return append(m,
-		Measurement{Workload: "paged LIST client-go protobuf (ms/page)", Value: ms(cg.PerPage())},
-		Measurement{Workload: "client-go decode of the same page (ms/page)", Value: ms(decPerPage)},
-		Measurement{Workload: "client-go LIST ÷ its decode (×)", Value: float64(cg.PerPage()) / float64(decPerPage)},
-	), nil
+	cg, err := measureClientGo(ctx, c, ns, opts)
+	return append(m, cg...), err
 }
 
 // bestOf runs f rounds times and returns its fastest result.
@@ -146,21 +133,6 @@ func bestOf(rounds int, f func() (ListStats, error)) (ListStats, error) {
 		}
 		if i == 0 || st.Elapsed < best.Elapsed {
 			best = st
-		}
-	}
-	return best, nil
-}
-
-// bestDecode is the fastest of rounds decodes of bodies.
-func bestDecode(rounds int, bodies [][]byte) (time.Duration, error) {
-	var best time.Duration
-	for i := range rounds {
-		d, err := decodeProtobuf(bodies)
-		if err != nil {
-			return 0, err
-		}
-		if i == 0 || d < best {
-			best = d
 		}
 	}
 	return best, nil

@@ -27,7 +27,9 @@ type Target struct {
 type clients struct {
 	http *http.Client
 	cs   kubernetes.Interface
-	host string
+	// csPlain is cs asking for Accept-Encoding: identity (list.go).
+	csPlain kubernetes.Interface
+	host    string
 	// acceptEncoding, when set, is the Accept-Encoding of get's requests;
 	// unset, Go's transport asks for gzip (and decompresses), as it does
 	// for client-go, and both servers gzip bodies over 128 KiB.
@@ -48,7 +50,11 @@ func newClients(t Target) (*clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: clientset: %w", t.Name, err)
 	}
-	return &clients{http: hc, cs: cs, host: t.Config.Host}, nil
+	csPlain, err := kubernetes.NewForConfigAndClient(cfg, identityClient(hc))
+	if err != nil {
+		return nil, fmt.Errorf("%s: clientset: %w", t.Name, err)
+	}
+	return &clients{http: hc, cs: cs, csPlain: csPlain, host: t.Config.Host}, nil
 }
 
 // get sends GET path (with its query) accepting mediaType.
