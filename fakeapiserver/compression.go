@@ -61,25 +61,23 @@ type gzipWriters struct {
 	bufs    sync.Pool // of *bytes.Buffer
 }
 
-// writeGzip writes body to w gzip-compressed at g's level. The stream is
-// compressed into a recycled buffer and written with one Write: the
-// compressor emits a stored or deflate block at a time (64 KiB at most
-// for stored ones), and each Write of a body whose length is not known
-// becomes an HTTP chunk and a few syscalls of its own.
-func (g *gzipWriters) writeGzip(w http.ResponseWriter, body []byte) error {
+// gzipBody returns body's gzip stream at g's level, in a recycled buffer
+// that release gives back once the caller has written it. The whole stream
+// is built before anything is sent, so the response can carry its
+// Content-Length and go out in one Write (respond).
+func (g *gzipWriters) gzipBody(body []byte) (zipped []byte, release func(), err error) {
 	buf, ok := g.bufs.Get().(*bytes.Buffer)
 	if !ok {
 		buf = new(bytes.Buffer)
 	}
-	defer g.putBuffer(buf)
 	// A stored stream is the body plus 5 bytes per 64 KiB block and the
 	// gzip header and trailer; a compressed one is smaller.
 	buf.Grow(len(body) + len(body)/8192 + 64)
 	if err := g.compress(buf, body); err != nil {
-		return err
+		g.putBuffer(buf)
+		return nil, nil, err
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return buf.Bytes(), func() { g.putBuffer(buf) }, nil
 }
 
 // compress appends body's gzip stream at g's level to buf.

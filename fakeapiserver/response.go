@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"net/http"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,7 +64,8 @@ func (s *Server) tableOf(req *request, rows *tableRows) (runtime.Object, error) 
 // body is encoded fully before the header goes out, so an encoding failure
 // becomes a clean 500 instead of a truncated response. A body over
 // gzipThreshold goes out gzipped when r accepts it, as kube-apiserver's
-// SerializeObject sends it (compression.go).
+// SerializeObject sends it (compression.go), and every body with its
+// Content-Length.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, out outputType, code int, obj runtime.Object) {
 	if rel, ok := obj.(bodyReleaser); ok {
 		defer rel.releaseBody() // after the Write below, which keeps no reference
@@ -78,14 +80,23 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, out outputType,
 	h.Set("Content-Type", out.info.MediaType)
 	h.Set("Cache-Control", "no-cache, private")
 	if len(body) > gzipThreshold && acceptsGzip(r) {
-		h.Set("Content-Encoding", "gzip")
-		h.Add("Vary", "Accept-Encoding")
-		w.WriteHeader(code)
-		_ = s.gzips.writeGzip(w, body) // the client is gone, or the LIST is cut
-		return
+		// gzipBody cannot fail at a level New accepted (it writes to
+		// memory); if it did, the plain body is still a valid answer.
+		if zipped, release, err := s.gzips.gzipBody(body); err == nil {
+			defer release()
+			h.Set("Content-Encoding", "gzip")
+			h.Add("Vary", "Accept-Encoding")
+			body = zipped
+		}
 	}
+	// With its length known, a body ends with its last byte: without it,
+	// net/http sends a body over 2 KiB chunked and the terminating chunk
+	// only after the handler returns, one more wakeup on either side of
+	// every large response. (kube-apiserver leaves the length out; both
+	// are valid HTTP framing, and client-go reads either.)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
-	_, _ = w.Write(body)
+	_, _ = w.Write(body) // an error: the client is gone, or the LIST is cut
 }
 
 // bodyReleaser is an object whose encoded body lives in a recycled buffer

@@ -11,8 +11,9 @@ import (
 // is steadier than wall time, which includes waiting for a core), bytes
 // allocated and collections run.
 type meter struct {
-	cpu time.Duration
-	ms  runtime.MemStats
+	cpu  time.Duration
+	vcsw int64 // voluntary context switches: blocking, sleeping, waking
+	ms   runtime.MemStats
 }
 
 // startMeter collects first, so the loop does not pay for the garbage of
@@ -22,13 +23,15 @@ type meter struct {
 func startMeter() *meter {
 	runtime.GC()
 	m := &meter{cpu: processCPU()}
+	m.vcsw, _ = contextSwitches()
 	runtime.ReadMemStats(&m.ms)
 	return m
 }
 
 // report adds the per-page costs since startMeter to b's metrics:
-// cpu-ns/page (when the platform reports CPU time), alloc-B/page and
-// gc/page.
+// cpu-ns/page and vcsw/page, the threads' voluntary context switches,
+// each a sleep and a wakeup (when the platform reports them),
+// alloc-B/page and gc/page.
 func (m *meter) report(b *testing.B, pages int) {
 	if pages == 0 {
 		return
@@ -37,6 +40,9 @@ func (m *meter) report(b *testing.B, pages int) {
 	runtime.ReadMemStats(&ms)
 	if cpu := processCPU(); cpu > 0 {
 		b.ReportMetric(float64((cpu-m.cpu).Nanoseconds())/float64(pages), "cpu-ns/page")
+	}
+	if vcsw, _ := contextSwitches(); vcsw >= 0 && m.vcsw >= 0 {
+		b.ReportMetric(float64(vcsw-m.vcsw)/float64(pages), "vcsw/page")
 	}
 	b.ReportMetric(float64(ms.TotalAlloc-m.ms.TotalAlloc)/float64(pages), "alloc-B/page")
 	b.ReportMetric(float64(ms.NumGC-m.ms.NumGC)/float64(pages), "gc/page")
