@@ -58,7 +58,8 @@ func startSeededConfig(b *testing.B, n int, cfg fakeapiserver.Config) (*Fake, *c
 // every page, which is over 128 KiB, as kube-apiserver does) and straight
 // through the server's handler with no network or client in the way
 // (handler, plain). ns/page (and cpu-ns/page, steadier on a shared
-// machine) must stay flat from 10 000 to 100 000 pods. One traversal
+// machine) must stay flat from 10 000 to 100 000 pods; BenchmarkListFlat
+// measures that quotient robustly, the two sizes interleaved. One traversal
 // before the timed ones fills the encoding caches: the steady state of a
 // server whose objects were read before.
 func BenchmarkList(b *testing.B) {
@@ -79,6 +80,90 @@ func BenchmarkList(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkListFlat checks that the cost of a page stays flat from a
+// collection of 10 000 pods to one of 100 000 (500 a page, read as raw
+// bytes, over loopback HTTP with Accept-Encoding: identity and straight
+// through the handler), robustly on a shared machine: a fake of each size
+// runs at once, and every round reads 200 pages of each, back to back (ten
+// traversals of the small one, one of the big one), so a change in load
+// hits both alike. It reports the median round's ns/page and cpu-ns/page
+// (process CPU time) of each size and the median of the rounds' own
+// quotients big ÷ small (×flat, ×flat-cpu; flat is 1). Both fakes share
+// the process: the server allocates almost nothing a page and the raw
+// client nothing, so the collector, which would scan both heaps, seldom
+// runs (gc/page).
+func BenchmarkListFlat(b *testing.B) {
+	fSmall, small := startSeeded(b, 10_000)
+	fBig, big := startSeeded(b, 100_000)
+	for _, mt := range []string{jsonType, protobufType} {
+		for _, via := range []string{"http", "handler"} {
+			b.Run(via+"/accept="+mt, func(b *testing.B) {
+				cs := [2]*clients{withEncoding(small, "identity"), withEncoding(big, "identity")}
+				if via == "handler" {
+					cs = [2]*clients{handlerClients(fSmall, small), handlerClients(fBig, big)}
+				}
+				benchListFlat(b, cs, mt)
+			})
+		}
+	}
+}
+
+// benchListFlat times rounds of 200 pages of each of cs (ten traversals of
+// the first, 10 000 pods, one of the second, 100 000) after a warm-up
+// traversal of each.
+func benchListFlat(b *testing.B, cs [2]*clients, mt string) {
+	reps := [2]int{10, 1}
+	for _, c := range cs {
+		if _, err := listRaw(b.Context(), c, benchNS, mt, 500, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m := startMeter()
+	b.ResetTimer()
+	var perPage, cpuPerPage [2][]float64
+	var flat, flatCPU []float64
+	pages := 0
+	for b.Loop() {
+		var wall, cpu [2]float64
+		for k, c := range cs {
+			cpu0, start, n := processCPU(), time.Now(), 0
+			for range reps[k] {
+				st, err := listRaw(b.Context(), c, benchNS, mt, 500, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += st.Pages
+			}
+			wall[k] = float64(time.Since(start).Nanoseconds()) / float64(n)
+			cpu[k] = float64((processCPU() - cpu0).Nanoseconds()) / float64(n)
+			perPage[k], cpuPerPage[k] = append(perPage[k], wall[k]), append(cpuPerPage[k], cpu[k])
+			pages += n
+		}
+		flat = append(flat, wall[1]/wall[0])
+		if cpu[0] > 0 { // the platform reports CPU time
+			flatCPU = append(flatCPU, cpu[1]/cpu[0])
+		}
+	}
+	for k, size := range []string{"10k", "100k"} {
+		b.ReportMetric(median(perPage[k]), "ns/page-"+size)
+		if len(flatCPU) > 0 {
+			b.ReportMetric(median(cpuPerPage[k]), "cpu-ns/page-"+size)
+		}
+	}
+	b.ReportMetric(median(flat), "×flat")
+	if len(flatCPU) > 0 {
+		b.ReportMetric(median(flatCPU), "×flat-cpu")
+	}
+	m.report(b, pages)
+}
+
+// withEncoding is c asking for Accept-Encoding enc on its raw requests.
+func withEncoding(c *clients, enc string) *clients {
+	cc := *c
+	cc.acceptEncoding = enc
+	return &cc
 }
 
 // benchListRaw times raw paged traversals of benchNS's pods after one
