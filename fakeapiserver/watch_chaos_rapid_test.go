@@ -47,6 +47,19 @@ type chaosWatch struct {
 	// faulted is set when a stream fault or a delay could touch it, so
 	// it may legitimately lag behind the history.
 	faulted bool
+	// expired is whether the watch's start RV was out of the watch
+	// window when it was opened (the model's [watchChaos.resumeFloor]):
+	// then it must get the 410 ERROR, and otherwise never.
+	expired bool
+	// bookmarks is allowWatchBookmarks; withheld is set when a
+	// WithholdBookmarks fault could touch the stream.
+	bookmarks, withheld bool
+	// base is the RV the stream starts at (the current RV for a start
+	// at "", "0", the current RV or a watch-list). dueRV is the current
+	// RV at the last advance of at least a bookmark interval during
+	// which the stream was open: a periodic bookmark fell due then, so
+	// the stream has delivered everything up to dueRV.
+	base, dueRV int64
 }
 
 // watchChaos is the machine's state. hist is the model: every write per
@@ -60,6 +73,11 @@ type watchChaos struct {
 	live    map[string]map[string]string // resource → key → uid
 	watches []*chaosWatch
 	gen     int
+	// The model of the watch window: the HistoryMinEvents the server
+	// runs with, the highest RV compacted to, and the current RV at the
+	// last restart.
+	minEvents          int
+	compacted, restart int64
 }
 
 func newWatchChaos(t testing.TB, rt *rapid.T, wrap func(http.RoundTripper) http.RoundTripper) *watchChaos {
@@ -75,7 +93,7 @@ func newWatchChaos(t testing.TB, rt *rapid.T, wrap func(http.RoundTripper) http.
 		c.Watch.HistoryMinAge = -1
 		c.Compaction.Interval = -1
 	}))
-	m := &watchChaos{t: t, b: b, clk: clk, rec: &watchcheck.Transport{}, hist: map[string]watchcheck.History{}, live: map[string]map[string]string{}}
+	m := &watchChaos{t: t, b: b, clk: clk, rec: &watchcheck.Transport{}, hist: map[string]watchcheck.History{}, live: map[string]map[string]string{}, minEvents: minEvents}
 	b.http.Transport = m.rec.Wrap(wrap(b.http.Transport))
 	if _, err := b.cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns2"}}, metav1.CreateOptions{}); err != nil {
 		rt.Fatalf("Create(namespace ns2): %v", err)
@@ -230,17 +248,21 @@ func (m *watchChaos) Watch(rt *rapid.T) {
 		q.Set("fieldSelector", f)
 	}
 	bookmarks := rapid.Bool().Draw(rt, "bookmarks")
+	cw := &chaosWatch{base: m.b.srv.store.CurrentRV()}
 	switch start := rapid.SampledFrom([]string{"unset", "0", "current", "history", "watchList"}).Draw(rt, "start"); start {
 	case "0":
 		q.Set("resourceVersion", "0")
 	case "current":
-		q.Set("resourceVersion", formatRV(m.b.srv.store.CurrentRV()))
+		q.Set("resourceVersion", formatRV(cw.base))
+		cw.expired = cw.base < m.resumeFloor(res)
 	case "history":
 		h := m.hist[res]
 		if len(h) == 0 {
 			rt.Skip("no history")
 		}
-		q.Set("resourceVersion", formatRV(h[rapid.IntRange(0, len(h)-1).Draw(rt, "from")].RV))
+		cw.base = h[rapid.IntRange(0, len(h)-1).Draw(rt, "from")].RV
+		q.Set("resourceVersion", formatRV(cw.base))
+		cw.expired = cw.base < m.resumeFloor(res)
 	case "watchList":
 		bookmarks = true
 		q.Set("sendInitialEvents", "true")
@@ -252,11 +274,31 @@ func (m *watchChaos) Watch(rt *rapid.T) {
 	if bookmarks {
 		q.Set("allowWatchBookmarks", "true")
 	}
-	w := m.b.openWatch(nopCleanup{m.t}, path+"?"+q.Encode())
-	if w.resp.StatusCode != 200 {
-		rt.Fatalf("WATCH %s?%s: HTTP %d", path, q.Encode(), w.resp.StatusCode)
+	cw.bookmarks = bookmarks
+	cw.w = m.b.openWatch(nopCleanup{m.t}, path+"?"+q.Encode())
+	if cw.w.resp.StatusCode != 200 {
+		rt.Fatalf("WATCH %s?%s: HTTP %d", path, q.Encode(), cw.w.resp.StatusCode)
 	}
-	m.watches = append(m.watches, &chaosWatch{w: w})
+	m.watches = append(m.watches, cw)
+}
+
+// resumeFloor is the model of the watch window (watch_window.go, after
+// the cacher's watch_cache_history.go): the RV below which a watch of res
+// gets the 410. Nothing older than the last compaction or restart is
+// served; and of the events after the compaction, the window holds the
+// newest minEvents (the machine turns the age rule off).
+func (m *watchChaos) resumeFloor(res string) int64 {
+	floor := max(m.compacted, m.restart)
+	var retained []int64
+	for _, c := range m.hist[res] {
+		if c.RV > m.compacted {
+			retained = append(retained, c.RV)
+		}
+	}
+	if n := len(retained); n > m.minEvents {
+		floor = max(floor, retained[n-m.minEvents]-1)
+	}
+	return floor
 }
 
 // Advance moves virtual time on: bookmarks fall due, timeouts and fault
@@ -269,7 +311,18 @@ func (m *watchChaos) Advance(rt *rapid.T) {
 	// advances (with a still clock a failure would shrink unbounded).
 	time.Sleep(10 * time.Millisecond)
 	synctest.Wait()
+	if d >= bookmarkInterval {
+		// Every watch open throughout had its bookmark timer fire,
+		// with no write since: a bookmark at the current RV was due.
+		rv := m.b.srv.store.CurrentRV()
+		for _, w := range m.watches {
+			w.dueRV = rv
+		}
+	}
 }
+
+// bookmarkInterval is the server's default, which the machine runs with.
+const bookmarkInterval = time.Minute
 
 // Compact compacts the store at a random RV of a resource's history.
 func (m *watchChaos) Compact(rt *rapid.T) {
@@ -277,9 +330,11 @@ func (m *watchChaos) Compact(rt *rapid.T) {
 	if len(h) == 0 {
 		rt.Skip("no history")
 	}
-	if err := m.b.srv.Compact(h[rapid.IntRange(0, len(h)-1).Draw(rt, "compactTo")].RV); err != nil {
+	rv := h[rapid.IntRange(0, len(h)-1).Draw(rt, "compactTo")].RV
+	if err := m.b.srv.Compact(rv); err != nil {
 		rt.Fatalf("Compact: %v", err)
 	}
+	m.compacted = max(m.compacted, rv)
 }
 
 // Fault injects a fault of the fault API: a stream fault on the open
@@ -295,6 +350,7 @@ func (m *watchChaos) Fault(rt *rapid.T) {
 		if _, err := m.b.srv.Faults().RestartAPIServer(); err != nil {
 			rt.Fatalf("RestartAPIServer: %v", err)
 		}
+		m.restart = m.b.srv.store.CurrentRV()
 		return
 	}
 	if rapid.Bool().Draw(rt, "afterEvents") {
@@ -311,11 +367,17 @@ func (m *watchChaos) Fault(rt *rapid.T) {
 		rt.Fatalf("Add(%+v): %v", f, err)
 	}
 	switch f.Kind {
-	case WithholdBookmarks, CutWatch, EndWatch:
-		// Withheld bookmarks lose no change event, and a cut or an
-		// end ends the stream it hits right after the events before
-		// it: a stream such a fault attached to is either over or has
-		// delivered every change, so it stays under the liveness check.
+	case WithholdBookmarks:
+		for _, w := range m.watches {
+			w.withheld = true
+		}
+		return
+	case CutWatch, EndWatch:
+		// Withheld bookmarks lose no change event (above), and a cut
+		// or an end ends the stream it hits right after the events
+		// before it: a stream such a fault attached to is either over
+		// or has delivered every change, so it stays under the
+		// liveness checks.
 		return
 	}
 	for _, w := range m.watches {
@@ -341,10 +403,14 @@ func (m *watchChaos) Check(rt *rapid.T) {
 		}
 	}
 	for i, s := range streams {
+		m.checkExpiry(rt, m.watches[i], s)
+	}
+	for i, s := range streams {
 		h := m.hist[s.Resource]
 		if m.watches[i].faulted || isDone(m.watches[i].w) {
 			continue
 		}
+		m.checkBookmarked(rt, m.watches[i], s)
 		want, ok := watchcheck.Expected(h, s)
 		if !ok {
 			continue
@@ -356,6 +422,39 @@ func (m *watchChaos) Check(rt *rapid.T) {
 	}
 	if n := m.b.srv.WatchStats().StaleDropped; n != 0 {
 		rt.Fatalf("WatchStats.StaleDropped = %d", n)
+	}
+}
+
+// checkExpiry: a watch gets the 410 "too old resource version" ERROR, as
+// its first and only event, exactly when the model says its start RV was
+// out of the watch window (the ERROR is written as the watch opens, so it
+// is there at the next quiescent point). Neither a 410 for an RV the
+// window holds nor a stream that serves an expired RV is caught by the
+// guarantees: an ERROR may end any stream, and an empty one shows no gap.
+func (m *watchChaos) checkExpiry(rt *rapid.T, w *chaosWatch, s watchcheck.Stream) {
+	got410 := slices.ContainsFunc(s.Events, func(e watchcheck.Event) bool { return e.Type == watch.Error && e.Code == 410 })
+	switch {
+	case w.expired && (len(s.Events) != 1 || !got410):
+		rt.Fatalf("stream %s from rv %d, below the window's floor, delivered %+v; want the 410 ERROR alone (expired)", s.Name, w.base, s.Events)
+	case !w.expired && got410:
+		rt.Fatalf("stream %s from rv %d, which the window holds, got the 410 ERROR (expired); events %+v", s.Name, w.base, s.Events)
+	}
+}
+
+// checkBookmarked: an open stream with bookmarks, untouched by faults
+// that stall it or withhold bookmarks, was sent a bookmark when its timer
+// fired, so it has delivered everything up to the RV that was current
+// then (the bookmarks are live, not just safe when they come).
+func (m *watchChaos) checkBookmarked(rt *rapid.T, w *chaosWatch, s watchcheck.Stream) {
+	if !w.bookmarks || w.withheld || w.dueRV == 0 {
+		return
+	}
+	reached := w.base
+	for _, e := range s.Events {
+		reached = max(reached, e.RV)
+	}
+	if reached < w.dueRV {
+		rt.Fatalf("open stream %s with bookmarks reached rv %d after a bookmark interval, want rv %d (bookmarked); events %+v", s.Name, reached, w.dueRV, s.Events)
 	}
 }
 

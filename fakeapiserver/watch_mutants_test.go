@@ -48,6 +48,9 @@ var wantKilledBy = map[string]string{
 	"ADDED sent as MODIFIED":                        "PerObject",
 	"resume one change late":                        "Resumable|caught up at quiescence",
 	"initial events miss an object":                 "Bookmarkable",
+	"no periodic bookmarks":                         "bookmarked",
+	"410 for an RV the window holds":                "expired",
+	"expired RV served without the 410":             "expired",
 }
 
 var serverMutants = map[string]frameMutant{
@@ -89,6 +92,13 @@ var serverMutants = map[string]frameMutant{
 		resumed := req.URL.Query().Get("resourceVersion") != "" && req.URL.Query().Get("resourceVersion") != "0" && req.URL.Query().Get("sendInitialEvents") != "true"
 		return perChange(func(n int, f map[string]any) []map[string]any { return when(!resumed || n != 0, f) })(req)
 	},
+	"no periodic bookmarks":          noPeriodicBookmarks,
+	"410 for an RV the window holds": spurious410,
+	// A watch from a compacted RV that ends without its 410: the client
+	// re-watches from the same RV, again and again, and never relists.
+	"expired RV served without the 410": func(*http.Request) func(map[string]any) []map[string]any {
+		return func(f map[string]any) []map[string]any { return when(f["type"] != "ERROR", f) }
+	},
 	// A watch-list whose snapshot misses an object.
 	"initial events miss an object": func(req *http.Request) func(map[string]any) []map[string]any {
 		initial, dropped := req.URL.Query().Get("sendInitialEvents") == "true", false
@@ -103,6 +113,37 @@ var serverMutants = map[string]frameMutant{
 			return one(f)
 		}
 	},
+}
+
+// noPeriodicBookmarks drops every BOOKMARK but the initial-events-end one:
+// a server that ignores allowWatchBookmarks after a watch-list.
+func noPeriodicBookmarks(*http.Request) func(map[string]any) []map[string]any {
+	return func(f map[string]any) []map[string]any {
+		return when(f["type"] != "BOOKMARK" || isInitialEndFrame(f), f)
+	}
+}
+
+// spurious410 refuses the watches resumed from an odd RV with the 410
+// "too old resource version", as a window that evicts too early would
+// (the parity stands for "some RVs it still holds", and replays). The
+// ERROR replaces the stream's first frame and ends the stream.
+func spurious410(req *http.Request) func(map[string]any) []map[string]any {
+	q := req.URL.Query()
+	rv, _ := strconv.ParseInt(q.Get("resourceVersion"), 10, 64)
+	refused, sent := rv > 0 && rv%2 == 1 && q.Get("sendInitialEvents") != "true", false
+	return func(f map[string]any) []map[string]any {
+		if !refused {
+			return one(f)
+		}
+		if sent {
+			return nil
+		}
+		sent = true
+		return one(map[string]any{"type": "ERROR", "object": map[string]any{
+			"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410,
+			"message": "too old resource version: " + formatRV(rv) + " (" + formatRV(rv+1) + ")",
+		}})
+	}
 }
 
 // perChange calls fn with the index of each change event after the
@@ -251,6 +292,13 @@ func (b *mutantBody) run(pw *io.PipeWriter, fn func(map[string]any) []map[string
 			if _, err := pw.Write(append(data, '\n')); err != nil {
 				return
 			}
+			if out["type"] == "ERROR" {
+				// An ERROR ends a stream (a mutant's too): the client
+				// sees the end and closes the body, which closes the
+				// original.
+				pw.Close()
+				return
+			}
 		}
 	}
 }
@@ -290,6 +338,10 @@ func killer(msg string) string {
 		return "caught up at quiescence"
 	case regexp.MustCompile(`StaleDropped`).MatchString(msg):
 		return "StaleDropped"
+	case regexp.MustCompile(`\(expired\)`).MatchString(msg):
+		return "expired"
+	case regexp.MustCompile(`\(bookmarked\)`).MatchString(msg):
+		return "bookmarked"
 	}
 	return "other: " + msg
 }
