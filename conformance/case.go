@@ -18,8 +18,9 @@ type Case struct {
 	Name string
 	// Run holds the assertions.
 	Run func(ctx context.Context, t *testing.T, target Target)
-	// Exclusive cases change server-wide state (compaction) and must not
-	// run concurrently with others on the same server.
+	// Exclusive cases change server-wide state (compaction), or need a
+	// fake's clock to move only when they move it, and must not run
+	// concurrently with others on the same server.
 	Exclusive bool
 }
 

@@ -51,10 +51,18 @@ func (s *Server) serveWatch(req *request) {
 	watchCtx := ctx                              // ends at the deadline, on Close or without the client; not on stream faults
 	ctx, faulted := s.faultStream(ctx, req, out) // stream faults (faults_watch.go)
 	defer faulted.finish()                       // a cut or hang while idle
+	// The bookmark schedule starts before the headers go out, as the
+	// cacher's does (Cacher.Watch adds the watcher to bookmarkWatchers
+	// before the handler writes them): a client that moves a fake clock
+	// once it has the headers must find the bookmark before the deadline
+	// scheduled, not computed after the move (then it is an interval away).
+	bookmark := newBookmarkTimer(s.cfg.Clock, s.watch.cfg.BookmarkInterval, deadline, p.opts.AllowWatchBookmarks)
+	defer bookmark.stop()
 	stream, err := s.beginStream(ctx, req, out, p)
 	if err != nil {
 		return // the client went away before the headers
 	}
+	stream.bookmark = bookmark
 	stream.enc.faults = faulted
 	var release func()
 	stream.enc.deadline, release = newWriteDeadline(watchCtx, stream.enc.rc, s.watch.cfg.SlowWatcherWriteTimeout) // watch_deadline.go
@@ -101,6 +109,9 @@ type watchStream struct {
 	lastRV int64
 	// bookmarks is set when the client allowed BOOKMARK events.
 	bookmarks bool
+	// bookmark schedules the periodic bookmarks (disabled without
+	// bookmarks); it runs from before the headers were written.
+	bookmark *bookmarkTimer
 	// deadline is when the watch times out, on the server's clock.
 	deadline time.Time
 }
@@ -185,8 +196,7 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 func (w *watchStream) follow(cursor int64) {
 	hub := w.s.watch
 	relisted := hub.relistChan()
-	bookmark := newBookmarkTimer(w.s.cfg.Clock, hub.cfg.BookmarkInterval, w.deadline, w.bookmarks)
-	defer bookmark.stop()
+	bookmark := w.bookmark
 	ending, unflushed := false, false
 	for round := 0; ; round++ {
 		seen := w.s.store.CurrentRV()
