@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -39,6 +40,9 @@ type createFields struct {
 	filter     fieldpath.Filter
 	kind       schema.GroupVersionKind
 	apiVersion string
+	// shapes remembers fieldsOf's outcome per object shape
+	// (managedfields_create_shape.go).
+	shapes *shapeMemo
 }
 
 // stripMetaSet is the set stripMetaManager removes from every manager's
@@ -72,8 +76,12 @@ func newCreateFields(scheme *runtime.Scheme, info *resourceInfo, tc managedfield
 	if err != nil {
 		return nil, fmt.Errorf("fakeapiserver: resource %s: empty object: %w", info.Kind, err)
 	}
+	shapes, err := newShapeMemo(live)
+	if err != nil {
+		return nil, fmt.Errorf("fakeapiserver: resource %s: %w", info.Kind, err)
+	}
 	v := fieldpath.APIVersion(gv.String())
-	return &createFields{tc: tc, empty: empty, filter: reset[v], kind: info.Kind, apiVersion: gv.String()}, nil
+	return &createFields{tc: tc, empty: empty, filter: reset[v], kind: info.Kind, apiVersion: gv.String(), shapes: shapes}, nil
 }
 
 // track records manager's create of obj into its managedFields, stamped
@@ -106,8 +114,25 @@ func (c *createFields) track(obj runtime.Object, manager string, now time.Time) 
 	return true
 }
 
-// fieldsOf is the FieldsV1 encoding of the fields a create of obj sets.
+// fieldsOf is the FieldsV1 encoding of the fields a create of obj sets,
+// remembered per shape of obj. The bytes are the caller's own.
 func (c *createFields) fieldsOf(obj runtime.Object) ([]byte, bool) {
+	shape, ok := c.shapes.shapeOf(obj)
+	if !ok {
+		return c.computeFields(obj)
+	}
+	if f, ok := c.shapes.get(shape); ok {
+		return bytes.Clone(f.raw), f.ok
+	}
+	raw, ok := c.computeFields(obj)
+	c.shapes.put(shape, shapeFields{raw: bytes.Clone(raw), ok: ok})
+	return raw, ok
+}
+
+// computeFields is fieldsOf without the memo: the fields Compare finds
+// between the empty object and obj, through the reset filter, without
+// stripMeta's paths.
+func (c *createFields) computeFields(obj runtime.Object) ([]byte, bool) {
 	typedObj, err := c.tc.ObjectToTyped(obj, typed.AllowDuplicates)
 	if err != nil {
 		return nil, false

@@ -3,6 +3,8 @@ package fakeapiserver
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -27,13 +30,35 @@ import (
 // entries (none for an object with nothing but its name).
 func TestCreateManagedFieldsShortcut(t *testing.T) {
 	t.Parallel()
+	checkCreateShortcut(t, creators)
+}
+
+// TestCreateManagedFieldsShapeMemo holds the shortcut's memo of fields per
+// object shape (managedfields_create_shape.go) against the field manager,
+// as TestCreateManagedFieldsShortcut does, on objects with few shapes and
+// many values: names, scalars zero or not, set members and list keys vary
+// over small sets, so most creates reuse the fields of an earlier object of
+// the same shape, and one whose fields differ from it (another container
+// name, finalizer or a zero value) must not.
+func TestCreateManagedFieldsShapeMemo(t *testing.T) {
+	t.Parallel()
+	checkCreateShortcut(t, map[string]func(*rapid.T) creator{
+		"Pod":           drawNarrowPod,
+		"PriorityClass": drawNarrowPriorityClass,
+	})
+}
+
+// checkCreateShortcut is the property of the shortcut tests over the
+// objects kinds draws.
+func checkCreateShortcut(t *testing.T, kinds map[string]func(*rapid.T) creator) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	cs := Start(t, WithClock(clk)).Clientset()
+	names := slices.Sorted(maps.Keys(kinds))
 	n, recorded := 0, 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
-		kind := rapid.SampledFrom([]string{"Pod", "ConfigMap", "Deployment", "ClusterRoleBinding"}).Draw(rt, "kind")
-		create := creators[kind](rt)
+		kind := rapid.SampledFrom(names).Draw(rt, "kind")
+		create := kinds[kind](rt)
 		plain, plainErr := create(t.Context(), cs, fmt.Sprintf("plain-%d", n), nil)
 		reset, resetErr := create(t.Context(), cs, fmt.Sprintf("reset-%d", n), []metav1.ManagedFieldsEntry{{}})
 		if apierrors.ReasonForError(plainErr) != apierrors.ReasonForError(resetErr) || (plainErr == nil) != (resetErr == nil) {
@@ -66,6 +91,7 @@ var creators = map[string]func(*rapid.T) creator{
 	"ConfigMap":          drawConfigMap,
 	"Deployment":         drawDeployment,
 	"ClusterRoleBinding": drawBinding,
+	"PriorityClass":      drawPriorityClass,
 }
 
 // drawStrings draws a map of some of keys to values.
@@ -95,7 +121,7 @@ func drawPodSpec(t *rapid.T) corev1.PodSpec {
 	for i := range rapid.IntRange(1, 2).Draw(t, "containers") {
 		c := corev1.Container{
 			Name:  rapid.SampledFrom([]string{"main", "side"}).Draw(t, fmt.Sprint("container name ", i)),
-			Image: rapid.SampledFrom([]string{"pause", ""}).Draw(t, fmt.Sprint("image ", i)),
+			Image: rapid.SampledFrom([]string{"pause", "", "busybox"}).Draw(t, fmt.Sprint("image ", i)),
 		}
 		for j := range rapid.IntRange(0, 2).Draw(t, fmt.Sprint("ports ", i)) {
 			c.Ports = append(c.Ports, corev1.ContainerPort{
@@ -108,7 +134,7 @@ func drawPodSpec(t *rapid.T) corev1.PodSpec {
 		}
 		spec.Containers = append(spec.Containers, c)
 	}
-	spec.NodeName = rapid.SampledFrom([]string{"", "node-1"}).Draw(t, "nodeName")
+	spec.NodeName = rapid.SampledFrom([]string{"", "node-1", "node-2"}).Draw(t, "nodeName")
 	if rapid.Bool().Draw(t, "activeDeadlineSeconds") {
 		spec.ActiveDeadlineSeconds = new(int64(30))
 	}
@@ -235,4 +261,68 @@ func BenchmarkCreateManagedFields(b *testing.B) {
 			}
 		}
 	})
+}
+
+// drawPriorityClass draws a PriorityClass, whose value has no omitempty:
+// the empty object has value 0, so a create records it only when it is
+// not 0 (a zero scalar is part of a create's shape, a non-zero one is not).
+func drawPriorityClass(t *rapid.T) creator {
+	pc := &schedulingv1.PriorityClass{
+		ObjectMeta:  drawMeta(t),
+		Value:       rapid.SampledFrom([]int32{0, 1000, 2000}).Draw(t, "value"),
+		Description: rapid.SampledFrom([]string{"", "low", "high"}).Draw(t, "description"),
+	}
+	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
+		c := pc.DeepCopy()
+		c.Name, c.ManagedFields = name, mf
+		got, err := cs.SchedulingV1().PriorityClasses().Create(ctx, c, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return got.ManagedFields, nil
+	}
+}
+
+// drawNarrowPod draws a pod of few shapes: only its finalizers, container
+// names and images, and node name vary.
+func drawNarrowPod(t *rapid.T) creator {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Finalizers: rapid.SliceOfN(rapid.SampledFrom([]string{"example.com/a", "example.com/b"}), 0, 1).Draw(t, "finalizers"),
+	}}
+	for i := range rapid.IntRange(1, 2).Draw(t, "containers") {
+		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{
+			Name:  rapid.SampledFrom([]string{"main", "side"}).Draw(t, fmt.Sprint("container name ", i)),
+			Image: rapid.SampledFrom([]string{"pause", "busybox"}).Draw(t, fmt.Sprint("image ", i)),
+		})
+	}
+	pod.Spec.NodeName = rapid.SampledFrom([]string{"node-1", "node-2"}).Draw(t, "nodeName")
+	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
+		p := pod.DeepCopy()
+		p.Name, p.ManagedFields = name, mf
+		got, err := cs.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return got.ManagedFields, nil
+	}
+}
+
+// drawNarrowPriorityClass draws a PriorityClass of few shapes: its value
+// (zero or not) and its finalizers vary.
+func drawNarrowPriorityClass(t *rapid.T) creator {
+	pc := &schedulingv1.PriorityClass{
+		ObjectMeta: metav1.ObjectMeta{
+			Finalizers: rapid.SliceOfN(rapid.SampledFrom([]string{"example.com/a", "example.com/b"}), 0, 1).Draw(t, "finalizers"),
+		},
+		Value: rapid.SampledFrom([]int32{0, 1000, 2000}).Draw(t, "value"),
+	}
+	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
+		c := pc.DeepCopy()
+		c.Name, c.ManagedFields = name, mf
+		got, err := cs.SchedulingV1().PriorityClasses().Create(ctx, c, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return got.ManagedFields, nil
+	}
 }
