@@ -23,6 +23,9 @@ type watchFaults struct {
 	// done is set once the stream was cut or hung from the send path, so
 	// finish does not do it again.
 	done bool
+	// drain hands the events the stream has batched to the response
+	// (eventWriter.drain), so that flush pushes them too; nil-safe.
+	drain func() error
 }
 
 // faultStream registers a watch stream with the injector. The returned
@@ -56,8 +59,13 @@ func (wf *watchFaults) before(ev outEvent, data []byte) (skip bool, err error) {
 	return true, errWatchFault
 }
 
-// flush pushes what the stream has written to the client.
-func (wf *watchFaults) flush() { _ = http.NewResponseController(wf.w).Flush() }
+// flush pushes what the stream has sent to the client.
+func (wf *watchFaults) flush() {
+	if wf.drain != nil {
+		_ = wf.drain()
+	}
+	_ = http.NewResponseController(wf.w).Flush()
+}
 
 // cut writes the first half of data's frame, then resets the connection.
 // It never returns.

@@ -40,8 +40,11 @@ type eventWriter struct {
 	res     *resourceInfo
 	out     outputType
 	include metav1.IncludeObjectPolicy
-	frames  io.Writer
-	rc      *http.ResponseController
+	// frames frames events into batch; w is the response they go out on.
+	frames io.Writer
+	batch  eventBatch
+	w      http.ResponseWriter
+	rc     *http.ResponseController
 	// deadline is the write deadline: the slow-consumer one, and the end
 	// of the watch (watch_deadline.go); nil-safe.
 	deadline *writeDeadline
@@ -63,9 +66,11 @@ func (s *Server) beginStream(ctx context.Context, req *request, out outputType, 
 	}
 	enc := &eventWriter{
 		s: s, hub: s.watch, res: req.res, out: out, include: includeObjectParam(req.r),
-		frames: out.info.StreamSerializer.Framer.NewFrameWriter(req.w),
-		rc:     rc,
+		batch: eventBatch{pool: &s.watch.batches},
+		w:     req.w,
+		rc:    rc,
 	}
+	enc.frames = out.info.StreamSerializer.Framer.NewFrameWriter(&enc.batch)
 	bookmarks := p.opts.AllowWatchBookmarks
 	return &watchStream{s: s, ctx: ctx, req: req, p: p, enc: enc, bookmarks: bookmarks}, nil
 }
@@ -81,8 +86,10 @@ func watchContentType(out outputType) string {
 }
 
 // send writes one event, encoded once per (event, rendering) for all
-// watchers of the server while it stays in the shared cache. It does not
-// flush; the caller flushes at the end of a batch.
+// watchers of the server while it stays in the shared cache, into the
+// stream's batch. It does not flush; the caller flushes at the end of a
+// batch of events, which then goes out in one write (a very large batch
+// goes out as it grows, without a flush).
 func (e *eventWriter) send(ev outEvent) error {
 	var data []byte
 	var err error
@@ -104,18 +111,37 @@ func (e *eventWriter) send(ev outEvent) error {
 	if err := e.deadline.beforeWrite(true); err != nil { // watch_deadline.go
 		return err
 	}
-	if _, err := e.frames.Write(data); err != nil {
-		return e.writeFailed(fmt.Errorf("write watch event: %w", err))
-	}
+	_, _ = e.frames.Write(data) // into the batch: never fails
 	e.hub.sent.Add(1)
+	if e.batch.len() >= batchWriteThrough {
+		return e.drain()
+	}
 	return nil
 }
 
-// flush pushes what was written to the client.
+// flush pushes what was sent to the client.
 func (e *eventWriter) flush() error {
 	_ = e.deadline.beforeWrite(false) // never refused
+	if err := e.drain(); err != nil {
+		return err
+	}
 	if err := e.rc.Flush(); err != nil {
 		return e.writeFailed(fmt.Errorf("flush watch events: %w", err))
+	}
+	return nil
+}
+
+// drain hands the batch to the response in one write, without flushing.
+// The write deadline is the one the last send or flush set.
+func (e *eventWriter) drain() error {
+	data := e.batch.bytes()
+	if len(data) == 0 {
+		return nil
+	}
+	_, err := e.w.Write(data)
+	e.batch.release()
+	if err != nil {
+		return e.writeFailed(fmt.Errorf("write watch events: %w", err))
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ type watchHub struct {
 	cfg     WatchConfig
 	encoded *encodeCache
 	window  *watchWindow
+	// batches are the streams' batch buffers (watch_batch.go).
+	batches sync.Pool
 
 	started, active, sent, expired, slow, staleDropped atomic.Int64
 
