@@ -76,12 +76,8 @@ func newCreateFields(scheme *runtime.Scheme, info *resourceInfo, tc managedfield
 	if err != nil {
 		return nil, fmt.Errorf("fakeapiserver: resource %s: empty object: %w", info.Kind, err)
 	}
-	shapes, err := newShapeMemo(live)
-	if err != nil {
-		return nil, fmt.Errorf("fakeapiserver: resource %s: %w", info.Kind, err)
-	}
 	v := fieldpath.APIVersion(gv.String())
-	return &createFields{tc: tc, empty: empty, filter: reset[v], kind: info.Kind, apiVersion: gv.String(), shapes: shapes}, nil
+	return &createFields{tc: tc, empty: empty, filter: reset[v], kind: info.Kind, apiVersion: gv.String(), shapes: newShapeMemo(live)}, nil
 }
 
 // track records manager's create of obj into its managedFields, stamped

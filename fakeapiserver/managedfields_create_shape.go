@@ -1,9 +1,12 @@
 package fakeapiserver
 
 import (
-	"fmt"
+	"encoding"
+	"encoding/json"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -23,17 +26,23 @@ const createShapeMemoMax = 4096
 // (Modified), on list contents (keys of associative lists, set members,
 // atomic lists) and on map keys (field names, label keys). So two objects
 // with the same shape record the same fields, where the shape is the
-// object's JSON tree with every non-zero scalar outside a list, at a path
+// object's Go value with every non-zero scalar outside a list, at a place
 // where the empty object has no non-zero scalar, replaced by a marker of
-// its JSON type. Zero scalars, everything inside lists, all map keys, and
-// the values where the empty object has a non-zero scalar (apiVersion,
-// kind) stay literal. A name, a label's value or a node name is a marker:
-// creates of a thousand pods that differ only there compute their fields
-// once. The rapid property in managedfields_create_test.go holds the
-// memoized shortcut against the field manager.
+// its kind. Zero scalars, everything inside lists, all map keys, nil
+// against empty, every type that marshals itself (as its JSON), and the
+// values where the empty object has a non-zero scalar (apiVersion, kind)
+// stay literal. The shape is finer than the JSON tree smd compares (every
+// exported field is in it, omitted or not), so equal shapes mean equal
+// typed values up to those markers. A name, a label's value or a node
+// name is a marker: creates of a thousand pods that differ only there
+// compute their fields once. The rapid properties in
+// managedfields_create_test.go hold the memoized shortcut against the
+// field manager.
 type shapeMemo struct {
-	// empty is the empty object's JSON tree (runtime.DefaultUnstructuredConverter).
-	empty map[string]any
+	// empty is the empty object, a pointer to the resource's Go type.
+	empty reflect.Value
+	// plans caches how each Go type is walked (typePlan).
+	plans sync.Map // reflect.Type → *typePlan
 	m     sync.Map // shape string → shapeFields
 	n     atomic.Int64
 }
@@ -46,26 +55,20 @@ type shapeFields struct {
 
 // newShapeMemo prepares the memo for a resource whose empty object, as the
 // field manager sees a create's live object, is live.
-func newShapeMemo(live runtime.Object) (*shapeMemo, error) {
-	empty, err := runtime.DefaultUnstructuredConverter.ToUnstructured(live)
-	if err != nil {
-		return nil, fmt.Errorf("empty object: %w", err)
-	}
-	return &shapeMemo{empty: empty}, nil
+func newShapeMemo(live runtime.Object) *shapeMemo {
+	return &shapeMemo{empty: reflect.ValueOf(live)}
 }
 
-// shapeOf is obj's shape, false if obj has no JSON tree.
+// shapeOf is obj's shape, false for an object that is not of the
+// resource's Go type (an unstructured one) or that has a value the shape
+// cannot read: its fields are then computed without the memo.
 func (m *shapeMemo) shapeOf(obj runtime.Object) (string, bool) {
-	var tree map[string]any
-	if u, ok := obj.(runtime.Unstructured); ok {
-		tree = u.UnstructuredContent()
-	} else {
-		var err error
-		if tree, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
-			return "", false
-		}
+	v := reflect.ValueOf(obj)
+	if v.Type() != m.empty.Type() || v.Kind() != reflect.Pointer || v.IsNil() {
+		return "", false
 	}
-	return string(appendShape(make([]byte, 0, 512), tree, m.empty, false)), true
+	b, ok := m.appendGo(make([]byte, 0, 512), v.Elem(), m.empty.Elem(), false)
+	return string(b), ok
 }
 
 // get returns the remembered outcome for shape.
@@ -87,82 +90,185 @@ func (m *shapeMemo) put(shape string, f shapeFields) {
 	}
 }
 
-// appendShape appends the shape of the JSON value v to b. empty is the
-// empty object's value at the same path (nil where it has none); inList
-// is set inside a list, where every value stays literal.
-func appendShape(b []byte, v, empty any, inList bool) []byte {
-	switch v := v.(type) {
-	case map[string]any:
-		emptyMap, _ := empty.(map[string]any)
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for _, k := range keys {
-			b = strconv.AppendQuote(b, k)
-			b = append(b, ':')
-			b = appendShape(b, v[k], emptyMap[k], inList)
-			b = append(b, ',')
-		}
-		return append(b, '}')
-	case []any:
-		b = append(b, '[')
-		for _, e := range v {
-			b = appendShape(b, e, nil, true)
-			b = append(b, ',')
-		}
-		return append(b, ']')
+// appendGo appends the shape of the Go value v (see shapeMemo): every
+// exported struct field in order, nil apart from empty, a type that
+// marshals itself as its JSON. empty is the empty object's value at the same place
+// (invalid where it has none). It reports false for a value it cannot
+// read (an interface, a func, a channel), and the caller computes the
+// fields without the memo.
+func (m *shapeMemo) appendGo(b []byte, v, empty reflect.Value, inList bool) ([]byte, bool) {
+	plan := m.plan(v.Type())
+	if plan.marshals {
+		return m.appendMarshaled(b, v)
 	}
-	literal := inList || isZeroScalar(v) || (empty != nil && !isZeroScalar(empty))
-	return appendScalar(b, v, literal)
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return append(b, 'n'), true
+		}
+		if empty.IsValid() && !empty.IsNil() {
+			empty = empty.Elem()
+		} else {
+			empty = reflect.Value{}
+		}
+		return m.appendGo(append(b, '&'), v.Elem(), empty, inList)
+	case reflect.Struct:
+		return m.appendStruct(b, v, empty, plan.fields, inList)
+	case reflect.Map:
+		return m.appendMap(b, v, empty, inList)
+	case reflect.Slice, reflect.Array:
+		return m.appendList(b, v)
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		literal := inList || v.IsZero() || (empty.IsValid() && !empty.IsZero())
+		return appendGoScalar(b, v, literal), true
+	}
+	return b, false
 }
 
-// isZeroScalar reports whether v is null, "", 0 or false.
-func isZeroScalar(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case string:
-		return v == ""
-	case bool:
-		return !v
-	case int64:
-		return v == 0
-	case float64:
-		return v == 0
+// appendStruct appends a struct's exported fields in order.
+func (m *shapeMemo) appendStruct(b []byte, v, empty reflect.Value, fields []int, inList bool) ([]byte, bool) {
+	b = append(b, '{')
+	for _, i := range fields {
+		var e reflect.Value
+		if empty.IsValid() {
+			e = empty.Field(i)
+		}
+		var ok bool
+		if b, ok = m.appendGo(b, v.Field(i), e, inList); !ok {
+			return b, false
+		}
+		b = append(b, ',')
 	}
-	return false
+	return append(b, '}'), true
 }
 
-// appendScalar appends a scalar, tagged with its JSON type: its value when
+// appendMap appends a map with string keys, literal and sorted.
+func (m *shapeMemo) appendMap(b []byte, v, empty reflect.Value, inList bool) ([]byte, bool) {
+	if v.IsNil() {
+		return append(b, 'n'), true
+	}
+	if v.Type().Key().Kind() != reflect.String {
+		return b, false
+	}
+	keys := v.MapKeys()
+	slices.SortFunc(keys, func(x, y reflect.Value) int { return strings.Compare(x.String(), y.String()) })
+	b = append(b, '{')
+	for _, k := range keys {
+		b = strconv.AppendQuote(b, k.String())
+		b = append(b, ':')
+		var e reflect.Value
+		if empty.IsValid() && !empty.IsNil() {
+			e = empty.MapIndex(k)
+		}
+		var ok bool
+		if b, ok = m.appendGo(b, v.MapIndex(k), e, inList); !ok {
+			return b, false
+		}
+		b = append(b, ',')
+	}
+	return append(b, '}'), true
+}
+
+// appendList appends a slice or array with every value literal; a nil
+// slice is apart from an empty one, and bytes are quoted.
+func (m *shapeMemo) appendList(b []byte, v reflect.Value) ([]byte, bool) {
+	if v.Kind() == reflect.Slice && v.IsNil() {
+		return append(b, 'n'), true
+	}
+	if v.Type().Elem().Kind() == reflect.Uint8 && v.Kind() == reflect.Slice {
+		return strconv.AppendQuote(append(b, 'x'), string(v.Bytes())), true
+	}
+	b = append(b, '[')
+	for i := range v.Len() {
+		var ok bool
+		if b, ok = m.appendGo(b, v.Index(i), reflect.Value{}, true); !ok {
+			return b, false
+		}
+		b = append(b, ',')
+	}
+	return append(b, ']'), true
+}
+
+// appendGoScalar appends a Go scalar tagged with its kind: its value when
 // literal, else the tag alone.
-func appendScalar(b []byte, v any, literal bool) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(b, 'n')
-	case string:
+func appendGoScalar(b []byte, v reflect.Value, literal bool) []byte {
+	switch v.Kind() {
+	case reflect.String:
 		if !literal {
 			return append(b, 'S')
 		}
-		return strconv.AppendQuote(append(b, 's'), v)
-	case bool:
+		return strconv.AppendQuote(append(b, 's'), v.String())
+	case reflect.Bool:
 		if !literal {
 			return append(b, 'B')
 		}
-		return strconv.AppendBool(append(b, 'b'), v)
-	case int64:
-		if !literal {
-			return append(b, 'I')
-		}
-		return strconv.AppendInt(append(b, 'i'), v, 10)
-	case float64:
+		return strconv.AppendBool(append(b, 'b'), v.Bool())
+	case reflect.Float32, reflect.Float64:
 		if !literal {
 			return append(b, 'F')
 		}
-		return strconv.AppendFloat(append(b, 'f'), v, 'g', -1, 64)
+		return strconv.AppendFloat(append(b, 'f'), v.Float(), 'g', -1, 64)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if !literal {
+			return append(b, 'U')
+		}
+		return strconv.AppendUint(append(b, 'u'), v.Uint(), 10)
 	}
-	// Not a JSON value: keep it apart from every other shape.
-	return fmt.Appendf(b, "?%T%#v", v, v)
+	if !literal {
+		return append(b, 'I')
+	}
+	return strconv.AppendInt(append(b, 'i'), v.Int(), 10)
+}
+
+var (
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// typePlan is how appendGo walks values of one Go type.
+type typePlan struct {
+	// marshals is set when the type (or its pointer) marshals itself to
+	// JSON or text (metav1.Time, resource.Quantity, intstr.IntOrString):
+	// its values are then always literal, as their JSON.
+	marshals bool
+	// fields are a struct's exported fields, by index.
+	fields []int
+}
+
+// plan returns t's walk, computed once per memo.
+func (m *shapeMemo) plan(t reflect.Type) *typePlan {
+	if v, ok := m.plans.Load(t); ok {
+		return v.(*typePlan)
+	}
+	pt := reflect.PointerTo(t)
+	p := &typePlan{marshals: t.Implements(jsonMarshalerType) || pt.Implements(jsonMarshalerType) ||
+		t.Implements(textMarshalerType) || pt.Implements(textMarshalerType)}
+	if t.Kind() == reflect.Struct {
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				p.fields = append(p.fields, i)
+			}
+		}
+	}
+	m.plans.Store(t, p)
+	return p
+}
+
+// appendMarshaled appends v's own JSON encoding, always literal.
+func (m *shapeMemo) appendMarshaled(b []byte, v reflect.Value) ([]byte, bool) {
+	if !v.CanInterface() {
+		return b, false
+	}
+	var x any
+	if v.CanAddr() {
+		x = v.Addr().Interface() // pointer receivers too
+	} else {
+		x = v.Interface()
+	}
+	raw, err := json.Marshal(x)
+	if err != nil {
+		return b, false
+	}
+	return strconv.AppendQuote(append(b, 'j'), string(raw)), true
 }
