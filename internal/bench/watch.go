@@ -38,10 +38,12 @@ func fanout(ctx context.Context, c *clients, ns string, round, watchers, writes,
 	if err != nil {
 		return st, err
 	}
+	// Deferred calls run last first: cancel, then the wait, so on an
+	// early return every reader ends with its stream.
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: every reader ends with its stream
 	done := make(chan error, watchers)
 	for range watchers {
 		resp, err := openWatch(ctx, c, ns, rv)
@@ -86,6 +88,12 @@ func openWatch(ctx context.Context, c *clients, ns, rv string) (*http.Response, 
 	return resp, nil
 }
 
+// errWatchClosed is a watch the server ended before it delivered every
+// event of the round. kube-apiserver does that to a watcher whose buffer
+// stayed full (the cacher's slow-watcher rule), which a busy machine's
+// bench client can be.
+var errWatchClosed = errors.New("stream closed")
+
 // countEvents reads a JSON watch stream until it has seen want ADDED
 // events, then closes it.
 func countEvents(resp *http.Response, want int) error {
@@ -95,7 +103,7 @@ func countEvents(resp *http.Response, want int) error {
 	added := []byte(`{"type":"ADDED"`)
 	for n := 0; n < want; {
 		if !sc.Scan() {
-			return fmt.Errorf("watch ended after %d of %d events: %w", n, want, errors.Join(sc.Err(), errors.New("stream closed")))
+			return fmt.Errorf("watch ended after %d of %d events: %w", n, want, errors.Join(sc.Err(), errWatchClosed))
 		}
 		if bytes.HasPrefix(sc.Bytes(), added) {
 			n++
