@@ -200,5 +200,6 @@ func Cases() []Case {
 		{Name: "ValidatePodStatus", Run: RunValidatePodStatus},
 		{Name: "ScaleReplicaSetStatefulSet", Run: RunScaleReplicaSetStatefulSet},
 		{Name: "ListGzip", Run: RunListGzip},
+		{Name: "CacheControlEverywhere", Run: RunCacheControlEverywhere},
 	}
 }

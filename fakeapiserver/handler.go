@@ -31,6 +31,12 @@ func (s *Server) buildHandler() http.Handler {
 			defer s.inflight.Done()
 		}
 		w.Header().Set("Audit-Id", newUID())
+		// kube-apiserver's WithCacheControl filter, outside authentication
+		// and every handler: an answer that sets no Cache-Control of its own
+		// (aggregated discovery's "public", a hashed OpenAPI v3 document's
+		// "public, immutable") is not to be cached, /version and the health
+		// endpoints included.
+		w.Header().Set("Cache-Control", "no-cache, private")
 		if s.hosts != nil && !s.hosts.Allowed(r.Host) { // Config.AllowedHosts
 			hostcheck.WriteForbidden(w, r.Host)
 			return
