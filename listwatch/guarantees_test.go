@@ -78,6 +78,7 @@ func runFaultSchedule(t *testing.T, start func(*env) target) syncCounts {
 
 	e.update("a")
 	e.waitConverged(tg.store)
+	tg.rec.waitCaughtUp(t, tg.store)
 
 	if n := tg.rec.checkOrder(t, tg.strict); n > 0 { // guarantee 2
 		t.Logf("%d versions delivered twice (OnUpdate with equal RVs after the relist)", n)

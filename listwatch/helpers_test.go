@@ -468,6 +468,25 @@ func (r *recorder) checkOrder(t tb, strict bool) (repeats int) {
 	return repeats
 }
 
+// waitCaughtUp waits until the handler's deliveries add up to store's
+// contents. A client updates its store before it calls the handler (a
+// relist replaces the store, then delivers what changed), so a check
+// that reads the deliveries as soon as the store has converged can catch
+// the client between the two; it fails with a go-cmp diff if the handler
+// never catches up.
+func (r *recorder) waitCaughtUp(t tb, store cache.Store) {
+	t.Helper()
+	var diff string
+	deadline := time.Now().Add(testTimeout)
+	for time.Now().Before(deadline) {
+		if diff = cmp.Diff(rvsOf(stateOf(store.List())), r.view()); diff == "" {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatalf("handler deliveries never added up to the store after %v (-store +handler):\n%s", testTimeout, diff)
+}
+
 // checkNoLoss checks guarantee 3: every version current at some RV in held
 // was delivered or superseded by a later delivery of the same key.
 func (r *recorder) checkNoLoss(t tb, versions []version, held []uint64) {

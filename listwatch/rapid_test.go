@@ -79,7 +79,8 @@ func TestRapidGuarantees(t *testing.T) {
 			e.lw.release()
 		}
 		waitUntil(rt, "HasSynced", c.HasSynced)
-		e.waitConverged(c.Indexer())                           // guarantee 1
+		e.waitConverged(c.Indexer()) // guarantee 1
+		rec.waitCaughtUp(rt, c.Indexer())
 		rec.checkOrder(rt, true)                               // guarantee 2 (handler)
 		rec.checkNoLoss(rt, e.oracle.versions(), log.held(rt)) // guarantees 3 and 2 (client RV)
 		relists += log.count(TraceRelist)
