@@ -15,6 +15,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -83,6 +84,27 @@ func checkCreateShortcut(t *testing.T, kinds map[string]func(*rapid.T) creator) 
 // managedFields and returns the managedFields the server recorded.
 type creator func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error)
 
+// createFunc is a typed client's Create.
+type createFunc[T any] func(context.Context, T, metav1.CreateOptions) (T, error)
+
+// creatorOf is the creator that creates a copy of obj, with the name and
+// managedFields given, through the Create that client picks.
+func creatorOf[T interface {
+	runtime.Object
+	metav1.Object
+}](obj T, client func(kubernetes.Interface) createFunc[T]) creator {
+	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
+		c := obj.DeepCopyObject().(T)
+		c.SetName(name)
+		c.SetManagedFields(mf)
+		got, err := client(cs)(ctx, c, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return got.GetManagedFields(), nil
+	}
+}
+
 // creators draw an object of each kind: few keys and values, so lists
 // with keys collide (duplicate container names and ports) and optional
 // fields come and go.
@@ -146,15 +168,7 @@ func drawPod(t *rapid.T) creator {
 	if rapid.Bool().Draw(t, "status") {
 		pod.Status.Phase = corev1.PodRunning
 	}
-	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
-		p := pod.DeepCopy()
-		p.Name, p.ManagedFields = name, mf
-		got, err := cs.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return got.ManagedFields, nil
-	}
+	return creatorOf(pod, func(cs kubernetes.Interface) createFunc[*corev1.Pod] { return cs.CoreV1().Pods("default").Create })
 }
 
 func drawConfigMap(t *rapid.T) creator {
@@ -162,15 +176,9 @@ func drawConfigMap(t *rapid.T) creator {
 	if rapid.Bool().Draw(t, "binaryData") {
 		cm.BinaryData = map[string][]byte{"bin": {1, 2}}
 	}
-	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
-		c := cm.DeepCopy()
-		c.Name, c.ManagedFields = name, mf
-		got, err := cs.CoreV1().ConfigMaps("default").Create(ctx, c, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return got.ManagedFields, nil
-	}
+	return creatorOf(cm, func(cs kubernetes.Interface) createFunc[*corev1.ConfigMap] {
+		return cs.CoreV1().ConfigMaps("default").Create
+	})
 }
 
 func drawDeployment(t *rapid.T) creator {
@@ -190,15 +198,9 @@ func drawDeployment(t *rapid.T) creator {
 		d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &surge}}
 	}
 	d.Status.Replicas = rapid.SampledFrom([]int32{0, 3}).Draw(t, "status replicas") // reset by the main endpoint
-	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
-		c := d.DeepCopy()
-		c.Name, c.ManagedFields = name, mf
-		got, err := cs.AppsV1().Deployments("default").Create(ctx, c, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return got.ManagedFields, nil
-	}
+	return creatorOf(d, func(cs kubernetes.Interface) createFunc[*appsv1.Deployment] {
+		return cs.AppsV1().Deployments("default").Create
+	})
 }
 
 func drawBinding(t *rapid.T) creator {
@@ -215,15 +217,9 @@ func drawBinding(t *rapid.T) creator {
 	if rapid.Bool().Draw(t, "subjects") {
 		b.Subjects = []rbacv1.Subject{{Kind: "User", Name: "alice", APIGroup: rbacv1.GroupName}}
 	}
-	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
-		c := b.DeepCopy()
-		c.Name, c.ManagedFields = name, mf
-		got, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, c, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return got.ManagedFields, nil
-	}
+	return creatorOf(b, func(cs kubernetes.Interface) createFunc[*rbacv1.ClusterRoleBinding] {
+		return cs.RbacV1().ClusterRoleBindings().Create
+	})
 }
 
 // BenchmarkCreateManagedFields is the managedFields work of one pod create
@@ -272,15 +268,9 @@ func drawPriorityClass(t *rapid.T) creator {
 		Value:       rapid.SampledFrom([]int32{0, 1000, 2000}).Draw(t, "value"),
 		Description: rapid.SampledFrom([]string{"", "low", "high"}).Draw(t, "description"),
 	}
-	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
-		c := pc.DeepCopy()
-		c.Name, c.ManagedFields = name, mf
-		got, err := cs.SchedulingV1().PriorityClasses().Create(ctx, c, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return got.ManagedFields, nil
-	}
+	return creatorOf(pc, func(cs kubernetes.Interface) createFunc[*schedulingv1.PriorityClass] {
+		return cs.SchedulingV1().PriorityClasses().Create
+	})
 }
 
 // drawNarrowPod draws a pod of few shapes: only its finalizers, container
@@ -296,15 +286,7 @@ func drawNarrowPod(t *rapid.T) creator {
 		})
 	}
 	pod.Spec.NodeName = rapid.SampledFrom([]string{"node-1", "node-2"}).Draw(t, "nodeName")
-	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
-		p := pod.DeepCopy()
-		p.Name, p.ManagedFields = name, mf
-		got, err := cs.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return got.ManagedFields, nil
-	}
+	return creatorOf(pod, func(cs kubernetes.Interface) createFunc[*corev1.Pod] { return cs.CoreV1().Pods("default").Create })
 }
 
 // drawNarrowPriorityClass draws a PriorityClass of few shapes: its value
@@ -316,13 +298,7 @@ func drawNarrowPriorityClass(t *rapid.T) creator {
 		},
 		Value: rapid.SampledFrom([]int32{0, 1000, 2000}).Draw(t, "value"),
 	}
-	return func(ctx context.Context, cs kubernetes.Interface, name string, mf []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
-		c := pc.DeepCopy()
-		c.Name, c.ManagedFields = name, mf
-		got, err := cs.SchedulingV1().PriorityClasses().Create(ctx, c, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return got.ManagedFields, nil
-	}
+	return creatorOf(pc, func(cs kubernetes.Interface) createFunc[*schedulingv1.PriorityClass] {
+		return cs.SchedulingV1().PriorityClasses().Create
+	})
 }
