@@ -51,17 +51,7 @@ func TestCompareOnFake(t *testing.T) {
 // TestRawPagerSeesEveryPage checks that the continue token is read out of
 // raw JSON and protobuf bodies: 45 pods in pages of 10 are 5 pages.
 func TestRawPagerSeesEveryPage(t *testing.T) {
-	f := startFake(t)
-	c, err := newClients(f.Target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := createNamespace(t.Context(), c.cs, "p"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := createPods(t.Context(), c.cs, "p", 0, 45, 2); err != nil {
-		t.Fatal(err)
-	}
+	_, c := startFakeWithPods(t, "p", 45)
 	for _, mt := range []string{jsonType, protobufType} {
 		st, err := listRaw(t.Context(), c, "p", mt, 10, true)
 		if err != nil {
@@ -71,6 +61,24 @@ func TestRawPagerSeesEveryPage(t *testing.T) {
 			t.Errorf("%s: %d pages, want 5", mt, st.Pages)
 		}
 	}
+}
+
+// startFakeWithPods starts a fake with n pods in namespace ns and returns
+// it with its clients.
+func startFakeWithPods(t *testing.T, ns string, n int) (*Fake, *clients) {
+	t.Helper()
+	f := startFake(t)
+	c, err := newClients(f.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := createNamespace(t.Context(), c.cs, ns); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := createPods(t.Context(), c.cs, ns, 0, n, 2); err != nil {
+		t.Fatal(err)
+	}
+	return f, c
 }
 
 // startFake starts a fake that the test's cleanup closes.

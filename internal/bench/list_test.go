@@ -16,18 +16,8 @@ import (
 // gzipped and transparently decompressed to client-go's default clientset,
 // and plain to the identity one, which lists the same pods.
 func TestIdentityClientGetsPlainPages(t *testing.T) {
-	f := startFake(t)
-	c, err := newClients(f.Target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := createNamespace(t.Context(), c.cs, "p"); err != nil {
-		t.Fatal(err)
-	}
 	// About 950 bytes a pod in protobuf: 200 make a 190 KB page.
-	if _, err := createPods(t.Context(), c.cs, "p", 0, 200, 2); err != nil {
-		t.Fatal(err)
-	}
+	f, _ := startFakeWithPods(t, "p", 200)
 	rec := &encodingRecorder{next: http.DefaultTransport}
 	hc := &http.Client{Transport: rec}
 	cfg := rest.CopyConfig(f.Target.Config)
