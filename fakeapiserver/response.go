@@ -78,7 +78,6 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, out outputType,
 	}
 	h := w.Header()
 	h.Set("Content-Type", out.info.MediaType)
-	h.Set("Cache-Control", "no-cache, private")
 	if len(body) > gzipThreshold && acceptsGzip(r) {
 		// gzipBody cannot fail at a level New accepted (it writes to
 		// memory); if it did, the plain body is still a valid answer.

@@ -58,7 +58,6 @@ func (s *Server) beginStream(ctx context.Context, req *request, out outputType, 
 	rc := http.NewResponseController(req.w)
 	h := req.w.Header()
 	h.Set("Content-Type", watchContentType(out))
-	h.Set("Cache-Control", "no-cache, private")
 	h.Set("Transfer-Encoding", "chunked")
 	req.w.WriteHeader(http.StatusOK)
 	if err := rc.Flush(); err != nil {
