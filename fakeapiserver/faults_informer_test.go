@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lw-sim/lw-sim/internal/faults"
@@ -56,17 +57,7 @@ func runChaosInformer(t *testing.T, watchList bool) {
 	cfg.UserAgent = chaosUserAgent
 	trail := &requestTrail{}
 	cfg.WrapTransport = trail.wrap
-	cs, err := kubernetes.NewForConfig(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cms := cs.CoreV1().ConfigMaps("default")
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return cms.List(ctx, o)
-		},
-		WatchFuncWithContext: cms.Watch,
-	}
+	lw := configMapsLW(t, &cfg)
 	var lwi cache.ListerWatcher = lw
 	if !watchList {
 		lwi = noWatchList{lw}
@@ -165,17 +156,7 @@ func TestFaultInformerRecoversFromWatch5xx(t *testing.T) {
 					Match: FaultMatch{UserAgent: chaosUserAgent, Verbs: []string{"watch"}}})
 				cfg := *b.rest
 				cfg.UserAgent = chaosUserAgent
-				cs, err := kubernetes.NewForConfig(&cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cms := cs.CoreV1().ConfigMaps("default")
-				lw := &cache.ListWatch{
-					ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-						return cms.List(ctx, o)
-					},
-					WatchFuncWithContext: cms.Watch,
-				}
+				lw := configMapsLW(t, &cfg)
 				inf := cache.NewSharedIndexInformerWithOptions(noWatchList{lw}, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{})
 				ctx, cancel := context.WithCancel(context.Background())
 				var wg sync.WaitGroup
@@ -196,5 +177,22 @@ func TestFaultInformerRecoversFromWatch5xx(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// configMapsLW lists and watches default's configmaps through a client-go
+// clientset for cfg.
+func configMapsLW(t *testing.T, cfg *rest.Config) *cache.ListWatch {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cms := cs.CoreV1().ConfigMaps("default")
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return cms.List(ctx, o)
+		},
+		WatchFuncWithContext: cms.Watch,
 	}
 }
