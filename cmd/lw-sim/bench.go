@@ -30,7 +30,10 @@ func newBenchCommand() *cobra.Command {
 		Long: `Measure a fake kube-apiserver started in this process on issue 14's workloads
 (creates, paged LIST read as raw JSON and protobuf bytes, paged LIST through
 client-go next to client-go's own decode of the same bytes, watch fan-out)
-and print a table. With --against KUBECONFIG the same workloads run against
+and print a table. Two floors frame the client-go rows: the same traversal
+replayed to client-go from memory (no server: client-go's own cost) and
+over loopback by a server that only writes the recorded bytes (what any
+server behind a socket costs client-go on this machine). With --against KUBECONFIG the same workloads run against
 that server too, each workload on both before the next, and the table gains
 its column and the ratio fake/real (how many times better the fake is).
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
@@ -259,7 +260,11 @@ func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { re
 // gzip-level=L it asks, as client-go's default transport does, and a fake
 // with ResponseCompressionLevel L gzips each page (over 128 KiB): 0 is the
 // fake's default (stored blocks), -2 Huffman only, 1 kube-apiserver's level.
-// Each setting seeds its own fake.
+// Each setting seeds its own fake. Under replay, client-go pages through
+// recordings of the default fake's pages (replay.go): from memory (no
+// server: client-go's own floor) and over loopback from a server that
+// only writes the recorded bytes (the floor of any server behind a
+// socket), each with and without gzip.
 func BenchmarkListClientGo(b *testing.B) {
 	b.Run("compression=off", func(b *testing.B) {
 		f, _ := startSeeded(b, 10_000)
@@ -275,29 +280,50 @@ func BenchmarkListClientGo(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchClientGo(b, c)
+		benchClientGo(b, c, c.cs)
 	})
 	for _, level := range []int{gzip.NoCompression, gzip.HuffmanOnly, fakeapiserver.KubeAPIServerCompressionLevel} {
 		b.Run(fmt.Sprintf("gzip-level=%d", level), func(b *testing.B) {
 			_, c := startSeededConfig(b, 10_000, fakeapiserver.Config{ResponseCompressionLevel: level})
-			benchClientGo(b, c)
+			benchClientGo(b, c, c.cs)
 		})
 	}
+	b.Run("replay", func(b *testing.B) {
+		_, c := startSeeded(b, 10_000)
+		set, err := newReplaySet(b.Context(), c, benchNS, 500)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() {
+			if err := set.Close(); err != nil {
+				b.Errorf("close replay servers: %v", err)
+			}
+		})
+		for _, r := range []struct {
+			name string
+			cs   kubernetes.Interface
+		}{{"memory/gzip-level=0", set.memoryZipped}, {"memory/compression=off", set.memoryPlain},
+			{"loopback/gzip-level=0", set.wireZipped}, {"loopback/compression=off", set.wirePlain}} {
+			b.Run(r.name, func(b *testing.B) { benchClientGo(b, c, r.cs) })
+		}
+	})
 }
 
-// benchClientGo times client-go's paged LIST of benchNS's pods against
-// client-go's decode of the same pages. Every iteration runs one of each,
-// so a change in the machine's load hits both alike; the quotients are
+// benchClientGo times cs's paged LIST of benchNS's pods against
+// client-go's decode of the same pages (as c serves them). Every iteration
+// runs one of each, each from a collected heap with the collector off
+// (collected), so a change in the machine's load hits both alike and
+// neither pays for the other's garbage; the quotients are
 // given in wall time (×decode) and in process CPU time (×decode-cpu: the
 // LIST's includes the in-process server's work, which a separate server
 // process would add to the wall time instead). The meter's figures
 // (cpu-ns, alloc-B, gc per page) cover both.
-func benchClientGo(b *testing.B, c *clients) {
+func benchClientGo(b *testing.B, c *clients, cs kubernetes.Interface) {
 	raw, err := listRaw(b.Context(), c, benchNS, protobufType, 500, true)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := listClientGo(b.Context(), c, benchNS, 500); err != nil { // warm-up
+	if _, err := listWith(b.Context(), cs, benchNS, 500); err != nil { // warm-up
 		b.Fatal(err)
 	}
 	m := startMeter()
@@ -305,17 +331,28 @@ func benchClientGo(b *testing.B, c *clients) {
 	pages := 0
 	var list, dec, listCPU, decCPU time.Duration
 	for b.Loop() {
-		cpu0, start := processCPU(), time.Now()
-		st, err := listClientGo(b.Context(), c, benchNS, 500)
+		var st ListStats
+		var cpu0, cpu1, cpu2 time.Duration
+		var start, end, decStart time.Time
+		err := collected(func() (err error) {
+			cpu0, start = processCPU(), time.Now()
+			st, err = listWith(b.Context(), cs, benchNS, 500)
+			cpu1, end = processCPU(), time.Now()
+			return err
+		})
 		if err != nil {
 			b.Fatal(err)
 		}
-		cpu1, mid := processCPU(), time.Now()
-		if _, err := decodeProtobuf(raw.Bodies); err != nil {
+		err = collected(func() (err error) {
+			cpu2, decStart = processCPU(), time.Now()
+			_, err = decodeProtobuf(raw.Bodies)
+			return err
+		})
+		if err != nil {
 			b.Fatal(err)
 		}
-		list, dec = list+mid.Sub(start), dec+time.Since(mid)
-		listCPU, decCPU = listCPU+cpu1-cpu0, decCPU+processCPU()-cpu1
+		list, dec = list+end.Sub(start), dec+time.Since(decStart)
+		listCPU, decCPU = listCPU+cpu1-cpu0, decCPU+processCPU()-cpu2
 		pages += st.Pages
 	}
 	b.ReportMetric(float64(list.Nanoseconds())/float64(pages), "ns/page")

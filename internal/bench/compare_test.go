@@ -34,6 +34,8 @@ func TestCompareOnFake(t *testing.T) {
 		"paged LIST raw protobuf gzip (ms/page)",
 		"paged LIST client-go protobuf (ms/page)", "paged LIST client-go protobuf, no gzip (ms/page)",
 		"client-go decode of the same page (ms/page)", "client-go LIST ÷ its decode (×)", "client-go LIST, no gzip, ÷ its decode (×)",
+		"client-go LIST replayed from memory ÷ its decode (×)", "client-go LIST replayed from memory, no gzip, ÷ its decode (×)",
+		"client-go LIST replayed over loopback ÷ its decode (×)", "client-go LIST replayed over loopback, no gzip, ÷ its decode (×)",
 		"watch fan-out 4×7 (events/s)",
 	}
 	if diff := cmp.Diff(want, names); diff != "" {

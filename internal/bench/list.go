@@ -267,11 +267,12 @@ func decodeProtobuf(bodies [][]byte) (time.Duration, error) {
 // measureClientGo measures client-go's paged LIST of ns's pods against
 // client-go's decode of the same pages, opts.Rounds times after a warm-up.
 // Each round runs a traversal as client-go does by default (asking for
-// gzip), one asking for identity, and the decode of a raw traversal's
-// bodies, back to back, so a change in the machine's load hits the three
-// alike; a row is the median round, and the quotients are the medians of
-// each round's own quotient, not quotients of medians taken from
-// different rounds.
+// gzip), one asking for identity, the same two replayed from memory with
+// no server (replay.go: client-go's own floor), and the decode of a raw
+// traversal's bodies, back to back, so a change in the machine's load
+// hits them alike; a row is the median round, and the quotients are the
+// medians of each round's own quotient, not quotients of medians taken
+// from different rounds.
 func measureClientGo(ctx context.Context, c *clients, ns string, opts Options) ([]Measurement, error) {
 	raw, err := listRaw(ctx, c, ns, protobufType, opts.PageSize, true)
 	if err != nil {
@@ -280,31 +281,45 @@ func measureClientGo(ctx context.Context, c *clients, ns string, opts Options) (
 	if _, err := listClientGo(ctx, c, ns, opts.PageSize); err != nil { // warm-up
 		return nil, err
 	}
-	var zipped, plain, dec, zippedX, plainX []float64
+	replays, err := newReplaySet(ctx, c, ns, opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	defer replays.Close()
+	traversals := []kubernetes.Interface{c.cs, c.csPlain, replays.memoryZipped, replays.memoryPlain, replays.wireZipped, replays.wirePlain}
+	perPage := make([][]float64, len(traversals)) // ms/page, per traversal
+	ratio := make([][]float64, len(traversals))   // ÷ the round's decode
+	var dec []float64
 	for range opts.Rounds {
-		z, err := listClientGo(ctx, c, ns, opts.PageSize)
-		if err != nil {
-			return nil, err
+		var st []ListStats
+		for _, cs := range traversals {
+			var s ListStats
+			if err := collected(func() (err error) { s, err = listWith(ctx, cs, ns, opts.PageSize); return err }); err != nil {
+				return nil, err
+			}
+			st = append(st, s)
 		}
-		p, err := listClientGoPlain(ctx, c, ns, opts.PageSize)
-		if err != nil {
-			return nil, err
-		}
-		d, err := decodeProtobuf(raw.Bodies)
-		if err != nil {
+		var d time.Duration
+		if err := collected(func() (err error) { d, err = decodeProtobuf(raw.Bodies); return err }); err != nil {
 			return nil, err
 		}
 		dPage := d / time.Duration(len(raw.Bodies))
-		zipped, plain, dec = append(zipped, ms(z.PerPage())), append(plain, ms(p.PerPage())), append(dec, ms(dPage))
-		zippedX = append(zippedX, float64(z.PerPage())/float64(dPage))
-		plainX = append(plainX, float64(p.PerPage())/float64(dPage))
+		dec = append(dec, ms(dPage))
+		for i, s := range st {
+			perPage[i] = append(perPage[i], ms(s.PerPage()))
+			ratio[i] = append(ratio[i], float64(s.PerPage())/float64(dPage))
+		}
 	}
 	return []Measurement{
-		{Workload: "paged LIST client-go protobuf (ms/page)", Value: median(zipped)},
-		{Workload: "paged LIST client-go protobuf, no gzip (ms/page)", Value: median(plain)},
+		{Workload: "paged LIST client-go protobuf (ms/page)", Value: median(perPage[0])},
+		{Workload: "paged LIST client-go protobuf, no gzip (ms/page)", Value: median(perPage[1])},
 		{Workload: "client-go decode of the same page (ms/page)", Value: median(dec)},
-		{Workload: "client-go LIST ÷ its decode (×)", Value: median(zippedX)},
-		{Workload: "client-go LIST, no gzip, ÷ its decode (×)", Value: median(plainX)},
+		{Workload: "client-go LIST ÷ its decode (×)", Value: median(ratio[0])},
+		{Workload: "client-go LIST, no gzip, ÷ its decode (×)", Value: median(ratio[1])},
+		{Workload: "client-go LIST replayed from memory ÷ its decode (×)", Value: median(ratio[2])},
+		{Workload: "client-go LIST replayed from memory, no gzip, ÷ its decode (×)", Value: median(ratio[3])},
+		{Workload: "client-go LIST replayed over loopback ÷ its decode (×)", Value: median(ratio[4])},
+		{Workload: "client-go LIST replayed over loopback, no gzip, ÷ its decode (×)", Value: median(ratio[5])},
 	}, nil
 }
 

@@ -30,6 +30,8 @@ type clients struct {
 	// csPlain is cs asking for Accept-Encoding: identity (list.go).
 	csPlain kubernetes.Interface
 	host    string
+	// cfg is the typed clientsets' configuration (protobuf).
+	cfg *rest.Config
 	// acceptEncoding, when set, is the Accept-Encoding of get's requests;
 	// unset, Go's transport asks for gzip (and decompresses), as it does
 	// for client-go, and both servers gzip bodies over 128 KiB.
@@ -54,7 +56,7 @@ func newClients(t Target) (*clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: clientset: %w", t.Name, err)
 	}
-	return &clients{http: hc, cs: cs, csPlain: csPlain, host: t.Config.Host}, nil
+	return &clients{http: hc, cs: cs, csPlain: csPlain, host: t.Config.Host, cfg: cfg}, nil
 }
 
 // get sends GET path (with its query) accepting mediaType.
