@@ -201,5 +201,10 @@ func Cases() []Case {
 		{Name: "ScaleReplicaSetStatefulSet", Run: RunScaleReplicaSetStatefulSet},
 		{Name: "ListGzip", Run: RunListGzip},
 		{Name: "CacheControlEverywhere", Run: RunCacheControlEverywhere},
+		{Name: "PodStatusTransitionNever", Run: RunPodStatusTransitionNever},
+		{Name: "PodStatusTransitionOnFailure", Run: RunPodStatusTransitionOnFailure},
+		{Name: "PodStatusTransitionRules", Run: RunPodStatusTransitionRules},
+		{Name: "PodStatusContainerFields", Run: RunPodStatusContainerFields},
+		{Name: "PodStatusResourceClaims", Run: RunPodStatusResourceClaims},
 	}
 }

@@ -19,12 +19,15 @@ func prepareStatusUpdate(next, old runtime.Object) {
 
 // preparePodStatus is podStatusStrategy.PrepareForUpdate: a qosClass
 // left out is backfilled (old kubelets dropped it; it is immutable), and so
-// are observedGeneration and each condition's observedGeneration
-// (preserveOldObservedGeneration: conditions of one type in order).
+// are the DRA status fields, observedGeneration and each condition's
+// observedGeneration (preserveOldObservedGeneration: conditions of one
+// type in order); the fields of gated-off features are dropped.
 func preparePodStatus(s, old *corev1.PodStatus) {
 	if s.QOSClass == "" {
 		s.QOSClass = old.QOSClass
 	}
+	preserveClaimStatuses(s, old)
+	dropDisabledPodStatusFields(s, old)
 	if s.ObservedGeneration == 0 {
 		s.ObservedGeneration = old.ObservedGeneration
 	}
@@ -41,4 +44,58 @@ func preparePodStatus(s, old *corev1.PodStatus) {
 			s.Conditions[i].ObservedGeneration = gen
 		}
 	}
+}
+
+// preserveClaimStatuses keeps the stored DRA status fields a status write
+// left out (nil): an old or misbehaving client strips fields it does not
+// know. An empty list still clears a list.
+func preserveClaimStatuses(s, old *corev1.PodStatus) {
+	if s.ResourceClaimStatuses == nil {
+		s.ResourceClaimStatuses = old.ResourceClaimStatuses
+	}
+	if s.ExtendedResourceClaimStatus == nil {
+		s.ExtendedResourceClaimStatus = old.ExtendedResourceClaimStatus
+	}
+	if s.NodeAllocatableResourceClaimStatuses == nil {
+		s.NodeAllocatableResourceClaimStatuses = old.NodeAllocatableResourceClaimStatuses
+	}
+}
+
+// dropDisabledPodStatusFields is the part of podutil's
+// dropDisabledPodStatusFields whose features are off by default in v1.37:
+// a field is dropped unless the stored status already uses it.
+func dropDisabledPodStatusFields(s, old *corev1.PodStatus) {
+	// CSIVolumeHealth, alpha.
+	if len(old.VolumeHealth) == 0 {
+		s.VolumeHealth = nil
+	}
+	// DRANodeAllocatableResources, alpha.
+	if len(old.NodeAllocatableResourceClaimStatuses) == 0 {
+		s.NodeAllocatableResourceClaimStatuses = nil
+	}
+	// ImageVolumeWithDigest, alpha.
+	if !volumeStatusInUse(old) {
+		for _, statuses := range [][]corev1.ContainerStatus{s.ContainerStatuses, s.InitContainerStatuses, s.EphemeralContainerStatuses} {
+			for i := range statuses {
+				for j := range statuses[i].VolumeMounts {
+					statuses[i].VolumeMounts[j].VolumeStatus = nil
+				}
+			}
+		}
+	}
+}
+
+// volumeStatusInUse reports whether a container status of s has a volume
+// mount with a volumeStatus.
+func volumeStatusInUse(s *corev1.PodStatus) bool {
+	for _, statuses := range [][]corev1.ContainerStatus{s.ContainerStatuses, s.InitContainerStatuses, s.EphemeralContainerStatuses} {
+		for _, c := range statuses {
+			for _, m := range c.VolumeMounts {
+				if m.VolumeStatus != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

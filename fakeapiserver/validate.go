@@ -49,11 +49,16 @@ func validateStatusWrite(res *resourceInfo, obj, old runtime.Object) error {
 }
 
 // invalidIfAny turns a non-empty error list into the 422 Invalid Status.
+// An error equal to an earlier one (same field, type, value and detail)
+// is reported once: every built-in strategy of kube-apiserver v1.37 embeds
+// rest.DeclarativeValidation, whose migration checks pass the handwritten
+// errors through ErrorList.Filter, and so through ToAggregate, which drops
+// repeats.
 func invalidIfAny(res *resourceInfo, obj runtime.Object, errs field.ErrorList) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return apierrors.NewInvalid(res.Kind.GroupKind(), mustAccessor(obj).GetName(), errs)
+	return apierrors.NewInvalid(res.Kind.GroupKind(), mustAccessor(obj).GetName(), errs.Filter())
 }
 
 // validateUpdate validates an update of the main resource or, through the

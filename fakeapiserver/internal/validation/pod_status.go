@@ -15,13 +15,23 @@ var systemPodConditions = map[corev1.PodConditionType]bool{
 	corev1.PodScheduled: true, corev1.PodReady: true, corev1.PodInitialized: true,
 }
 
-// validatePodStatusUpdate is core validation's ValidatePodStatusUpdate for
-// what tests write into a pod's status: the metadata update, condition
-// types and observedGenerations, nominatedNodeName, observedGeneration,
-// an immutable qosClass, and the pod and host IPs. Container state
-// transitions, resource claim statuses, volume health and the allocated
-// resources of container statuses are not checked. spec.nodeName cannot
-// change here: a status write keeps the stored spec.
+// validatePodStatusUpdate is core validation's ValidatePodStatusUpdate as
+// the pod status strategy runs it with v1.37's default feature gates: the
+// metadata update, condition types and observedGenerations,
+// nominatedNodeName, observedGeneration, an immutable qosClass, container
+// state transitions (pod_status_transitions.go), resource claim statuses
+// and the extended resource claim status (pod_status_claims.go), the pod
+// and host IPs, and the reported users and allocatedResourcesStatus of
+// container statuses (pod_status_containers.go). spec.nodeName cannot
+// change here: a status write keeps the stored spec, which the checks
+// read.
+//
+// Not checked: the pod-specific annotation rules (mirror pod and AppArmor
+// annotations may not be added, changed or removed). Gated off in v1.37,
+// and dropped before validation by the real server and by
+// preparePodStatus: volumeHealth (CSIVolumeHealth),
+// nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources) and
+// the volumeStatus of container volume mounts (ImageVolumeWithDigest).
 func validatePodStatusUpdate(obj, old runtime.Object) field.ErrorList {
 	pod, ok := obj.(*corev1.Pod)
 	o, okOld := old.(*corev1.Pod)
@@ -44,8 +54,36 @@ func validatePodStatusUpdate(obj, old runtime.Object) field.ErrorList {
 		errs = append(errs, field.Invalid(statusPath.Child("observedGeneration"), s.ObservedGeneration, "must be a non-negative integer"))
 	}
 	errs = append(errs, apimachineryvalidation.ValidateImmutableField(s.QOSClass, os.QOSClass, statusPath.Child("qosClass"))...)
+	errs = append(errs, validateContainerStatuses(pod, o)...)
 	errs = append(errs, validatePodIPs(s, os)...)
-	return append(errs, validateHostIPs(s, os)...)
+	errs = append(errs, validateHostIPs(s, os)...)
+	return append(errs, validateContainerStatusFields(pod)...)
+}
+
+// validateContainerStatuses is the part of ValidatePodStatusUpdate between
+// qosClass and the IPs: state transitions against the stored statuses,
+// then the DRA claim statuses.
+func validateContainerStatuses(pod, old *corev1.Pod) field.ErrorList {
+	s, os, spec := pod.Status, old.Status, &old.Spec
+	errs := validateStateTransitions(s.ContainerStatuses, os.ContainerStatuses, statusPath.Child("containerStatuses"), spec, spec.Containers)
+	errs = append(errs, validateStateTransitions(s.InitContainerStatuses, os.InitContainerStatuses, statusPath.Child("initContainerStatuses"), spec, spec.InitContainers)...)
+	errs = append(errs, validateEphemeralStateTransitions(s.EphemeralContainerStatuses, os.EphemeralContainerStatuses, statusPath.Child("ephemeralContainerStatuses"))...)
+	errs = append(errs, validatePodResourceClaimStatuses(s.ResourceClaimStatuses, pod.Spec.ResourceClaims, statusPath.Child("resourceClaimStatuses"))...)
+	return append(errs, validateExtendedResourceClaimStatus(s.ExtendedResourceClaimStatus, &pod.Spec, statusPath.Child("extendedResourceClaimStatus"))...)
+}
+
+// validateContainerStatusFields is the end of ValidatePodStatusUpdate:
+// the users each container status reports, then their
+// allocatedResourcesStatus (none for ephemeral containers).
+func validateContainerStatusFields(pod *corev1.Pod) field.ErrorList {
+	s, spec := pod.Status, &pod.Spec
+	containers, inits, ephemeral := statusPath.Child("containerStatuses"), statusPath.Child("initContainerStatuses"), statusPath.Child("ephemeralContainerStatuses")
+	errs := validateContainerStatusUsers(s.ContainerStatuses, containers, spec.OS)
+	errs = append(errs, validateContainerStatusUsers(s.InitContainerStatuses, inits, spec.OS)...)
+	errs = append(errs, validateContainerStatusUsers(s.EphemeralContainerStatuses, ephemeral, spec.OS)...)
+	errs = append(errs, validateAllocatedResourcesStatus(s.ContainerStatuses, containers, spec.Containers, s.ExtendedResourceClaimStatus)...)
+	errs = append(errs, validateAllocatedResourcesStatus(s.InitContainerStatuses, inits, spec.InitContainers, s.ExtendedResourceClaimStatus)...)
+	return append(errs, validateNoAllocatedResourcesStatus(s.EphemeralContainerStatuses, ephemeral)...)
 }
 
 // validatePodConditions is core validation's validatePodConditions. Its
