@@ -158,3 +158,37 @@ func TestValidationStatusPod(t *testing.T) {
 
 // qualifiedNameMsg is what IsQualifiedName says of "bad type!".
 var qualifiedNameMsg = validation.IsQualifiedName("bad type!")[0]
+
+// TestValidationStatusPodTransition: what a controller test faking the
+// kubelet hits: once a container of a restartPolicy Never pod is reported
+// terminated, reporting it running again is refused (also in a dry run),
+// and the stored status keeps it terminated.
+func TestValidationStatusPodTransition(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	pods := clientsetFor(t, srv).CoreV1().Pods("default")
+	ctx := t.Context()
+	spec := corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}
+	p, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: spec}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("Create(pod) = %v", err)
+	}
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
+	if p, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("UpdateStatus(terminated) = %v", err)
+	}
+	p.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	const msg = "Forbidden: may not be transitioned to non-terminated state"
+	for _, dryRun := range [][]string{{metav1.DryRunAll}, nil} {
+		_, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{DryRun: dryRun})
+		wantInvalid(t, "UpdateStatus(terminated → running)", err, "Pod", "p", `Pod "p" is invalid: status.containerStatuses[0].state: `+msg,
+			metav1.StatusCause{Type: "FieldValueForbidden", Message: msg, Field: "status.containerStatuses[0].state"})
+	}
+	got, err := pods.Get(ctx, "p", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("Get(pod) = %v", err)
+	}
+	if len(got.Status.ContainerStatuses) != 1 || got.Status.ContainerStatuses[0].State.Terminated == nil {
+		t.Errorf("after the refused UpdateStatus: container statuses %+v, want c terminated", got.Status.ContainerStatuses)
+	}
+}
