@@ -27,7 +27,9 @@ var systemPodConditions = map[corev1.PodConditionType]bool{
 // read.
 //
 // Not checked: the pod-specific annotation rules (mirror pod and AppArmor
-// annotations may not be added, changed or removed). Gated off in v1.37,
+// annotations may not be added, changed or removed); they cannot fire
+// while lw-sim's status write keeps the stored metadata, where the real
+// one stores label and annotation changes. Gated off in v1.37,
 // and dropped before validation by the real server and by
 // preparePodStatus: volumeHealth (CSIVolumeHealth),
 // nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources) and
