@@ -206,5 +206,8 @@ func Cases() []Case {
 		{Name: "PodStatusTransitionRules", Run: RunPodStatusTransitionRules},
 		{Name: "PodStatusContainerFields", Run: RunPodStatusContainerFields},
 		{Name: "PodStatusResourceClaims", Run: RunPodStatusResourceClaims},
+		{Name: "ValidateHPAStatus", Run: RunValidateHPAStatus},
+		{Name: "ValidateCSRStatusConditions", Run: RunValidateCSRStatusConditions},
+		{Name: "ValidateCSRStatusCertificate", Run: RunValidateCSRStatusCertificate},
 	}
 }

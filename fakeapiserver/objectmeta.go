@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +16,12 @@ import (
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 )
 
+// now is the server clock's time at the second precision a stored
+// timestamp keeps (metav1.Time serialises as RFC 3339 seconds).
+func (s *Server) now() metav1.Time {
+	return metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(time.Second))
+}
+
 // fillCreateMeta sets what the server owns on a new object
 // (registry/rest/create.go BeforeCreate, FillObjectMetaSystemFields): uid,
 // creationTimestamp at second precision, generation for kinds that track
@@ -23,7 +30,7 @@ import (
 func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	m := mustAccessor(obj)
 	m.SetUID(types.UID(newUID()))
-	m.SetCreationTimestamp(metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(1e9)))
+	m.SetCreationTimestamp(s.now())
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
 	m.SetGeneration(0)

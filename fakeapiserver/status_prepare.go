@@ -1,18 +1,26 @@
 package fakeapiserver
 
 import (
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // prepareStatusUpdate is the part of a status strategy's PrepareForUpdate
 // that fills what a status write left out from the stored object (the
 // copy of the status onto the stored object is copyStatus). next is the
-// object about to be validated and stored, old the stored one.
-func prepareStatusUpdate(next, old runtime.Object) {
-	if p, ok := next.(*corev1.Pod); ok {
+// object about to be validated and stored, old the stored one, now the
+// server's clock.
+func prepareStatusUpdate(next, old runtime.Object, now metav1.Time) {
+	switch p := next.(type) {
+	case *corev1.Pod:
 		if o, ok := old.(*corev1.Pod); ok {
 			preparePodStatus(&p.Status, &o.Status)
+		}
+	case *certificatesv1.CertificateSigningRequest:
+		if o, ok := old.(*certificatesv1.CertificateSigningRequest); ok {
+			prepareCSRStatus(p, o, now)
 		}
 	}
 }

@@ -17,13 +17,15 @@ var statusPath = field.NewPath("status")
 // than the metadata update (kubernetes pkg/registry/*/strategy.go,
 // ValidateUpdate of each statusStrategy).
 var builtinStatus = map[schema.GroupKind]Func{
-	{Group: "apps", Kind: "Deployment"}:  validateDeploymentStatusUpdate,
-	{Group: "apps", Kind: "ReplicaSet"}:  validateReplicaSetStatusUpdate,
-	{Group: "apps", Kind: "StatefulSet"}: validateStatefulSetStatusUpdate,
-	{Group: "apps", Kind: "DaemonSet"}:   validateDaemonSetStatusUpdate,
-	{Kind: "ReplicationController"}:      validateReplicationControllerStatusUpdate,
-	{Kind: "Pod"}:                        validatePodStatusUpdate,
-	{Group: "batch", Kind: "Job"}:        validateJobStatusUpdate,
+	{Group: "apps", Kind: "Deployment"}:                               validateDeploymentStatusUpdate,
+	{Group: "apps", Kind: "ReplicaSet"}:                               validateReplicaSetStatusUpdate,
+	{Group: "apps", Kind: "StatefulSet"}:                              validateStatefulSetStatusUpdate,
+	{Group: "apps", Kind: "DaemonSet"}:                                validateDaemonSetStatusUpdate,
+	{Kind: "ReplicationController"}:                                   validateReplicationControllerStatusUpdate,
+	{Kind: "Pod"}:                                                     validatePodStatusUpdate,
+	{Group: "batch", Kind: "Job"}:                                     validateJobStatusUpdate,
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           validateHPAStatusUpdate,
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: validateCSRStatusUpdate,
 }
 
 // StatusFor returns the validation of an update of the built-in kind gk
