@@ -209,5 +209,6 @@ func Cases() []Case {
 		{Name: "ValidateHPAStatus", Run: RunValidateHPAStatus},
 		{Name: "ValidateCSRStatusConditions", Run: RunValidateCSRStatusConditions},
 		{Name: "ValidateCSRStatusCertificate", Run: RunValidateCSRStatusCertificate},
+		{Name: "CSRApproval", Run: RunCSRApproval},
 	}
 }

@@ -204,3 +204,78 @@ func RunValidateCSRStatusCertificate(ctx context.Context, t *testing.T, target T
 	checkStatus(t, "clear the certificate", r, invalid(csrKind, csrGroup, name,
 		cause(metav1.CauseTypeForbidden, "status.certificate", "Forbidden: updates may not modify existing certificate content")))
 }
+
+// patchApproval merge-patches the status of a CSR through its approval
+// subresource.
+func (e *env) patchApproval(ctx context.Context, path string, status object) response {
+	return e.c.do(ctx, e.t, request{Method: http.MethodPatch, Path: path + "/approval",
+		Body: object{"status": status}, ContentType: mergePatchType})
+}
+
+// conditionField is field key of the i-th condition in conditions.
+func conditionField(t testing.TB, conditions []any, i int, key string) any {
+	t.Helper()
+	if i >= len(conditions) {
+		t.Fatalf("conditions %v: no condition %d", conditions, i)
+	}
+	return conditions[i].(map[string]any)[key]
+}
+
+// RunCSRApproval: the approval subresource (what kubectl certificate
+// approve writes) stores the written conditions and nothing else (a
+// certificate in the body is dropped); it may add, change or drop an
+// Approved condition's details but not remove one, nor hold Approved and
+// Denied together. Through /status the stored Approved condition is put
+// back when a write changes it, and removing it is refused.
+func RunCSRApproval(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	path := e.createCSR(ctx, target)
+	name := path[len(csrPath)+1:]
+
+	r := e.c.do(ctx, t, request{Method: http.MethodGet, Path: path + "/approval"})
+	r.mustCode(t, http.StatusOK, "get approval")
+	var csr object
+	r.decode(t, &csr)
+	if csr["kind"] != csrKind {
+		t.Errorf("get approval: kind %v, want %s", csr["kind"], csrKind)
+	}
+	csr["status"] = object{"certificate": selfSigned(t, "ignored"),
+		"conditions": []any{object{"type": "Approved", "status": "True", "reason": "AutoApproved", "message": "ok"}}}
+	r = e.c.do(ctx, t, request{Method: http.MethodPut, Path: path + "/approval", Body: csr})
+	r.mustCode(t, http.StatusOK, "approve")
+	var approved object
+	r.decode(t, &approved)
+	status, _ := approved["status"].(map[string]any)
+	if _, ok := status["certificate"]; ok {
+		t.Errorf("approve: the certificate in the body was stored")
+	}
+	conditions := csrConditions(t, r)
+	if conditionField(t, conditions, 0, "lastUpdateTime") == nil || conditionField(t, conditions, 0, "lastTransitionTime") == nil {
+		t.Errorf("approve: condition timestamps not filled: %v", conditions)
+	}
+
+	r = e.patchApproval(ctx, path, object{"conditions": []any{condition("Approved"), condition("Denied")}})
+	checkStatus(t, "Approved and Denied through /approval", r, invalid(csrKind, csrGroup, name,
+		cause(metav1.CauseTypeFieldValueInvalid, "status.conditions", csrUnionValue)))
+	r = e.patchApproval(ctx, path, object{"conditions": []any{object{"type": "Approved", "status": "False"}, object{"type": "Failed", "status": "True"}}})
+	checkStatus(t, "Approved=False through /approval", r, invalid(csrKind, csrGroup, name,
+		cause(metav1.CauseTypeFieldValueNotSupported, "status.conditions[0].status", `Unsupported value: "False": supported values: "True"`)))
+	r = e.patchApproval(ctx, path, object{"conditions": nil})
+	checkStatus(t, "remove Approved through /approval", r, invalid(csrKind, csrGroup, name,
+		cause(metav1.CauseTypeForbidden, "status.conditions", `Forbidden: updates may not remove a condition of type "Approved"`)))
+
+	r = e.patchStatus(ctx, path, object{"conditions": []any{object{"type": "Approved", "status": "True", "reason": "Changed"}}})
+	r.mustCode(t, http.StatusOK, "change Approved through /status")
+	if got := conditionField(t, csrConditions(t, r), 0, "reason"); got != "AutoApproved" {
+		t.Errorf("Approved reason after a /status write = %v, want the stored AutoApproved", got)
+	}
+	r = e.patchStatus(ctx, path, object{"conditions": nil})
+	checkStatus(t, "remove Approved through /status", r, invalid(csrKind, csrGroup, name,
+		cause(metav1.CauseTypeForbidden, "status.conditions", `Forbidden: updates may not remove a condition of type "Approved"`)))
+
+	r = e.patchApproval(ctx, path, object{"conditions": []any{object{"type": "Approved", "status": "True", "reason": "Again"}, condition("Failed")}})
+	r.mustCode(t, http.StatusOK, "change Approved and add Failed through /approval")
+	if got := conditionField(t, csrConditions(t, r), 0, "reason"); got != "Again" {
+		t.Errorf("Approved reason after an /approval write = %v, want Again", got)
+	}
+}

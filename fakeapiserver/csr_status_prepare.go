@@ -15,7 +15,7 @@ import (
 func prepareCSRStatus(csr, old *certificatesv1.CertificateSigningRequest, now metav1.Time) {
 	preserveCSRConditions(csr, old, certificatesv1.CertificateApproved)
 	preserveCSRConditions(csr, old, certificatesv1.CertificateDenied)
-	populateCSRConditionTimestamps(csr, old, now)
+	populateCSRConditionTimestamps(csr.Status.Conditions, old, now)
 }
 
 // preserveCSRConditions copies old's conditions of type t over csr's, in
@@ -45,9 +45,9 @@ func csrConditionIndices(csr *certificatesv1.CertificateSigningRequest, t certif
 // populateConditionTimestamps: a missing lastUpdateTime is now; a missing
 // lastTransitionTime is that of a stored condition of the same type and
 // status, else now.
-func populateCSRConditionTimestamps(csr, old *certificatesv1.CertificateSigningRequest, now metav1.Time) {
-	for i := range csr.Status.Conditions {
-		c := &csr.Status.Conditions[i]
+func populateCSRConditionTimestamps(conditions []certificatesv1.CertificateSigningRequestCondition, old *certificatesv1.CertificateSigningRequest, now metav1.Time) {
+	for i := range conditions {
+		c := &conditions[i]
 		if c.LastUpdateTime.IsZero() {
 			c.LastUpdateTime = now
 		}

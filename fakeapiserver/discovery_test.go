@@ -233,7 +233,6 @@ func TestDiscoveryMatchesKubeAPIServer(t *testing.T) {
 		"serviceaccounts/token", "services/proxy"} {
 		notServed["v1 "+sub] = true
 	}
-	notServed["certificates.k8s.io/v1 certificatesigningrequests/approval"] = true
 	captured, err := internaldiscovery.Builtin()
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,9 @@ type fieldManagers struct {
 	// scale records writes to the scale subresource, on the Scale kind
 	// (autoscaling/v1) with subresource "scale"; nil without one.
 	scale *managedfields.FieldManager
+	// approval records writes to a CertificateSigningRequest's approval
+	// subresource (subresource "approval"); nil for other kinds.
+	approval *managedfields.FieldManager
 	// create is the main endpoint's shortcut for creates
 	// (managedfields_create.go); nil where it could not be prepared.
 	create *createFields
@@ -128,6 +131,12 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc, builtin ma
 			return fm, fmt.Errorf("fakeapiserver: resource %s/status: %w", info.Kind, err)
 		}
 	}
+	if hasApproval(info) {
+		fm.approval, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "approval", approvalResetFields(info))
+		if err != nil {
+			return fm, fmt.Errorf("fakeapiserver: resource %s/approval: %w", info.Kind, err)
+		}
+	}
 	if info.Scale != nil {
 		scaleTC := newTypeConverterFor(builtin, &autoscalingv1.Scale{}, scaleGVK)
 		fm.scale, err = managedfields.NewDefaultFieldManager(scaleTC, scheme, defaulterFunc(func(runtime.Object) {}), scheme, scaleGVK, scaleGVK.GroupVersion(), "scale", nil)
@@ -146,6 +155,9 @@ func (req *request) fieldManager() (*managedfields.FieldManager, error) {
 	}
 	if req.isStatus() && fm.status != nil {
 		return fm.status, nil
+	}
+	if req.isApproval() && fm.approval != nil {
+		return fm.approval, nil
 	}
 	return fm.main, nil
 }

@@ -31,6 +31,8 @@ func (s *Server) subresourceServed(res *resourceInfo, sub string) bool {
 		return isPod(res) && s.cfg.Scheme.Recognizes(evictionGVK)
 	case "binding":
 		return isPod(res) && s.cfg.Scheme.Recognizes(bindingGVK)
+	case "approval":
+		return hasApproval(res)
 	}
 	return false
 }

@@ -62,10 +62,14 @@ func invalidIfAny(res *resourceInfo, obj runtime.Object, errs field.ErrorList) e
 }
 
 // validateUpdate validates an update of the main resource or, through the
-// status subresource, of the status.
+// status subresource, of the status, or through the approval subresource,
+// of a CertificateSigningRequest's conditions.
 func validateUpdate(req *request, next, old runtime.Object) error {
 	if req.isStatus() {
 		return validateStatusWrite(req.res, next, old)
+	}
+	if req.isApproval() {
+		return invalidIfAny(req.res, next, validation.ValidateCSRApprovalUpdate(next, old))
 	}
 	return validateWrite(req.res, next, old)
 }

@@ -56,20 +56,20 @@ func (s *Server) applyPatch(req *request, out outputType, in patchInput) (respon
 // applyObject runs an apply as the real patch handler does with
 // forceAllowCreate: an existing object is updated through the
 // read-modify-write loop; a missing one is created from the applied
-// configuration (the main resource only: the status subresource never
-// creates, 404). A concurrent create or delete between the read and the
-// write starts over.
+// configuration (the main resource only: the status and approval
+// subresources never create, 404). A concurrent create or delete between
+// the read and the write starts over.
 func (s *Server) applyObject(req *request, a *applier) (runtime.Object, bool, error) {
 	for {
 		_, err := s.current(req.res, req.info.namespace, req.info.name)
 		switch {
 		case err == nil:
 			obj, err := s.updateObject(req, a.apply)
-			if apierrors.IsNotFound(err) && !req.isStatus() {
+			if apierrors.IsNotFound(err) && !req.isPartialWrite() {
 				continue
 			}
 			return obj, false, err
-		case apierrors.IsNotFound(err) && !req.isStatus():
+		case apierrors.IsNotFound(err) && !req.isPartialWrite():
 			obj, err := s.applyCreate(req, a)
 			if apierrors.IsAlreadyExists(err) {
 				continue

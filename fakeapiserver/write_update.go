@@ -105,6 +105,10 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 		prepareStatusUpdate(base, old, s.now())
 		keepManagedFields(base, next)
 		next, nextMeta = base, mustAccessor(base)
+	} else if req.isApproval() {
+		base := prepareApprovalUpdate(next, old, s.now())
+		keepManagedFields(base, next)
+		next, nextMeta = base, mustAccessor(base)
 	} else if res.hasStatus {
 		copyStatus(next, old)
 	}
