@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -37,8 +38,17 @@ func hpa(gv, name string) object {
 func RunValidateHPAStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	v2 := "/apis/autoscaling/v2/namespaces/" + e.ns + "/horizontalpodautoscalers"
-	e.createAt(ctx, v2, hpa("autoscaling/v2", "h"), "create v2 hpa")
-	r := e.patchStatus(ctx, v2+"/h", object{"currentReplicas": -1, "desiredReplicas": -2,
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: v2, Body: hpa("autoscaling/v2", "h")})
+	r.mustCode(t, http.StatusCreated, "create v2 hpa")
+	var created struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	r.decode(t, &created)
+	// HPAGeneration (beta, on in v1.37) makes the strategy track generation.
+	if created.Metadata.Generation != 1 {
+		t.Errorf("v2 hpa generation after create = %d, want 1", created.Metadata.Generation)
+	}
+	r = e.patchStatus(ctx, v2+"/h", object{"currentReplicas": -1, "desiredReplicas": -2,
 		"conditions": []any{object{"type": "AbleToScale", "status": "True", "observedGeneration": -3}}})
 	checkStatus(t, "v2 negative counters", r, invalid("HorizontalPodAutoscaler", "autoscaling", "h",
 		invalidInt("status.conditions[0].observedGeneration", "-3", nonNegativeMsg),
@@ -48,6 +58,13 @@ func RunValidateHPAStatus(ctx context.Context, t *testing.T, target Target) {
 	r = e.patchStatus(ctx, v2+"/h", object{"currentReplicas": 1, "desiredReplicas": 2, "observedGeneration": -5,
 		"currentMetrics": []any{object{"type": "Object", "object": object{"describedObject": object{}, "metric": object{"name": ""}, "current": object{}}}}})
 	r.mustCode(t, http.StatusOK, "v2 status with a negative observedGeneration and an empty describedObject")
+	// A spec change moves the generation, the status write did not.
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: v2 + "/h", ContentType: mergePatchType, Body: object{"spec": object{"maxReplicas": 4}}})
+	r.mustCode(t, http.StatusOK, "patch v2 spec")
+	r.decode(t, &created)
+	if created.Metadata.Generation != 2 {
+		t.Errorf("v2 hpa generation after a status write and a spec change = %d, want 2", created.Metadata.Generation)
+	}
 
 	v1 := "/apis/autoscaling/v1/namespaces/" + e.ns + "/horizontalpodautoscalers"
 	e.createAt(ctx, v1, hpa("autoscaling/v1", "one"), "create v1 hpa")
@@ -72,10 +89,14 @@ func (e *env) createCSR(ctx context.Context, target Target) string {
 		e.t.Fatalf("create certificate request: %v", err)
 	}
 	name := e.ns + "-csr"
-	e.createAt(ctx, csrPath, object{"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
-		"metadata": object{"name": name},
-		"spec": object{"request": pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
-			"signerName": "example.com/signer", "usages": []any{"digital signature"}}}, "create csr")
+	// The creator owns the label alone (the main resource resets spec):
+	// an object created with no field owned is not tracked until an
+	// apply, so the label makes the later writes recorded.
+	e.c.do(ctx, e.t, request{Method: http.MethodPost, Path: csrPath, Query: q("fieldManager", "creator"),
+		Body: object{"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+			"metadata": object{"name": name, "labels": object{"app": "csr"}},
+			"spec": object{"request": pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+				"signerName": "example.com/signer", "usages": []any{"digital signature"}}}}).mustCode(e.t, http.StatusCreated, "create csr")
 	e.t.Cleanup(func() {
 		c := newClient(e.t, target)
 		c.do(context.WithoutCancel(ctx), e.t, request{Method: http.MethodDelete, Path: csrPath + "/" + name})
@@ -241,14 +262,17 @@ func RunCSRApproval(ctx context.Context, t *testing.T, target Target) {
 	}
 	csr["status"] = object{"certificate": selfSigned(t, "ignored"),
 		"conditions": []any{object{"type": "Approved", "status": "True", "reason": "AutoApproved", "message": "ok"}}}
-	r = e.c.do(ctx, t, request{Method: http.MethodPut, Path: path + "/approval", Body: csr})
+	r = e.c.do(ctx, t, request{Method: http.MethodPut, Path: path + "/approval?fieldManager=approver", Body: csr})
 	r.mustCode(t, http.StatusOK, "approve")
-	var approved object
+	var approved struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+		Status   map[string]any    `json:"status"`
+	}
 	r.decode(t, &approved)
-	status, _ := approved["status"].(map[string]any)
-	if _, ok := status["certificate"]; ok {
+	if _, ok := approved.Status["certificate"]; ok {
 		t.Errorf("approve: the certificate in the body was stored")
 	}
+	checkApprovalManagedFields(t, approved.Metadata.ManagedFields)
 	conditions := csrConditions(t, r)
 	if conditionField(t, conditions, 0, "lastUpdateTime") == nil || conditionField(t, conditions, 0, "lastTransitionTime") == nil {
 		t.Errorf("approve: condition timestamps not filled: %v", conditions)
@@ -277,5 +301,30 @@ func RunCSRApproval(ctx context.Context, t *testing.T, target Target) {
 	r.mustCode(t, http.StatusOK, "change Approved and add Failed through /approval")
 	if got := conditionField(t, csrConditions(t, r), 0, "reason"); got != "Again" {
 		t.Errorf("Approved reason after an /approval write = %v, want Again", got)
+	}
+}
+
+// checkApprovalManagedFields: the approver's entry, first, is an Update of
+// the approval subresource owning the Approved condition as written (its
+// unset timestamps included), not the certificate (reset); the creator
+// owns the label only (the main resource resets spec).
+func checkApprovalManagedFields(t testing.TB, entries []metav1.ManagedFieldsEntry) {
+	t.Helper()
+	type entry struct{ Manager, Operation, Subresource, Fields string }
+	var got []entry
+	for _, m := range entries {
+		e := entry{Manager: m.Manager, Operation: string(m.Operation), Subresource: m.Subresource}
+		if m.FieldsV1 != nil {
+			e.Fields = string(m.FieldsV1.Raw)
+		}
+		got = append(got, e)
+	}
+	want := []entry{
+		{"approver", "Update", "approval", `{"f:status":{"f:conditions":{".":{},"k:{\"type\":\"Approved\"}":{".":{},` +
+			`"f:lastTransitionTime":{},"f:lastUpdateTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}`},
+		{"creator", "Update", "", `{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("managedFields after approval (-want +got):\n%s", diff)
 	}
 }

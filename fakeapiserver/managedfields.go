@@ -309,7 +309,11 @@ var extraResetFields = map[schema.GroupKind]resetFields{
 		fieldpath.MakePathOrDie("metadata", "ownerReferences"),
 	}},
 	{Group: "apps", Kind: "Deployment"}: {status: []fieldpath.Path{fieldpath.MakePathOrDie("metadata", "labels")}},
-	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: {status: []fieldpath.Path{
+	// A CSR's spec is immutable through the main resource
+	// (csrStrategy.PrepareForUpdate), so no writer owns it there.
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: {main: []fieldpath.Path{
+		fieldpath.MakePathOrDie("spec"),
+	}, status: []fieldpath.Path{
 		fieldpath.MakePathOrDie("status", "conditions"),
 	}},
 }

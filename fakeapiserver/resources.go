@@ -149,12 +149,14 @@ var shortNames = map[schema.GroupKind][]string{
 }
 
 // generationKinds are the kinds whose registry strategy maintains
-// metadata.generation (pods since 1.35, workloads always).
+// metadata.generation (pods since 1.35, workloads always,
+// HorizontalPodAutoscalers with HPAGeneration, beta and on since 1.37).
 var generationKinds = map[schema.GroupKind]bool{
 	{Kind: "Pod"}: true, {Kind: "ReplicationController"}: true,
 	{Group: "apps", Kind: "Deployment"}: true, {Group: "apps", Kind: "ReplicaSet"}: true,
 	{Group: "apps", Kind: "StatefulSet"}: true, {Group: "apps", Kind: "DaemonSet"}: true,
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           true,
 }
 
 // resourceTable is the set of served resources, looked up by URL. It is
