@@ -247,7 +247,8 @@ func conditionField(t testing.TB, conditions []any, i int, key string) any {
 // certificate in the body is dropped); it may add, change or drop an
 // Approved condition's details but not remove one, nor hold Approved and
 // Denied together. Through /status the stored Approved condition is put
-// back when a write changes it, and removing it is refused.
+// back when a write changes it, and removing it is refused; the main
+// resource changes neither spec nor status.
 func RunCSRApproval(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := e.createCSR(ctx, target)
@@ -296,6 +297,18 @@ func RunCSRApproval(ctx context.Context, t *testing.T, target Target) {
 	r = e.patchStatus(ctx, path, object{"conditions": nil})
 	checkStatus(t, "remove Approved through /status", r, invalid(csrKind, csrGroup, name,
 		cause(metav1.CauseTypeForbidden, "status.conditions", `Forbidden: updates may not remove a condition of type "Approved"`)))
+
+	// The main resource keeps spec and status: a patch of either is a no-op.
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path, ContentType: mergePatchType,
+		Body: object{"spec": object{"signerName": "example.com/other"}, "status": object{"conditions": nil}}})
+	r.mustCode(t, http.StatusOK, "patch spec and status of the main resource")
+	var patched struct {
+		Spec map[string]any `json:"spec"`
+	}
+	r.decode(t, &patched)
+	if got := patched.Spec["signerName"]; got != "example.com/signer" || len(csrConditions(t, r)) != 1 {
+		t.Errorf("main resource patch: signerName %v and conditions %v, want the stored example.com/signer and Approved", got, csrConditions(t, r))
+	}
 
 	r = e.patchApproval(ctx, path, object{"conditions": []any{object{"type": "Approved", "status": "True", "reason": "Again"}, condition("Failed")}})
 	r.mustCode(t, http.StatusOK, "change Approved and add Failed through /approval")

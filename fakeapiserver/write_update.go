@@ -111,6 +111,7 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 		next, nextMeta = base, mustAccessor(base)
 	} else if res.hasStatus {
 		copyStatus(next, old)
+		keepCSRSpec(next, old)
 	}
 	prepareUpdate(res, next, old)
 	nextMeta.SetResourceVersion(oldMeta.GetResourceVersion())

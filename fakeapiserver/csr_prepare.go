@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // prepareCSRStatus is csrStatusStrategy.PrepareForUpdate (kubernetes
@@ -60,6 +61,18 @@ func populateCSRConditionTimestamps(conditions []certificatesv1.CertificateSigni
 				c.LastTransitionTime = o.LastTransitionTime
 				break
 			}
+		}
+	}
+}
+
+// keepCSRSpec is the spec half of csrStrategy.PrepareForUpdate: a
+// CertificateSigningRequest is immutable through its main resource (the
+// status is kept by copyStatus), so an update there keeps the stored
+// spec. Other kinds are left alone.
+func keepCSRSpec(next, old runtime.Object) {
+	if csr, ok := next.(*certificatesv1.CertificateSigningRequest); ok {
+		if o, ok := old.(*certificatesv1.CertificateSigningRequest); ok {
+			csr.Spec = *o.Spec.DeepCopy()
 		}
 	}
 }
