@@ -20,8 +20,8 @@ import (
 // (Warning, X-Lwsim-Compacted-Revision), which go out with either.
 type verbHandler func(s *Server, req *request) (response, error)
 
-// verbHandlers serve the main resource, and its status subresource, by
-// verb.
+// verbHandlers serve the main resource, and its status and approval
+// subresources (whose body is the whole object), by verb.
 var verbHandlers = map[string]verbHandler{
 	"get":              (*Server).handleGet,
 	"list":             (*Server).handleList,

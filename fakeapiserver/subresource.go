@@ -11,8 +11,9 @@ import (
 )
 
 // The subresources besides status: scale (subresource_scale.go) on the
-// resources that declare a [ScaleSubresource], and pods/eviction
-// (subresource_eviction.go) and pods/binding (subresource_binding.go).
+// resources that declare a [ScaleSubresource], pods/eviction
+// (subresource_eviction.go), pods/binding (subresource_binding.go) and
+// certificatesigningrequests/approval (subresource_approval.go).
 
 // Kinds the subresources speak, each served only if the scheme knows it.
 var (
