@@ -5,7 +5,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -41,6 +43,10 @@ func TestFuncsDoNotModify(t *testing.T) {
 		{Group: "apps", Kind: "StatefulSet"}: &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Selector: sel, Template: template()}},
 		{Group: "apps", Kind: "DaemonSet"}:   &appsv1.DaemonSet{ObjectMeta: meta, Spec: appsv1.DaemonSetSpec{Selector: sel, Template: template()}},
 		{Group: "batch", Kind: "Job"}:        &batchv1.Job{ObjectMeta: meta, Spec: batchv1.JobSpec{Template: template()}},
+		{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: meta,
+			Status: autoscalingv2.HorizontalPodAutoscalerStatus{Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{{Type: "AbleToScale"}}}},
+		{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: &certificatesv1.CertificateSigningRequest{ObjectMeta: meta,
+			Status: certificatesv1.CertificateSigningRequestStatus{Certificate: []byte("x"), Conditions: []certificatesv1.CertificateSigningRequestCondition{{Type: "Approved"}}}},
 	}
 	for gk, obj := range objects {
 		if len(For(gk)(obj.DeepCopyObject(), nil)) == 0 {
