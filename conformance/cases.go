@@ -210,5 +210,6 @@ func Cases() []Case {
 		{Name: "ValidateCSRStatusConditions", Run: RunValidateCSRStatusConditions},
 		{Name: "ValidateCSRStatusCertificate", Run: RunValidateCSRStatusCertificate},
 		{Name: "CSRApproval", Run: RunCSRApproval},
+		{Name: "CSRApprovalApply", Run: RunCSRApprovalApply},
 	}
 }

@@ -341,3 +341,41 @@ func checkApprovalManagedFields(t testing.TB, entries []metav1.ManagedFieldsEntr
 		t.Errorf("managedFields after approval (-want +got):\n%s", diff)
 	}
 }
+
+// RunCSRApprovalApply: a server-side apply to the approval subresource
+// stores its conditions under an Apply entry of subresource "approval"
+// (beside the creator's); an apply to the approval of a missing CSR is
+// 404, it never creates.
+func RunCSRApprovalApply(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	path := e.createCSR(ctx, target)
+	name := path[len(csrPath)+1:]
+	body := object{"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": object{"name": name},
+		"status": object{"conditions": []any{object{"type": "Approved", "status": "True", "reason": "Applied"}}}}
+	apply := func(path string) response {
+		return e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path + "/approval", Query: q("fieldManager", "applier"),
+			ContentType: "application/apply-patch+yaml", Body: body})
+	}
+	r := apply(path)
+	r.mustCode(t, http.StatusOK, "apply to approval")
+	if got := conditionField(t, csrConditions(t, r), 0, "reason"); got != "Applied" {
+		t.Errorf("Approved reason after the apply = %v, want Applied", got)
+	}
+	var applied struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	r.decode(t, &applied)
+	type entry struct{ Manager, Operation, Subresource, Fields string }
+	var got []entry
+	for _, m := range applied.Metadata.ManagedFields {
+		got = append(got, entry{m.Manager, string(m.Operation), m.Subresource, string(m.FieldsV1.Raw)})
+	}
+	want := []entry{
+		{"applier", "Apply", "approval", `{"f:status":{"f:conditions":{"k:{\"type\":\"Approved\"}":{".":{},"f:reason":{},"f:status":{},"f:type":{}}}}}`},
+		{"creator", "Update", "", `{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("managedFields after the apply (-want +got):\n%s", diff)
+	}
+	apply(csrPath+"/"+name+"-missing").mustCode(t, http.StatusNotFound, "apply to the approval of a missing CSR")
+}
