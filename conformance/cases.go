@@ -211,5 +211,8 @@ func Cases() []Case {
 		{Name: "ValidateCSRStatusCertificate", Run: RunValidateCSRStatusCertificate},
 		{Name: "CSRApproval", Run: RunCSRApproval},
 		{Name: "CSRApprovalApply", Run: RunCSRApprovalApply},
+		{Name: "ValidateServiceStatus", Run: RunValidateServiceStatus},
+		{Name: "ValidatePVCStatus", Run: RunValidatePVCStatus},
+		{Name: "ValidateNodeStatus", Run: RunValidateNodeStatus},
 	}
 }

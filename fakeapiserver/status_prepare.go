@@ -13,14 +13,26 @@ import (
 // object about to be validated and stored, old the stored one, now the
 // server's clock.
 func prepareStatusUpdate(next, old runtime.Object, now metav1.Time) {
-	switch p := next.(type) {
+	switch n := next.(type) {
 	case *corev1.Pod:
 		if o, ok := old.(*corev1.Pod); ok {
-			preparePodStatus(&p.Status, &o.Status)
+			preparePodStatus(&n.Status, &o.Status)
+		}
+	case *corev1.PersistentVolumeClaim:
+		// DropDisabledFieldsFromStatus: healthStatus is CSIVolumeHealth's
+		// (alpha, off), kept only if already stored.
+		if o, ok := old.(*corev1.PersistentVolumeClaim); ok && o.Status.HealthStatus == nil {
+			n.Status.HealthStatus = nil
+		}
+	case *corev1.Node:
+		// nodeStatusStrategy.PrepareForUpdate: status.config (the removed
+		// dynamic kubelet config) is kept only if already stored.
+		if o, ok := old.(*corev1.Node); ok && o.Status.Config == nil {
+			n.Status.Config = nil
 		}
 	case *certificatesv1.CertificateSigningRequest:
 		if o, ok := old.(*certificatesv1.CertificateSigningRequest); ok {
-			prepareCSRStatus(p, o, now)
+			prepareCSRStatus(n, o, now)
 		}
 	}
 }

@@ -26,6 +26,16 @@ var builtin = map[schema.GroupKind]func(runtime.Object){
 			Pod(pod)
 		}
 	},
+	{Kind: "Service"}: func(obj runtime.Object) {
+		if svc, ok := obj.(*corev1.Service); ok {
+			serviceStatus(svc)
+		}
+	},
+	{Kind: "Node"}: func(obj runtime.Object) {
+		if node, ok := obj.(*corev1.Node); ok {
+			nodeStatus(node)
+		}
+	},
 	// apiextensions v1's generated defaulters (conversion strategy None,
 	// served and storage flags, ...).
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: func(obj runtime.Object) {

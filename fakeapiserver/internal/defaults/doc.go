@@ -4,6 +4,8 @@
 //
 //	defaults.go  the decoder's SetDefaults_* per kind ([For]; namespaces, CRDs)
 //	pod.go       pod and pod-template defaults ([Pod], [PodTemplate])
+//	status.go    the status defaults of Services (ingress ipMode) and Nodes
+//	             (allocatable from capacity, quantities rounded to milli)
 //	create.go    on create only: strategies' PrepareForCreate and the default
 //	             admission plugins that mutate pods ([PrepareForCreate])
 //

@@ -16,6 +16,9 @@
 //	status.go      writes through /status: the apps workloads, ReplicationController ([StatusFor])
 //	pod_status.go  a Pod's status
 //	job_status.go  a Job's status and its transitions
+//	service_status.go  a Service's load-balancer status
+//	pvc_status.go  a PersistentVolumeClaim's status (capacity, allocated resources)
+//	node_status.go  a Node's status (capacity, allocatable, declared features, addresses)
 //
 // Messages and the order of the causes are kube-apiserver's, byte for byte:
 // a client sees them in the Status details.

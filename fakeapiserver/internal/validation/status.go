@@ -26,6 +26,9 @@ var builtinStatus = map[schema.GroupKind]Func{
 	{Group: "batch", Kind: "Job"}:                                     validateJobStatusUpdate,
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           validateHPAStatusUpdate,
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: validateCSRStatusUpdate,
+	{Kind: "Service"}:                                                 validateServiceStatusUpdate,
+	{Kind: "PersistentVolumeClaim"}:                                   validatePVCStatusUpdate,
+	{Kind: "Node"}:                                                    validateNodeStatusUpdate,
 }
 
 // StatusFor returns the validation of an update of the built-in kind gk

@@ -1,0 +1,262 @@
+package conformance
+
+// Cases for the validation of writes through the status subresource of
+// core/v1 Services, PersistentVolumeClaims and Nodes: what a
+// load-balancer, volume-expansion or node controller under test writes.
+// kube-apiserver walks resource maps in Go's random order, so each case
+// puts at most one bad entry in any one map.
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
+)
+
+// Messages of core validation's status checks.
+const (
+	notAnIPMsg        = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+	badQuantityMsg    = "must be a valid resource quantity"
+	resizeStatusesMsg = `supported values: "ControllerResizeInProgress", "ControllerResizeInfeasible", "NodeResizeInProgress", "NodeResizeInfeasible", "NodeResizePending"`
+	sortedMsg         = "list must be sorted alphabetically"
+)
+
+// causeForbidden is the cause type of a field.Forbidden (metav1 names no
+// constant for it).
+const causeForbidden metav1.CauseType = "FieldValueForbidden"
+
+// notSupported is the cause of a field.NotSupported.
+func notSupported(field, value, supported string) metav1.StatusCause {
+	return cause(metav1.CauseTypeFieldValueNotSupported, field, `Unsupported value: "`+value+`": `+supported)
+}
+
+// service is a core/v1 Service body of type typ ("" for the default)
+// with one port.
+func service(name, typ string) object {
+	spec := object{"ports": []any{object{"port": 80}}}
+	if typ != "" {
+		spec["type"] = typ
+	}
+	return object{"apiVersion": "v1", "kind": "Service", "metadata": object{"name": name}, "spec": spec}
+}
+
+// getObject GETs path and decodes it, failing the case unless it is found.
+func (e *env) getObject(ctx context.Context, path string) object {
+	e.t.Helper()
+	r := e.c.do(ctx, e.t, request{Method: http.MethodGet, Path: path})
+	r.mustCode(e.t, http.StatusOK, "get "+path)
+	var o object
+	r.decode(e.t, &o)
+	return o
+}
+
+// putStatus PUTs obj to the status subresource of the object at path.
+func (e *env) putStatus(ctx context.Context, path string, obj object) response {
+	return e.c.do(ctx, e.t, request{Method: http.MethodPut, Path: path + statusSubSuffix, Body: obj})
+}
+
+// at returns the value at the keys of a decoded object (nil if absent).
+func at(o object, keys ...string) any {
+	var v any = map[string]any(o)
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// RunValidateServiceStatus: load-balancer ingress only on a LoadBalancer
+// Service; each ingress IP valid (strictly: no leading zeros, no
+// IPv4-mapped IPv6), an ipMode (VIP or Proxy) only with an IP and
+// defaulted to VIP when left out, a hostname that is a DNS subdomain and
+// not an IP. Ingress ports are not checked. A status write keeps the
+// stored spec, whatever spec its body carries: defaulting saw the body's,
+// validation sees the stored one.
+func RunValidateServiceStatus(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	svcs := nsPath(e.ns, "services")
+	e.createAt(ctx, svcs, service("cip", ""), "create ClusterIP service")
+	r := e.patchStatus(ctx, svcs+"/cip", object{"loadBalancer": object{"ingress": []any{object{"ip": "1.2.3.4"}, object{"ip": "bad"}}}})
+	checkStatus(t, "ingress on a ClusterIP service", r, invalid("Service", "", "cip",
+		cause(causeForbidden, "status.loadBalancer.ingress", "Forbidden: may only be used when `spec.type` is 'LoadBalancer'")))
+
+	e.createAt(ctx, svcs, service("lb", "LoadBalancer"), "create LoadBalancer service")
+	path := svcs + "/lb"
+	ing := "status.loadBalancer.ingress"
+	r = e.patchStatus(ctx, path, object{"loadBalancer": object{"ingress": []any{
+		object{"ip": "001.2.3.4"},
+		object{"ip": "1.2.3", "ipMode": "Bogus"},
+		object{"hostname": "1.2.3.4"},
+		object{"hostname": "Bad_Host", "ipMode": "Proxy"},
+		object{"ip": "::ffff:1.2.3.4", "ipMode": "Proxy", "hostname": "ok.example.com"},
+	}}})
+	checkStatus(t, "bad ingress points", r, invalid("Service", "", "lb",
+		invalidValue(ing+"[0].ip", "001.2.3.4", "must not have leading 0s"),
+		invalidValue(ing+"[1].ip", "1.2.3", notAnIPMsg),
+		notSupported(ing+"[1].ipMode", "Bogus", `supported values: "Proxy", "VIP"`),
+		invalidValue(ing+"[2].hostname", "1.2.3.4", "must be a DNS name, not an IP address"),
+		cause(causeForbidden, ing+"[3].ipMode", "Forbidden: may not be specified when `ip` is not set"),
+		invalidValue(ing+"[3].hostname", "Bad_Host", validation.IsDNS1123Subdomain("Bad_Host")[0]),
+		invalidValue(ing+"[4].ip", "::ffff:1.2.3.4", "must not be an IPv4-mapped IPv6 address")))
+
+	ports := []any{map[string]any{"port": float64(-1), "protocol": "XYZ", "error": "bad err!"}}
+	r = e.patchStatus(ctx, path, object{"loadBalancer": object{"ingress": []any{
+		object{"ip": "5.6.7.8", "ports": ports}, object{"hostname": "lb.example.com"}}}})
+	r.mustCode(t, http.StatusOK, "valid ingress")
+	var got object
+	r.decode(t, &got)
+	want := []any{map[string]any{"ip": "5.6.7.8", "ipMode": "VIP", "ports": ports}, map[string]any{"hostname": "lb.example.com"}}
+	if diff := cmp.Diff(want, at(got, "status", "loadBalancer", "ingress")); diff != "" {
+		t.Errorf("stored ingress (-want +got):\n%s", diff)
+	}
+
+	// A PUT whose body turns the Service into a ClusterIP one: ipMode is
+	// not defaulted (the body's type), the check runs on the stored
+	// LoadBalancer spec, so it is required.
+	svc := e.getObject(ctx, path)
+	svc["spec"].(map[string]any)["type"] = "ClusterIP"
+	svc["status"] = object{"loadBalancer": object{"ingress": []any{object{"ip": "9.9.9.9"}}}}
+	checkStatus(t, "PUT status with a ClusterIP spec", e.putStatus(ctx, path, svc), invalid("Service", "", "lb",
+		cause(metav1.CauseTypeFieldValueRequired, ing+"[0].ipMode", "Required value: must be specified when `ip` is set")))
+	svc["status"] = object{"loadBalancer": object{"ingress": []any{object{"ip": "9.9.9.9", "ipMode": "Proxy"}}}}
+	r = e.putStatus(ctx, path, svc)
+	r.mustCode(t, http.StatusOK, "PUT status with a ClusterIP spec and an ipMode")
+	r.decode(t, &got)
+	if typ := at(got, "spec", "type"); typ != "LoadBalancer" {
+		t.Errorf("spec.type after a status PUT = %v, want the stored LoadBalancer", typ)
+	}
+}
+
+// pvc is a core/v1 PersistentVolumeClaim body asking for 1Gi.
+func pvc(name string) object {
+	return object{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": object{"name": name},
+		"spec": object{"accessModes": []any{"ReadWriteOnce"}, "resources": object{"requests": object{"storage": "1Gi"}}}}
+}
+
+// RunValidatePVCStatus: what a resizer writes into a claim's status:
+// capacity and allocatedResources quantities not negative once rounded to
+// units, allocatedResources and allocatedResourceStatuses keyed by
+// storage or a prefixed name, resize statuses from the known set.
+// healthStatus (CSIVolumeHealth, alpha) is dropped.
+func RunValidatePVCStatus(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	pvcs := nsPath(e.ns, "persistentvolumeclaims")
+	e.createAt(ctx, pvcs, pvc("c"), "create claim")
+	path := pvcs + "/c"
+
+	r := e.patchStatus(ctx, path, object{"capacity": object{"storage": "-1Gi"},
+		"allocatedResources": object{"cpu": "1"}, "allocatedResourceStatuses": object{"storage": "Bogus"}})
+	checkStatus(t, "negative capacity, cpu allocated, bogus resize status", r, invalid("PersistentVolumeClaim", "", "c",
+		cause(metav1.CauseTypeFieldValueInvalid, "status.capacity[storage]", "Invalid value: -1073741824: "+badQuantityMsg),
+		notSupported("status.allocatedResourceStatuses", "storage", resizeStatusesMsg),
+		notSupported("status.allocatedResources", "cpu", `supported values: "storage"`)))
+
+	r = e.patchStatus(ctx, path, object{"allocatedResources": object{"example.com/foo": "-2"}, "allocatedResourceStatuses": object{"cpu": "Bogus"}})
+	checkStatus(t, "cpu resize status, negative extended resource", r, invalid("PersistentVolumeClaim", "", "c",
+		notSupported("status.allocatedResourceStatuses", "cpu", `supported values: "storage"`),
+		notSupported("status.allocatedResourceStatuses", "cpu", resizeStatusesMsg),
+		cause(metav1.CauseTypeFieldValueInvalid, "status.allocatedResources[example.com/foo]", "Invalid value: -2: "+badQuantityMsg)))
+
+	r = e.patchStatus(ctx, path, object{"allocatedResources": object{"storage": "-1m"}, "allocatedResourceStatuses": object{"bad key!": "ControllerResizeInProgress"}})
+	checkStatus(t, "bad key, -1m allocated", r, invalid("PersistentVolumeClaim", "", "c",
+		invalidValue("status.allocatedResourceStatuses", "bad key!", validation.IsQualifiedName("bad key!")[0]),
+		cause(metav1.CauseTypeFieldValueInvalid, "status.allocatedResources[storage]", "Invalid value: -1: "+badQuantityMsg)))
+
+	r = e.patchStatus(ctx, path, object{"phase": "Bound", "capacity": object{"storage": "2Gi"},
+		"healthStatus":       object{"healthConditions": []any{object{"reason": "bad reason!"}}},
+		"allocatedResources": object{"storage": "2Gi"}, "allocatedResourceStatuses": object{"storage": "NodeResizePending"}})
+	r.mustCode(t, http.StatusOK, "valid resize status")
+	var got object
+	r.decode(t, &got)
+	want := map[string]any{"phase": "Bound", "capacity": map[string]any{"storage": "2Gi"},
+		"allocatedResources": map[string]any{"storage": "2Gi"}, "allocatedResourceStatuses": map[string]any{"storage": "NodeResizePending"}}
+	if diff := cmp.Diff(want, at(got, "status")); diff != "" {
+		t.Errorf("stored status (-want +got):\n%s", diff)
+	}
+}
+
+// deleteBestEffort deletes the object at path with a fresh client, best
+// effort (for cluster-scoped objects a namespace's deletion does not take).
+func deleteBestEffort(target Target, path string) {
+	cfg := target.RESTConfig()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return
+	}
+	c := &client{target: target, base: baseURL(cfg), http: hc}
+	req, err := c.newHTTPRequest(context.Background(), request{Method: http.MethodDelete, Path: path})
+	if err != nil {
+		return
+	}
+	if resp, err := hc.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// RunValidateNodeStatus: what a node controller or fake kubelet writes:
+// capacity and allocatable not negative and whole for counted and
+// extended resources (allocatable defaults to the capacity, quantities
+// round up to milli-units), declared features well formed and sorted,
+// addresses without duplicates. status.config is dropped, and a status
+// PUT keeps the stored spec.
+func RunValidateNodeStatus(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	name := e.ns // unique, and cluster-scoped names need it
+	path := "/api/v1/nodes/" + name
+	e.createAt(ctx, "/api/v1/nodes", object{"apiVersion": "v1", "kind": "Node", "metadata": object{"name": name},
+		"spec": object{"podCIDRs": []any{"10.0.0.0/24"}, "taints": []any{object{"key": "k", "effect": "NoSchedule"}}}}, "create node")
+	t.Cleanup(func() { deleteBestEffort(target, path) })
+
+	r := e.patchStatus(ctx, path, object{
+		"capacity":    object{"cpu": "-1", "memory": "1Gi"},
+		"allocatable": object{"example.com/foo": "500m", "memory": "1Gi"},
+		"addresses": []any{object{"type": "InternalIP", "address": "10.0.0.1"}, object{"type": "Hostname", "address": name},
+			object{"type": "InternalIP", "address": "10.0.0.1"}},
+		"declaredFeatures": []any{"bFeat", "Zed", "Alpha", "Alpha"}})
+	checkStatus(t, "bad quantities, features, addresses", r, invalid("Node", "", name,
+		invalidValue("status.capacity.cpu", "-1", "must be greater than or equal to 0"),
+		invalidValue("status.allocatable.example.com/foo", "500m", "must be an integer"),
+		invalidValue("status.declaredFeatures[0]", "bFeat", `invalid feature name "bFeat": must start with an UpperCamelCase segment, with subsequent segments separated by '/' (e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters and slashes`),
+		invalidValue("status.declaredFeatures[1]", "Zed", sortedMsg),
+		invalidValue("status.declaredFeatures[2]", "Alpha", sortedMsg),
+		cause(metav1.CauseTypeFieldValueDuplicate, "status.declaredFeatures[3]", `Duplicate value: "Alpha"`),
+		cause(metav1.CauseTypeFieldValueDuplicate, "status.addresses[2]", `Duplicate value: {"Type":"InternalIP","Address":"10.0.0.1"}`)))
+
+	// allocatable left out is the capacity: its error comes twice.
+	r = e.patchStatus(ctx, path, object{"capacity": object{"pods": "1500m"}})
+	checkStatus(t, "fractional pods", r, invalid("Node", "", name,
+		invalidValue("status.capacity.pods", "1500m", "must be an integer"),
+		invalidValue("status.allocatable.pods", "1500m", "must be an integer")))
+
+	r = e.patchStatus(ctx, path, object{"capacity": object{"cpu": "1500u", "memory": "1Gi", "pods": "110"},
+		"declaredFeatures": []any{"Alpha", "Beta/sub"},
+		"config":           object{"active": object{"configMap": object{"name": "x", "namespace": "y", "kubeletConfigKey": "k"}}}})
+	r.mustCode(t, http.StatusOK, "valid node status")
+	var got object
+	r.decode(t, &got)
+	capacity := map[string]any{"cpu": "2m", "memory": "1Gi", "pods": "110"}
+	for _, f := range []string{"capacity", "allocatable"} {
+		if diff := cmp.Diff(capacity, at(got, "status", f)); diff != "" {
+			t.Errorf("stored status.%s (-want +got):\n%s", f, diff)
+		}
+	}
+	if c := at(got, "status", "config"); c != nil {
+		t.Errorf("stored status.config = %v, want it dropped", c)
+	}
+
+	spec := at(got, "spec")
+	got["spec"] = object{"podCIDRs": []any{"10.9.0.0/24"}, "unschedulable": true, "providerID": "x"}
+	r = e.putStatus(ctx, path, got)
+	r.mustCode(t, http.StatusOK, "PUT status with another spec")
+	r.decode(t, &got)
+	if diff := cmp.Diff(spec, at(got, "spec")); diff != "" {
+		t.Errorf("spec after a status PUT (-stored before +after):\n%s", diff)
+	}
+}
