@@ -214,5 +214,6 @@ func Cases() []Case {
 		{Name: "ValidateServiceStatus", Run: RunValidateServiceStatus},
 		{Name: "ValidatePVCStatus", Run: RunValidatePVCStatus},
 		{Name: "ValidateNodeStatus", Run: RunValidateNodeStatus},
+		{Name: "StatusWriteMetadata", Run: RunStatusWriteMetadata},
 	}
 }

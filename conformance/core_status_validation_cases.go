@@ -260,3 +260,47 @@ func RunValidateNodeStatus(ctx context.Context, t *testing.T, target Target) {
 		t.Errorf("spec after a status PUT (-stored before +after):\n%s", diff)
 	}
 }
+
+// RunStatusWriteMetadata: a write through /status of a built-in kind
+// stores the metadata it carries (labels, annotations), checked as any
+// metadata update, bar what the kind's status strategy resets: a
+// Deployment's labels, a Pod's ownerReferences.
+func RunStatusWriteMetadata(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	svcs := nsPath(e.ns, "services")
+	e.createAt(ctx, svcs, service("s", ""), "create service")
+	withMeta := func(md object) object { return object{"metadata": md, "status": object{}} }
+	patch := func(path string, body object) response {
+		return e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path + statusSubSuffix, Body: body, ContentType: mergePatchType})
+	}
+	r := patch(svcs+"/s", withMeta(object{"labels": object{"x": "y"}, "annotations": object{"a": "b"}}))
+	r.mustCode(t, http.StatusOK, "service status write with metadata")
+	var got object
+	r.decode(t, &got)
+	if diff := cmp.Diff([]any{map[string]any{"x": "y"}, map[string]any{"a": "b"}},
+		[]any{at(got, "metadata", "labels"), at(got, "metadata", "annotations")}); diff != "" {
+		t.Errorf("service labels and annotations after a status write (-want +got):\n%s", diff)
+	}
+	r = patch(svcs+"/s", withMeta(object{"labels": object{"bad key!": "v"}}))
+	checkStatus(t, "bad label through /status", r, invalid("Service", "", "s",
+		invalidValue("metadata.labels", "bad key!", validation.IsQualifiedName("bad key!")[0])))
+
+	e.createAt(ctx, e.deployments(), deployment("d", 1), "create deployment")
+	r = patch(e.deployments()+"/d", withMeta(object{"labels": object{"x": "y"}, "annotations": object{"a": "b"}}))
+	r.mustCode(t, http.StatusOK, "deployment status write with metadata")
+	r.decode(t, &got)
+	if diff := cmp.Diff([]any{nil, map[string]any{"a": "b"}},
+		[]any{at(got, "metadata", "labels"), at(got, "metadata", "annotations")}); diff != "" {
+		t.Errorf("deployment labels and annotations after a status write (-want +got):\n%s", diff)
+	}
+
+	e.createPod(ctx, pod("p", "", object{"name": "c", "image": "busybox"}))
+	r = patch(e.pods()+"/p", withMeta(object{"labels": object{"x": "y"},
+		"ownerReferences": []any{object{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "u"}}}))
+	r.mustCode(t, http.StatusOK, "pod status write with metadata")
+	r.decode(t, &got)
+	if diff := cmp.Diff([]any{map[string]any{"x": "y"}, nil},
+		[]any{at(got, "metadata", "labels"), at(got, "metadata", "ownerReferences")}); diff != "" {
+		t.Errorf("pod labels and ownerReferences after a status write (-want +got):\n%s", diff)
+	}
+}

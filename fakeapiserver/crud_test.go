@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // crudTimeout bounds every wait for a watch event in these tests.
@@ -393,12 +394,15 @@ func TestStatusSubresource(t *testing.T) {
 	if err != nil || pod.Status.Phase != corev1.PodPending || pod.Labels["x"] != "y" {
 		t.Fatalf("Update(main) = phase %q labels %v, %v; want Pending with the new label", pod.Status.Phase, pod.Labels, err)
 	}
-	// ... and /status changes only status.
+	// ... and /status changes status and metadata, not the spec (as the
+	// pod status strategy, which resets the spec and ownerReferences).
 	pod.Status.Phase = corev1.PodRunning
 	pod.Labels = nil
+	pod.Spec.ActiveDeadlineSeconds = ptr.To[int64](5)
 	pod, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
-	if err != nil || pod.Status.Phase != corev1.PodRunning || pod.Labels["x"] != "y" {
-		t.Fatalf("UpdateStatus = phase %q labels %v, %v; want Running with the label kept", pod.Status.Phase, pod.Labels, err)
+	if err != nil || pod.Status.Phase != corev1.PodRunning || len(pod.Labels) != 0 || pod.Spec.ActiveDeadlineSeconds != nil {
+		t.Fatalf("UpdateStatus = phase %q labels %v activeDeadlineSeconds %v, %v; want Running, the label removed, the spec kept",
+			pod.Status.Phase, pod.Labels, pod.Spec.ActiveDeadlineSeconds, err)
 	}
 
 	deps := cs.AppsV1().Deployments("default")
@@ -416,11 +420,16 @@ func TestStatusSubresource(t *testing.T) {
 	if err != nil || dep.Status.Replicas != 0 || !dep.Spec.Paused || dep.Generation != 2 {
 		t.Fatalf("Update(deployment) = status.replicas %d paused %v generation %d, %v; want 0, true, 2", dep.Status.Replicas, dep.Spec.Paused, dep.Generation, err)
 	}
+	// The deployment status strategy resets the labels too, not the
+	// annotations.
 	dep.Status.Replicas = 5
 	dep.Spec.Paused = false
+	dep.Labels = map[string]string{"x": "y"}
+	dep.Annotations = map[string]string{"a": "b"}
 	dep, err = deps.UpdateStatus(ctx, dep, metav1.UpdateOptions{})
-	if err != nil || dep.Status.Replicas != 5 || !dep.Spec.Paused || dep.Generation != 2 {
-		t.Fatalf("UpdateStatus(deployment) = status.replicas %d paused %v generation %d, %v; want 5, true, 2", dep.Status.Replicas, dep.Spec.Paused, dep.Generation, err)
+	if err != nil || dep.Status.Replicas != 5 || !dep.Spec.Paused || dep.Generation != 2 || len(dep.Labels) != 0 || dep.Annotations["a"] != "b" {
+		t.Fatalf("UpdateStatus(deployment) = status.replicas %d paused %v generation %d labels %v annotations %v, %v; want 5, true, 2, none, a=b",
+			dep.Status.Replicas, dep.Spec.Paused, dep.Generation, dep.Labels, dep.Annotations, err)
 	}
 }
 

@@ -102,6 +102,7 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	if req.isStatus() {
 		base := old.DeepCopyObject()
 		copyStatus(base, next)
+		keepStatusMetadata(res, base, next, old)
 		prepareStatusUpdate(base, old, s.now())
 		keepManagedFields(base, next)
 		next, nextMeta = base, mustAccessor(base)

@@ -29,8 +29,9 @@ var integerResources = map[corev1.ResourceName]bool{
 // allocatable quantities, declared features and duplicate addresses. Its
 // spec checks (podCIDRs and providerID immutable, taints, externalID)
 // cannot fail here: a status write keeps the stored spec. Neither can
-// status.config's: the write drops it. The node annotations checks are
-// not reproduced (lw-sim keeps the stored metadata on a status write).
+// status.config's: the write drops it. ValidateNodeSpecificAnnotations (the
+// taints and preferAvoidPods annotations, parsed as JSON) is not
+// reproduced, on status writes as on the main resource.
 //
 // kube-apiserver walks capacity and allocatable in Go's random order, so
 // the causes of several bad entries of one map come in any order there;
