@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,12 +33,18 @@ func TestFuncsDoNotModify(t *testing.T) {
 	meta := metav1.ObjectMeta{Name: "a", Namespace: "ns", Finalizers: []string{"bad"}}
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
 	objects := map[schema.GroupKind]runtime.Object{
-		{Kind: "Pod"}:                        &corev1.Pod{ObjectMeta: meta, Spec: template().Spec},
-		{Kind: "ReplicationController"}:      &corev1.ReplicationController{ObjectMeta: meta, Spec: corev1.ReplicationControllerSpec{Template: new(template())}},
-		{Kind: "ConfigMap"}:                  &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}},
-		{Kind: "Secret"}:                     &corev1.Secret{ObjectMeta: meta, StringData: map[string]string{"k": "v"}, Type: corev1.SecretTypeTLS},
-		{Kind: "Service"}:                    &corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
-		{Kind: "Namespace"}:                  &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns", Finalizers: []string{"bad"}}},
+		{Kind: "Pod"}:                   &corev1.Pod{ObjectMeta: meta, Spec: template().Spec},
+		{Kind: "ReplicationController"}: &corev1.ReplicationController{ObjectMeta: meta, Spec: corev1.ReplicationControllerSpec{Template: new(template())}},
+		{Kind: "ConfigMap"}:             &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}},
+		{Kind: "Secret"}:                &corev1.Secret{ObjectMeta: meta, StringData: map[string]string{"k": "v"}, Type: corev1.SecretTypeTLS},
+		{Kind: "Service"}:               &corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+		{Kind: "Namespace"}:             &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns", Finalizers: []string{"bad"}}},
+		{Kind: "PersistentVolumeClaim"}: &corev1.PersistentVolumeClaim{ObjectMeta: meta, Status: corev1.PersistentVolumeClaimStatus{
+			Capacity:                  corev1.ResourceList{"storage": resource.MustParse("-1"), "b": resource.MustParse("1")},
+			AllocatedResourceStatuses: map[corev1.ResourceName]corev1.ClaimResourceStatus{"cpu": "x", "storage": "y"}}},
+		{Kind: "Node"}: &corev1.Node{ObjectMeta: meta, Status: corev1.NodeStatus{
+			Capacity:         corev1.ResourceList{"pods": resource.MustParse("1500m"), "cpu": resource.MustParse("-1")},
+			DeclaredFeatures: []string{"b", "a"}}},
 		{Group: "apps", Kind: "Deployment"}:  &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{Selector: sel, Template: template()}},
 		{Group: "apps", Kind: "ReplicaSet"}:  &appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Selector: sel, Template: template()}},
 		{Group: "apps", Kind: "StatefulSet"}: &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Selector: sel, Template: template()}},
