@@ -215,5 +215,6 @@ func Cases() []Case {
 		{Name: "ValidatePVCStatus", Run: RunValidatePVCStatus},
 		{Name: "ValidateNodeStatus", Run: RunValidateNodeStatus},
 		{Name: "StatusWriteMetadata", Run: RunStatusWriteMetadata},
+		{Name: "NodeCreateWithStatus", Run: RunNodeCreateWithStatus},
 	}
 }

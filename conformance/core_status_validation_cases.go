@@ -304,3 +304,25 @@ func RunStatusWriteMetadata(ctx context.Context, t *testing.T, target Target) {
 		t.Errorf("pod labels and ownerReferences after a status write (-want +got):\n%s", diff)
 	}
 }
+
+// RunNodeCreateWithStatus: a Node, unlike most kinds, keeps the status it
+// is created with (a test creates Ready nodes so), with allocatable
+// defaulted from the capacity and status.config dropped.
+func RunNodeCreateWithStatus(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	path := "/api/v1/nodes/" + e.ns
+	t.Cleanup(func() { deleteBestEffort(target, path) })
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: "/api/v1/nodes", Body: object{"apiVersion": "v1", "kind": "Node",
+		"metadata": object{"name": e.ns},
+		"status": object{"capacity": object{"cpu": "4"}, "conditions": []any{object{"type": "Ready", "status": "True"}},
+			"config": object{"active": object{"configMap": object{"name": "x", "namespace": "y", "kubeletConfigKey": "k"}}}}}})
+	r.mustCode(t, http.StatusCreated, "create node with a status")
+	var got object
+	r.decode(t, &got)
+	want := []any{map[string]any{"cpu": "4"}, map[string]any{"cpu": "4"},
+		[]any{map[string]any{"type": "Ready", "status": "True", "lastHeartbeatTime": nil, "lastTransitionTime": nil}}, nil}
+	if diff := cmp.Diff(want, []any{at(got, "status", "capacity"), at(got, "status", "allocatable"),
+		at(got, "status", "conditions"), at(got, "status", "config")}); diff != "" {
+		t.Errorf("created node's capacity, allocatable, conditions, config (-want +got):\n%s", diff)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
@@ -37,11 +38,18 @@ func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	if res.TracksGeneration {
 		m.SetGeneration(1)
 	}
-	if res.hasStatus {
+	if res.hasStatus && !keepsStatusOnCreate[res.Kind.GroupKind()] {
 		resetStatus(res, obj)
 	}
 	defaults.PrepareForCreate(obj)
 }
+
+// keepsStatusOnCreate are the kinds with a status subresource whose
+// strategy's PrepareForCreate keeps the status written: "Nodes allow *all*
+// fields, including status, to be set on create" (kubernetes
+// pkg/registry/core/node/strategy.go); defaults.PrepareForCreate drops
+// what it drops.
+var keepsStatusOnCreate = map[schema.GroupKind]bool{{Kind: "Node"}: true}
 
 // resetStatus gives a new object the status its strategy's
 // PrepareForCreate sets: empty, except pods start Pending.

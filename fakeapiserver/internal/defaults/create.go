@@ -18,7 +18,8 @@ const (
 // PrepareForCreate applies what a new object of a built-in kind gets
 // besides its decoder defaults, once the server has filled its metadata:
 // a pod goes through the default admission plugins (admitPodCreate) and
-// gets its QoS class, a namespace its strategy's PrepareForCreate. Other
+// gets its QoS class, a namespace its strategy's PrepareForCreate, a node
+// loses its dynamic kubelet config (its status is kept). Other
 // kinds are left as they are.
 func PrepareForCreate(obj runtime.Object) {
 	switch o := obj.(type) {
@@ -27,6 +28,11 @@ func PrepareForCreate(obj runtime.Object) {
 		o.Status.QOSClass = podQOSClass(o)
 	case *corev1.Namespace:
 		prepareNamespaceForCreate(o)
+	case *corev1.Node:
+		// nodeStrategy.PrepareForCreate (dropDisabledFields): the removed
+		// dynamic kubelet config, in spec and status, is never stored.
+		o.Spec.ConfigSource = nil
+		o.Status.Config = nil
 	}
 }
 
