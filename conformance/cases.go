@@ -216,5 +216,6 @@ func Cases() []Case {
 		{Name: "ValidateNodeStatus", Run: RunValidateNodeStatus},
 		{Name: "StatusWriteMetadata", Run: RunStatusWriteMetadata},
 		{Name: "NodeCreateWithStatus", Run: RunNodeCreateWithStatus},
+		{Name: "PersistentVolumeStatus", Run: RunPersistentVolumeStatus},
 	}
 }

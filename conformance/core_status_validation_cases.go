@@ -326,3 +326,55 @@ func RunNodeCreateWithStatus(ctx context.Context, t *testing.T, target Target) {
 		t.Errorf("created node's capacity, allocatable, conditions, config (-want +got):\n%s", diff)
 	}
 }
+
+// RunPersistentVolumeStatus: a new volume is Pending since its
+// lastPhaseTransitionTime, with the spec defaults (reclaim policy Retain,
+// volumeMode Filesystem, hostPath type ""); a status write keeps the
+// stored transition time while the phase stays, records a new one when
+// the phase changes without one, and a phase left empty is Pending. A new
+// claim is Pending too, with volumeMode Filesystem.
+func RunPersistentVolumeStatus(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	path := "/api/v1/persistentvolumes/" + e.ns
+	t.Cleanup(func() { deleteBestEffort(target, path) })
+	e.createAt(ctx, "/api/v1/persistentvolumes", object{"apiVersion": "v1", "kind": "PersistentVolume", "metadata": object{"name": e.ns},
+		"spec": object{"accessModes": []any{"ReadWriteOnce"}, "capacity": object{"storage": "1Gi"}, "hostPath": object{"path": "/tmp"}}}, "create volume")
+	pv := e.getObject(ctx, path)
+	if diff := cmp.Diff([]any{"Pending", true, "Retain", "Filesystem", ""}, []any{at(pv, "status", "phase"),
+		at(pv, "status", "lastPhaseTransitionTime") != nil, at(pv, "spec", "persistentVolumeReclaimPolicy"),
+		at(pv, "spec", "volumeMode"), at(pv, "spec", "hostPath", "type")}); diff != "" {
+		t.Errorf("new volume's phase, has a transition time, reclaim policy, volumeMode, hostPath type (-want +got):\n%s", diff)
+	}
+
+	const then = "2020-01-01T00:00:00Z"
+	r := e.patchStatus(ctx, path, object{"phase": "Bound", "lastPhaseTransitionTime": then})
+	r.mustCode(t, http.StatusOK, "status Bound at a given time")
+	pv = e.getObject(ctx, path)
+	pv["status"] = object{"phase": "Bound", "message": "m"}
+	r = e.putStatus(ctx, path, pv)
+	r.mustCode(t, http.StatusOK, "PUT status, same phase, no time")
+	r.decode(t, &pv)
+	if got := at(pv, "status", "lastPhaseTransitionTime"); got != then {
+		t.Errorf("lastPhaseTransitionTime after a write keeping the phase = %v, want %s kept", got, then)
+	}
+	pv["status"] = object{"phase": "Released"}
+	r = e.putStatus(ctx, path, pv)
+	r.mustCode(t, http.StatusOK, "PUT status, new phase, no time")
+	r.decode(t, &pv)
+	if got := at(pv, "status", "lastPhaseTransitionTime"); got == then || got == nil {
+		t.Errorf("lastPhaseTransitionTime after a phase change = %v, want a new time", got)
+	}
+	r = e.patchStatus(ctx, path, object{"phase": ""})
+	r.mustCode(t, http.StatusOK, "status with no phase")
+	r.decode(t, &pv)
+	if got := at(pv, "status", "phase"); got != "Pending" {
+		t.Errorf("phase after writing none = %v, want Pending", got)
+	}
+
+	pvcs := nsPath(e.ns, "persistentvolumeclaims")
+	e.createAt(ctx, pvcs, pvc("c"), "create claim")
+	c := e.getObject(ctx, pvcs+"/c")
+	if diff := cmp.Diff([]any{"Pending", "Filesystem"}, []any{at(c, "status", "phase"), at(c, "spec", "volumeMode")}); diff != "" {
+		t.Errorf("new claim's phase and volumeMode (-want +got):\n%s", diff)
+	}
+}

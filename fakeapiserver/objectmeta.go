@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,7 +32,8 @@ func (s *Server) now() metav1.Time {
 func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	m := mustAccessor(obj)
 	m.SetUID(types.UID(newUID()))
-	m.SetCreationTimestamp(s.now())
+	now := s.now()
+	m.SetCreationTimestamp(now)
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
 	m.SetGeneration(0)
@@ -39,7 +41,7 @@ func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 		m.SetGeneration(1)
 	}
 	if res.hasStatus && !keepsStatusOnCreate[res.Kind.GroupKind()] {
-		resetStatus(res, obj)
+		resetStatus(res, obj, now)
 	}
 	defaults.PrepareForCreate(obj)
 }
@@ -52,8 +54,11 @@ func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 var keepsStatusOnCreate = map[schema.GroupKind]bool{{Kind: "Node"}: true}
 
 // resetStatus gives a new object the status its strategy's
-// PrepareForCreate sets: empty, except pods start Pending.
-func resetStatus(res *resourceInfo, obj runtime.Object) {
+// PrepareForCreate sets: empty, except pods start Pending, and so do
+// claims (the decoder's SetDefaults_PersistentVolumeClaim, which
+// kube-apiserver applies when it reads the object back) and volumes,
+// which also record now as their lastPhaseTransitionTime.
+func resetStatus(res *resourceInfo, obj runtime.Object, now metav1.Time) {
 	st := statusField(obj)
 	if !st.IsValid() {
 		return
@@ -61,6 +66,13 @@ func resetStatus(res *resourceInfo, obj runtime.Object) {
 	st.Set(reflect.Zero(st.Type()))
 	if res.Kind.Group == "" && res.Kind.Kind == "Pod" {
 		st.FieldByName("Phase").SetString("Pending")
+	}
+	switch o := obj.(type) {
+	case *corev1.PersistentVolumeClaim:
+		o.Status.Phase = corev1.ClaimPending
+	case *corev1.PersistentVolume:
+		o.Status.Phase = corev1.VolumePending
+		o.Status.LastPhaseTransitionTime = &now
 	}
 }
 

@@ -77,6 +77,10 @@ func prepareStatusUpdate(next, old runtime.Object, now metav1.Time) {
 		if o, ok := old.(*corev1.PersistentVolumeClaim); ok && o.Status.HealthStatus == nil {
 			n.Status.HealthStatus = nil
 		}
+	case *corev1.PersistentVolume:
+		if o, ok := old.(*corev1.PersistentVolume); ok {
+			preparePVPhaseTransition(&n.Status, &o.Status, now)
+		}
 	case *corev1.Node:
 		// nodeStatusStrategy.PrepareForUpdate: status.config (the removed
 		// dynamic kubelet config) is kept only if already stored.
@@ -87,6 +91,19 @@ func prepareStatusUpdate(next, old runtime.Object, now metav1.Time) {
 		if o, ok := old.(*certificatesv1.CertificateSigningRequest); ok {
 			prepareCSRStatus(n, o, now)
 		}
+	}
+}
+
+// preparePVPhaseTransition is persistentvolumeStatusStrategy.PrepareForUpdate:
+// a write that keeps the phase and leaves lastPhaseTransitionTime out
+// keeps the stored one; a write that changes the phase without setting a
+// new time records now.
+func preparePVPhaseTransition(s, old *corev1.PersistentVolumeStatus, now metav1.Time) {
+	switch {
+	case s.Phase == old.Phase && s.LastPhaseTransitionTime == nil:
+		s.LastPhaseTransitionTime = old.LastPhaseTransitionTime
+	case s.Phase != old.Phase && (s.LastPhaseTransitionTime == nil || s.LastPhaseTransitionTime.Equal(old.LastPhaseTransitionTime)):
+		s.LastPhaseTransitionTime = &now
 	}
 }
 

@@ -36,6 +36,16 @@ var builtin = map[schema.GroupKind]func(runtime.Object){
 			nodeStatus(node)
 		}
 	},
+	{Kind: "PersistentVolumeClaim"}: func(obj runtime.Object) {
+		if pvc, ok := obj.(*corev1.PersistentVolumeClaim); ok {
+			persistentVolumeClaim(pvc)
+		}
+	},
+	{Kind: "PersistentVolume"}: func(obj runtime.Object) {
+		if pv, ok := obj.(*corev1.PersistentVolume); ok {
+			persistentVolume(pv)
+		}
+	},
 	// apiextensions v1's generated defaulters (conversion strategy None,
 	// served and storage flags, ...).
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: func(obj runtime.Object) {

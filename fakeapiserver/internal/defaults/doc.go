@@ -6,6 +6,8 @@
 //	pod.go       pod and pod-template defaults ([Pod], [PodTemplate])
 //	status.go    the status defaults of Services (ingress ipMode) and Nodes
 //	             (allocatable from capacity, quantities rounded to milli)
+//	volume.go    PersistentVolumeClaim and PersistentVolume (phase, volumeMode,
+//	             reclaim policy)
 //	create.go    on create only: strategies' PrepareForCreate and the default
 //	             admission plugins that mutate pods ([PrepareForCreate])
 //
