@@ -307,7 +307,9 @@ func RunStatusWriteMetadata(ctx context.Context, t *testing.T, target Target) {
 
 // RunNodeCreateWithStatus: a Node, unlike most kinds, keeps the status it
 // is created with (a test creates Ready nodes so), with allocatable
-// defaulted from the capacity and status.config dropped.
+// defaulted from the capacity and status.config dropped; the
+// TaintNodesByCondition admission plugin adds the not-ready NoSchedule
+// taint unless the node has one (of any value).
 func RunNodeCreateWithStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := "/api/v1/nodes/" + e.ns
@@ -324,6 +326,22 @@ func RunNodeCreateWithStatus(ctx context.Context, t *testing.T, target Target) {
 	if diff := cmp.Diff(want, []any{at(got, "status", "capacity"), at(got, "status", "allocatable"),
 		at(got, "status", "conditions"), at(got, "status", "config")}); diff != "" {
 		t.Errorf("created node's capacity, allocatable, conditions, config (-want +got):\n%s", diff)
+	}
+	notReady := map[string]any{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+	if diff := cmp.Diff([]any{notReady}, at(got, "spec", "taints")); diff != "" {
+		t.Errorf("created node's taints (-want +got):\n%s", diff)
+	}
+
+	tainted := []any{map[string]any{"key": "k", "effect": "NoExecute"},
+		map[string]any{"key": "node.kubernetes.io/not-ready", "value": "x", "effect": "NoSchedule"}}
+	path = "/api/v1/nodes/" + e.ns + "-b"
+	t.Cleanup(func() { deleteBestEffort(target, path) })
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: "/api/v1/nodes", Body: object{"apiVersion": "v1", "kind": "Node",
+		"metadata": object{"name": e.ns + "-b"}, "spec": object{"taints": tainted}}})
+	r.mustCode(t, http.StatusCreated, "create node with a not-ready taint")
+	r.decode(t, &got)
+	if diff := cmp.Diff(tainted, at(got, "spec", "taints")); diff != "" {
+		t.Errorf("taints of a node created with a not-ready one (-want +got):\n%s", diff)
 	}
 }
 

@@ -19,7 +19,8 @@ const (
 // besides its decoder defaults, once the server has filled its metadata:
 // a pod goes through the default admission plugins (admitPodCreate) and
 // gets its QoS class, a namespace its strategy's PrepareForCreate, a node
-// loses its dynamic kubelet config (its status is kept). Other
+// loses its dynamic kubelet config (its status is kept) and gets the
+// not-ready taint (addNotReadyTaint). Other
 // kinds are left as they are.
 func PrepareForCreate(obj runtime.Object) {
 	switch o := obj.(type) {
@@ -33,6 +34,7 @@ func PrepareForCreate(obj runtime.Object) {
 		// dynamic kubelet config, in spec and status, is never stored.
 		o.Spec.ConfigSource = nil
 		o.Status.Config = nil
+		addNotReadyTaint(o)
 	}
 }
 
@@ -118,4 +120,18 @@ func prepareNamespaceForCreate(ns *corev1.Namespace) {
 		}
 	}
 	ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+}
+
+// addNotReadyTaint is the TaintNodesByCondition admission plugin, on by
+// default, on a node's create (kubernetes plugin/pkg/admission/nodetaint):
+// a node starts with the not-ready NoSchedule taint, which the node
+// lifecycle controller (absent here) removes once the node is Ready, so
+// nothing is scheduled onto a node before it is known to be ready.
+func addNotReadyTaint(node *corev1.Node) {
+	for _, t := range node.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule {
+			return
+		}
+	}
+	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 }
