@@ -217,5 +217,6 @@ func Cases() []Case {
 		{Name: "StatusWriteMetadata", Run: RunStatusWriteMetadata},
 		{Name: "NodeCreateWithStatus", Run: RunNodeCreateWithStatus},
 		{Name: "PersistentVolumeStatus", Run: RunPersistentVolumeStatus},
+		{Name: "ValidateNode", Run: RunValidateNode},
 	}
 }

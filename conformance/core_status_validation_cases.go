@@ -396,3 +396,72 @@ func RunPersistentVolumeStatus(ctx context.Context, t *testing.T, target Target)
 		t.Errorf("new claim's phase and volumeMode (-want +got):\n%s", diff)
 	}
 }
+
+// RunValidateNode: a Node's create checks its taints (reported under
+// metadata.taints), capacity and allocatable, swap capacity, declared
+// features and pod CIDRs; an update also keeps pod CIDRs and providerID
+// once set and externalID always, each cause once although
+// kube-apiserver's validations find some twice. A podCIDR written alone
+// (by an older IPAM controller) fills podCIDRs.
+func RunValidateNode(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	nodes := "/api/v1/nodes"
+	create := func(name string, spec, status object) response {
+		t.Cleanup(func() { deleteBestEffort(target, nodes+"/"+name) })
+		return e.c.do(ctx, t, request{Method: http.MethodPost, Path: nodes, Body: object{"apiVersion": "v1", "kind": "Node",
+			"metadata": object{"name": name}, "spec": spec, "status": status}})
+	}
+	name := e.ns
+	r := create(name, object{"podCIDRs": []any{"10.0.0.0/24", "10.1.0.0/24"}, "taints": []any{
+		object{"key": "bad key!", "value": "bad value!", "effect": "Bogus"}, object{"key": "k", "effect": ""},
+		object{"key": "d", "effect": "NoSchedule"}, object{"key": "d", "value": "v", "effect": "NoSchedule"}}},
+		object{"capacity": object{"cpu": "-1"}, "nodeInfo": object{"swap": object{"capacity": 0}}, "declaredFeatures": []any{"b"}})
+	checkStatus(t, "create an invalid node", r, invalid("Node", "", name,
+		invalidValue("metadata.taints[0].key", "bad key!", validation.IsQualifiedName("bad key!")[0]),
+		invalidValue("metadata.taints[0].value", "bad value!", validation.IsValidLabelValue("bad value!")[0]),
+		notSupported("metadata.taints[0].effect", "Bogus", `supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`),
+		cause(metav1.CauseTypeFieldValueRequired, "metadata.taints[1].effect", "Required value"),
+		cause(metav1.CauseTypeFieldValueDuplicate, "metadata.taints[3]", `Duplicate value: {"Key":"d","Value":"v","Effect":"NoSchedule","TimeAdded":null}: taints must be unique by key and effect pair`),
+		invalidValue("status.capacity.cpu", "-1", "must be greater than or equal to 0"),
+		invalidValue("status.allocatable.cpu", "-1", "must be greater than or equal to 0"),
+		cause(metav1.CauseTypeFieldValueInvalid, "metadata.nodeSwapStatus.capacity", "Invalid value: 0: must be greater than zero"),
+		invalidValue("status.declaredFeatures[0]", "b", `invalid feature name "b": must start with an UpperCamelCase segment, with subsequent segments separated by '/' (e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters and slashes`),
+		cause(metav1.CauseTypeFieldValueInvalid, "spec.podCIDRs", `Invalid value: ["10.0.0.0/24","10.1.0.0/24"]: may specify no more than one CIDR for each IP family`)))
+	r = create(name, object{"podCIDRs": []any{"10.0.0.0/33"}}, nil)
+	checkStatus(t, "create with a bad pod CIDR", r, invalid("Node", "", name,
+		invalidValue("spec.podCIDRs[0]", "10.0.0.0/33", "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)")))
+
+	create(name, object{"podCIDRs": []any{"10.0.0.0/24"}, "providerID": "p1", "externalID": "e"}, nil).mustCode(t, http.StatusCreated, "create node")
+	path := nodes + "/" + name
+	patch := func(body object) response {
+		return e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path, Body: body, ContentType: mergePatchType})
+	}
+	cidrChange := cause(causeForbidden, "spec.podCIDRs", `Forbidden: node updates may not change podCIDR except from "" to valid`)
+	r = patch(object{"metadata": object{"labels": object{"bad key!": "v"}}, "spec": object{"podCIDRs": []any{"10.9.0.0/24"}, "podCIDR": "10.9.0.0/24",
+		"providerID": "p2", "externalID": "f", "taints": []any{object{"key": "x", "effect": "Bogus"}}}})
+	checkStatus(t, "change what a node keeps", r, invalid("Node", "", name,
+		invalidValue("metadata.labels", "bad key!", validation.IsQualifiedName("bad key!")[0]),
+		notSupported("metadata.taints[0].effect", "Bogus", `supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`),
+		cidrChange,
+		cause(metav1.CauseTypeFieldValueInvalid, "spec.providerID", "Invalid value: null: field cannot be modified once set"),
+		cause(causeForbidden, "spec.externalID", "Forbidden: may not be updated")))
+	r = patch(object{"spec": object{"providerID": nil, "podCIDRs": nil, "podCIDR": nil}})
+	checkStatus(t, "clear what a node keeps", r, invalid("Node", "", name,
+		cidrChange, cause(metav1.CauseTypeFieldValueInvalid, "spec.providerID", "Invalid value: null: field cannot be cleared once set")))
+	checkStatus(t, "add an IPv6 pod CIDR", patch(object{"spec": object{"podCIDRs": []any{"10.0.0.0/24", "fd00::/64"}}}), invalid("Node", "", name, cidrChange))
+
+	// Both pod CIDRs of a dual-stack node changed: two identical causes, one reported.
+	create(name+"-c", object{"podCIDRs": []any{"10.0.0.0/24", "fd00::/64"}}, nil).mustCode(t, http.StatusCreated, "create dual-stack node")
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path + "-c", ContentType: mergePatchType,
+		Body: object{"spec": object{"podCIDR": "10.1.0.0/24", "podCIDRs": []any{"10.1.0.0/24", "fd01::/64"}}}})
+	checkStatus(t, "change both pod CIDRs", r, invalid("Node", "", name+"-c", cidrChange))
+
+	create(name+"-b", nil, nil).mustCode(t, http.StatusCreated, "create node without pod CIDRs")
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path + "-b", Body: object{"spec": object{"podCIDR": "10.5.0.0/24"}}, ContentType: mergePatchType})
+	r.mustCode(t, http.StatusOK, "set the legacy podCIDR")
+	var got object
+	r.decode(t, &got)
+	if diff := cmp.Diff([]any{"10.5.0.0/24", []any{"10.5.0.0/24"}}, []any{at(got, "spec", "podCIDR"), at(got, "spec", "podCIDRs")}); diff != "" {
+		t.Errorf("podCIDR and podCIDRs after setting podCIDR (-want +got):\n%s", diff)
+	}
+}

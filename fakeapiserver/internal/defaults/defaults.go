@@ -32,8 +32,8 @@ var builtin = map[schema.GroupKind]func(runtime.Object){
 		}
 	},
 	{Kind: "Node"}: func(obj runtime.Object) {
-		if node, ok := obj.(*corev1.Node); ok {
-			nodeStatus(node)
+		if n, ok := obj.(*corev1.Node); ok {
+			node(n)
 		}
 	},
 	{Kind: "PersistentVolumeClaim"}: func(obj runtime.Object) {

@@ -4,8 +4,9 @@
 //
 //	defaults.go  the decoder's SetDefaults_* per kind ([For]; namespaces, CRDs)
 //	pod.go       pod and pod-template defaults ([Pod], [PodTemplate])
-//	status.go    the status defaults of Services (ingress ipMode) and Nodes
-//	             (allocatable from capacity, quantities rounded to milli)
+//	status.go    the status defaults of Services (ingress ipMode)
+//	node.go      Nodes: pod CIDRs as the internal type keeps them, allocatable
+//	             from capacity, quantities rounded to milli
 //	volume.go    PersistentVolumeClaim and PersistentVolume (phase, volumeMode,
 //	             reclaim policy)
 //	create.go    on create only: strategies' PrepareForCreate and the default

@@ -23,18 +23,6 @@ func serviceStatus(svc *corev1.Service) {
 	}
 }
 
-// nodeStatus is SetObjectDefaults_Node: a status with a capacity and no
-// allocatable gets the capacity as allocatable (SetDefaults_NodeStatus),
-// then both lists are rounded up to milli-units (SetDefaults_ResourceList).
-func nodeStatus(node *corev1.Node) {
-	s := &node.Status
-	if s.Allocatable == nil && s.Capacity != nil {
-		s.Allocatable = s.Capacity.DeepCopy()
-	}
-	roundUpToMilli(s.Capacity)
-	roundUpToMilli(s.Allocatable)
-}
-
 // roundUpToMilli is SetDefaults_ResourceList: every quantity rounded up to
 // milli-units (kubernetes#18538 keeps this for API compatibility).
 func roundUpToMilli(list corev1.ResourceList) {

@@ -18,6 +18,7 @@
 //	job_status.go  a Job's status and its transitions
 //	service_status.go  a Service's load-balancer status
 //	pvc_status.go  a PersistentVolumeClaim's status (capacity, allocated resources)
+//	node.go        Node (metadata, taints, resources, pod CIDRs, immutable spec fields)
 //	node_status.go  a Node's status (capacity, allocatable, declared features, addresses)
 //
 // Messages and the order of the causes are kube-apiserver's, byte for byte:

@@ -23,6 +23,7 @@ var builtin = map[schema.GroupKind]Func{
 	{Kind: "ConfigMap"}:                                              validateConfigMap,
 	{Kind: "Secret"}:                                                 validateSecret,
 	{Kind: "Service"}:                                                validateService,
+	{Kind: "Node"}:                                                   validateNode,
 	{Kind: "Pod"}:                                                    validatePod,
 	{Kind: "ReplicationController"}:                                  validateReplicationController,
 	{Group: "apps", Kind: "Deployment"}:                              validateDeployment,
