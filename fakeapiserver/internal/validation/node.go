@@ -26,8 +26,8 @@ var taintEffects = []string{string(corev1.TaintEffectNoSchedule), string(corev1.
 // change once set, and externalID. A main-resource update keeps the
 // stored status, so its status checks only see stored values.
 //
-// kube-apiserver reports a cause its validations find twice (the taints,
-// the metadata, a pod CIDR changed at several indexes) once; so does this.
+// Some causes come twice, as on kube-apiserver (a pod CIDR changed at
+// several indexes); the server reports each once (invalidIfAny).
 // ValidateNodeSpecificAnnotations is not reproduced.
 func validateNode(obj, old runtime.Object) field.ErrorList {
 	n, ok := obj.(*corev1.Node)
@@ -50,7 +50,7 @@ func validateNode(obj, old runtime.Object) field.ErrorList {
 		errs = append(errs, duplicateAddresses(n.Status.Addresses)...)
 		errs = append(errs, validateNodeSpecUpdate(n.Spec, o.Spec)...)
 	}
-	return dedupErrors(errs)
+	return errs
 }
 
 // validateTaints is core validation's validateNodeTaints: each key a
@@ -158,19 +158,4 @@ func validateNodeSpecUpdate(spec, old corev1.NodeSpec) field.ErrorList {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "externalID"), "may not be updated"))
 	}
 	return errs
-}
-
-// dedupErrors drops each error that renders as an earlier one.
-func dedupErrors(errs field.ErrorList) field.ErrorList {
-	seen := map[string]bool{}
-	out := errs[:0:0]
-	for _, e := range errs {
-		key := string(e.Type) + "\x00" + e.Field + "\x00" + e.ErrorBody()
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, e)
-	}
-	return out
 }
