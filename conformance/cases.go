@@ -218,5 +218,11 @@ func Cases() []Case {
 		{Name: "NodeCreateWithStatus", Run: RunNodeCreateWithStatus},
 		{Name: "PersistentVolumeStatus", Run: RunPersistentVolumeStatus},
 		{Name: "ValidateNode", Run: RunValidateNode},
+		{Name: "TableCertificateSigningRequest", Run: RunTableCertificateSigningRequest},
+		{Name: "TableHorizontalPodAutoscaler", Run: RunTableHorizontalPodAutoscaler},
+		{Name: "TablePersistentVolumes", Run: RunTablePersistentVolumes},
+		{Name: "TableEndpoints", Run: RunTableEndpoints},
+		{Name: "TableQuotaAndNetworkPolicy", Run: RunTableQuotaAndNetworkPolicy},
+		{Name: "TableStorageClasses", Run: RunTableStorageClasses},
 	}
 }

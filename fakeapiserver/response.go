@@ -56,7 +56,7 @@ func (s *Server) tableOf(req *request, rows *tableRows) (runtime.Object, error) 
 		}
 		lm = listMetaOf(l)
 	}
-	return s.toTable(req.res, rows.items, lm, includeObjectParam(req.r))
+	return s.toTable(req.res, rows.items, lm, includeObjectParam(req.r), rows.list != nil)
 }
 
 // respond encodes obj in the negotiated type and writes it with code: the

@@ -179,7 +179,7 @@ func (e *eventWriter) encodeEvent(ev outEvent) ([]byte, error) {
 func (e *eventWriter) objectBytes(ev outEvent) ([]byte, error) {
 	obj := ev.obj
 	if _, isStatus := obj.(*metav1.Status); e.out.table && !isStatus && ev.typ != watch.Bookmark {
-		table, err := e.s.toTable(e.res, []runtime.Object{obj}, metav1.ListMeta{}, e.include)
+		table, err := e.s.toTable(e.res, []runtime.Object{obj}, metav1.ListMeta{}, e.include, false)
 		if err != nil {
 			return nil, err
 		}

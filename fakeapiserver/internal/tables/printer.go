@@ -40,14 +40,20 @@ var (
 // TableHandler.
 type printer struct {
 	columns []metav1.TableColumnDefinition
-	// row fills Cells (one per column) and Conditions; ok is false for an
-	// object of another Go type.
-	row func(obj runtime.Object, now time.Time) (row metav1.TableRow, ok bool)
+	row     rowFunc
+	// listRow, if set, replaces row when a list is printed: kube-apiserver
+	// prints some lists with a pass over all their items first (a
+	// StorageClass list marks the effective default class).
+	listRow func(objs []runtime.Object) rowFunc
 	// nilRows keeps Rows nil for an empty table: the default convertor
 	// appends to a nil slice, the printers start from make(..., 0), and the
 	// JSON shows the difference ("rows": null vs []).
 	nilRows bool
 }
+
+// rowFunc prints one object as a row: Cells (one per column) and
+// Conditions; ok is false for an object of another Go type.
+type rowFunc func(obj runtime.Object, now time.Time) (row metav1.TableRow, ok bool)
 
 // printers are the printers kube-apiserver installs for the kinds
 // served by default, and a few more that `kubectl get all` lists.
@@ -75,6 +81,43 @@ var printers = map[schema.GroupKind]printer{
 	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              printerOf(priorityClassColumns(), printPriorityClass),
 	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        printerOf(roleBindingColumns("roleBinding", rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"]), printRoleBinding),
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: printerOf(roleBindingColumns("clusterRoleBinding", rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"]), printClusterRoleBinding),
+
+	{Kind: "Endpoints"}:             printerOf(endpointsColumns(), printEndpoints),
+	{Kind: "PodTemplate"}:           printerOf(podTemplateColumns(), printPodTemplate),
+	{Kind: "ResourceQuota"}:         printerOf(resourceQuotaColumns(), printResourceQuota),
+	{Kind: "ComponentStatus"}:       printerOf(componentStatusColumns(), printComponentStatus),
+	{Kind: "PersistentVolume"}:      printerOf(persistentVolumeColumns(), printPersistentVolume),
+	{Kind: "PersistentVolumeClaim"}: printerOf(persistentVolumeClaimColumns(), printPersistentVolumeClaim),
+
+	{Group: "apps", Kind: "ControllerRevision"}:                                       printerOf(controllerRevisionColumns(), printControllerRevision),
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                           horizontalPodAutoscalerPrinter(),
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:                 printerOf(certificateSigningRequestColumns(), printCertificateSigningRequest),
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:                        printerOf(clusterTrustBundleColumns(), printClusterTrustBundle),
+	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}:                     printerOf(podCertificateRequestColumns(), printPodCertificateRequest),
+	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                                printerOf(endpointSliceColumns(), printEndpointSlice),
+	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                               printerOf(networkPolicyColumns(), printNetworkPolicy),
+	{Group: "networking.k8s.io", Kind: "ServiceCIDR"}:                                 printerOf(serviceCIDRColumns(), printServiceCIDR),
+	{Group: "networking.k8s.io", Kind: "IPAddress"}:                                   printerOf(ipAddressColumns(), printIPAddress),
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                   storageClassPrinter(),
+	{Group: "storage.k8s.io", Kind: "VolumeAttributesClass"}:                          printerOf(volumeAttributesClassColumns(), printVolumeAttributesClass),
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                      printerOf(csiDriverColumns(), printCSIDriver),
+	{Group: "storage.k8s.io", Kind: "CSINode"}:                                        printerOf(csiNodeColumns(), printCSINode),
+	{Group: "storage.k8s.io", Kind: "CSIStorageCapacity"}:                             printerOf(csiStorageCapacityColumns(), printCSIStorageCapacity),
+	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:                               printerOf(volumeAttachmentColumns(), printVolumeAttachment),
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:     printerOf(webhookConfigurationColumns(), printMutatingWebhookConfiguration),
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}:   printerOf(webhookConfigurationColumns(), printValidatingWebhookConfiguration),
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        printerOf(validatingAdmissionPolicyColumns(), printValidatingAdmissionPolicy),
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: printerOf(admissionPolicyBindingColumns(), printValidatingAdmissionPolicyBinding),
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          printerOf(mutatingAdmissionPolicyColumns(), printMutatingAdmissionPolicy),
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   printerOf(admissionPolicyBindingColumns(), printMutatingAdmissionPolicyBinding),
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                       printerOf(flowSchemaColumns(), printFlowSchema),
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:       printerOf(priorityLevelConfigurationColumns(), printPriorityLevelConfiguration),
+	{Group: "resource.k8s.io", Kind: "DeviceClass"}:                                   printerOf(nameAgeColumns(), printDeviceClass),
+	{Group: "resource.k8s.io", Kind: "ResourceClaim"}:                                 printerOf(resourceClaimColumns(), printResourceClaim),
+	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}:                         printerOf(nameAgeColumns(), printResourceClaimTemplate),
+	{Group: "resource.k8s.io", Kind: "ResourceSlice"}:                                 printerOf(resourceSliceColumns(), printResourceSlice),
+	{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}:                               printerOf(deviceTaintRuleColumns(), printDeviceTaintRule),
+	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:               printerOf(storageVersionMigrationColumns(), printStorageVersionMigration),
 }
 
 // defaultPrinter is apiserver's defaultTableConvertor, used for every

@@ -47,6 +47,10 @@ type Options struct {
 	IncludeObject metav1.IncludeObjectPolicy
 	// Now is the time ages are computed at (the server's clock).
 	Now time.Time
+	// List is set when objs are a list's items (even one or none), unset
+	// for a single object (a GET, a watch event): kube-apiserver prints
+	// some lists differently (StorageClass marks the default class).
+	List bool
 }
 
 // Convert converts objects of one resource into the Table kubectl asks
@@ -73,8 +77,12 @@ func Convert(res Resource, objs []runtime.Object, opts Options) (*metav1.Table, 
 	if !p.nilRows {
 		table.Rows = make([]metav1.TableRow, 0, len(objs))
 	}
+	printRow := p.row
+	if opts.List && p.listRow != nil {
+		printRow = p.listRow(objs)
+	}
 	for _, obj := range objs {
-		row, ok := p.row(obj, opts.Now)
+		row, ok := printRow(obj, opts.Now)
 		if !ok {
 			return nil, cannotPrint(res, obj, hasPrinter)
 		}
