@@ -224,5 +224,11 @@ func Cases() []Case {
 		{Name: "TableEndpoints", Run: RunTableEndpoints},
 		{Name: "TableQuotaAndNetworkPolicy", Run: RunTableQuotaAndNetworkPolicy},
 		{Name: "TableStorageClasses", Run: RunTableStorageClasses},
+		{Name: "TablePodTemplateAndRevision", Run: RunTablePodTemplateAndRevision},
+		{Name: "TableEventsV1", Run: RunTableEventsV1},
+		{Name: "TableAdmissionConfiguration", Run: RunTableAdmissionConfiguration},
+		{Name: "TableFlowControl", Run: RunTableFlowControl},
+		{Name: "TableIPAddressAndTrustBundle", Run: RunTableIPAddressAndTrustBundle},
+		{Name: "TableDynamicResources", Run: RunTableDynamicResources},
 	}
 }

@@ -283,8 +283,8 @@ func RunTableQuotaAndNetworkPolicy(ctx context.Context, t *testing.T, target Tar
 }
 
 // RunTableStorageClasses: StorageClass, VolumeAttributesClass, CSIDriver,
-// CSINode, CSIStorageCapacity and VolumeAttachment, with the defaults
-// v1 gives unset fields. No class is made the default: the real server's
+// CSINode and VolumeAttachment, with the defaults
+// v1 gives unset fields; CSIStorageCapacity has none. No class is made the default: the real server's
 // DefaultStorageClass admission would give it to other cases' claims.
 func RunTableStorageClasses(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
@@ -341,22 +341,28 @@ func RunTableStorageClasses(ctx context.Context, t *testing.T, target Target) {
 		[]any{node, float64(1), nil})
 	e.deleteAfter(ctx, target, storage+"csinodes/"+node)
 
-	capDoc := storagev1.CSIStorageCapacity{}.SwaggerDoc()
-	e.checkTable(ctx, storage+"namespaces/"+e.ns+"/csistoragecapacities", object{"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
-		"metadata": object{"name": "cap"}, "storageClassName": "slow", "capacity": "10Gi"},
-		[]metav1.TableColumnDefinition{tcName, tcCol("StorageClassName", "string", capDoc["storageClassName"]), tcCol("Capacity", "string", capDoc["capacity"])},
-		[]any{"cap", "slow", "10Gi"})
+	// CSIStorageCapacity has no printer: the default Name and Created At.
+	caps := storage + "namespaces/" + e.ns + "/csistoragecapacities"
+	e.createAt(ctx, caps, object{"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+		"metadata": object{"name": "cap"}, "storageClassName": "slow", "capacity": "10Gi"}, "create csistoragecapacity")
+	cols, cells := tableRow(ctx, t, e.c, caps, nil)
+	if diff := cmp.Diff([]metav1.TableColumnDefinition{tcName, tcCol("Created At", "date", tcMetaDoc["creationTimestamp"])}, cols); diff != "" {
+		t.Errorf("CSIStorageCapacity Table columns mismatch (-want +got):\n%s", diff)
+	}
+	if len(cells) != 2 || cells[0] != "cap" {
+		t.Errorf("CSIStorageCapacity Table cells = %v, want cap and its creation time", cells)
+	}
 
 	vaSpec := storagev1.VolumeAttachmentSpec{}.SwaggerDoc()
 	va := e.ns + "-va"
 	e.checkTable(ctx, storage+"volumeattachments", object{"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": object{"name": va},
-		"spec": object{"attacher": "example.com/csi", "nodeName": "n1", "source": object{"persistentVolumeName": "pv1"}}},
+		"spec": object{"attacher": "csi.example.com", "nodeName": "n1", "source": object{"persistentVolumeName": "pv1"}}},
 		[]metav1.TableColumnDefinition{tcName,
 			{Name: "Attacher", Type: "string", Format: "name", Description: vaSpec["attacher"]},
 			tcCol("PV", "string", storagev1.VolumeAttachmentSource{}.SwaggerDoc()["persistentVolumeName"]),
 			tcCol("Node", "string", vaSpec["nodeName"]),
 			tcCol("Attached", "boolean", storagev1.VolumeAttachmentStatus{}.SwaggerDoc()["attached"]),
 			tcAge,
-		}, []any{va, "example.com/csi", "pv1", "n1", false, nil})
+		}, []any{va, "csi.example.com", "pv1", "n1", false, nil})
 	e.deleteAfter(ctx, target, storage+"volumeattachments/"+va)
 }

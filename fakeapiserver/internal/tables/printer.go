@@ -89,6 +89,7 @@ var printers = map[schema.GroupKind]printer{
 	{Kind: "PersistentVolume"}:      printerOf(persistentVolumeColumns(), printPersistentVolume),
 	{Kind: "PersistentVolumeClaim"}: printerOf(persistentVolumeClaimColumns(), printPersistentVolumeClaim),
 
+	{Group: "events.k8s.io", Kind: "Event"}:                                           printerOf(eventColumns(), printEventsV1),
 	{Group: "apps", Kind: "ControllerRevision"}:                                       printerOf(controllerRevisionColumns(), printControllerRevision),
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                           horizontalPodAutoscalerPrinter(),
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:                 printerOf(certificateSigningRequestColumns(), printCertificateSigningRequest),
@@ -102,7 +103,6 @@ var printers = map[schema.GroupKind]printer{
 	{Group: "storage.k8s.io", Kind: "VolumeAttributesClass"}:                          printerOf(volumeAttributesClassColumns(), printVolumeAttributesClass),
 	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                      printerOf(csiDriverColumns(), printCSIDriver),
 	{Group: "storage.k8s.io", Kind: "CSINode"}:                                        printerOf(csiNodeColumns(), printCSINode),
-	{Group: "storage.k8s.io", Kind: "CSIStorageCapacity"}:                             printerOf(csiStorageCapacityColumns(), printCSIStorageCapacity),
 	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:                               printerOf(volumeAttachmentColumns(), printVolumeAttachment),
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:     printerOf(webhookConfigurationColumns(), printMutatingWebhookConfiguration),
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}:   printerOf(webhookConfigurationColumns(), printValidatingWebhookConfiguration),

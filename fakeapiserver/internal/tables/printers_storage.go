@@ -228,20 +228,6 @@ func printCSINode(n *storagev1.CSINode, now time.Time) metav1.TableRow {
 	return cells(n.Name, int64(len(n.Spec.Drivers)), age(n.CreationTimestamp.Time, now))
 }
 
-// csiStorageCapacityColumns has no Age column, as kube-apiserver's.
-func csiStorageCapacityColumns() []metav1.TableColumnDefinition {
-	doc := storagev1.CSIStorageCapacity{}.SwaggerDoc()
-	return []metav1.TableColumnDefinition{nameColumn, column("StorageClassName", "string", doc["storageClassName"]), column("Capacity", "string", doc["capacity"])}
-}
-
-func printCSIStorageCapacity(c *storagev1.CSIStorageCapacity, _ time.Time) metav1.TableRow {
-	capacity := "<unset>"
-	if c.Capacity != nil {
-		capacity = c.Capacity.String()
-	}
-	return cells(c.Name, c.StorageClassName, capacity)
-}
-
 func volumeAttachmentColumns() []metav1.TableColumnDefinition {
 	spec := storagev1.VolumeAttachmentSpec{}.SwaggerDoc()
 	return []metav1.TableColumnDefinition{
