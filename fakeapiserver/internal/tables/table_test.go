@@ -2,6 +2,7 @@ package tables
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -266,6 +267,7 @@ func TestTableColumnDefinitions(t *testing.T) {
 			{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 		},
 	}
+	maps.Copy(tests, moreColumnPins) // printers_more_test.go
 	for gk, want := range tests {
 		t.Run(gk.String(), func(t *testing.T) {
 			p, ok := printers[gk]
