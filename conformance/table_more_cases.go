@@ -199,8 +199,8 @@ func RunTableFlowControl(ctx context.Context, t *testing.T, target Target) {
 }
 
 // RunTableIPAddressAndTrustBundle: an IPAddress row has an age cell but
-// no Age column (as kube-apiserver prints it), and a ClusterTrustBundle
-// neither.
+// no Age column (as kube-apiserver prints it), a ServiceCIDR joins its
+// CIDRs, and a ClusterTrustBundle has no age at all.
 func RunTableIPAddressAndTrustBundle(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	ip := "10.255.254." + []string{"7", "8", "9"}[len(e.ns)%3]
@@ -218,6 +218,14 @@ func RunTableIPAddressAndTrustBundle(ctx context.Context, t *testing.T, target T
 	if diff := cmp.Diff([]any{ip, "services/" + e.ns + "/svc"}, cells[:2]); diff != "" {
 		t.Errorf("IPAddress Table cells mismatch (-want +got):\n%s", diff)
 	}
+
+	cidr := e.ns + "-cidr"
+	cidrPath := "/apis/networking.k8s.io/v1/servicecidrs"
+	e.checkTable(ctx, cidrPath, object{"apiVersion": "networking.k8s.io/v1", "kind": "ServiceCIDR", "metadata": object{"name": cidr},
+		"spec": object{"cidrs": []any{"10.255.253.0/24", "fd00:253::/112"}}},
+		[]metav1.TableColumnDefinition{tcName, tcCol("CIDRs", "string", networkingv1.ServiceCIDRSpec{}.SwaggerDoc()["cidrs"]), tcAge},
+		[]any{cidr, "10.255.253.0/24,fd00:253::/112", nil})
+	e.deleteAfter(ctx, target, cidrPath+"/"+cidr)
 
 	ctb := e.ns + "-ctb"
 	ctbPath := "/apis/certificates.k8s.io/v1/clustertrustbundles"
