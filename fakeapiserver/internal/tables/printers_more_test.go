@@ -26,7 +26,7 @@ import (
 )
 
 // moreColumnPins are the columns of the printers of
-// printers_{autoscaling,certificates,storage,core_more,networking,admission,events,misc}.go,
+// printers_{autoscaling,certificates,storage,volumes,core_more,networking,admission,events,misc}.go,
 // copied verbatim from kubernetes v1.37.2 pkg/printers/internalversion/printers.go
 // AddHandlers (resourceapi is resource/v1 there); TestTableColumnDefinitions
 // checks them with the others.
