@@ -17,7 +17,8 @@ var systemPodConditions = map[corev1.PodConditionType]bool{
 
 // validatePodStatusUpdate is core validation's ValidatePodStatusUpdate as
 // the pod status strategy runs it with v1.37's default feature gates: the
-// metadata update, condition types and observedGenerations,
+// metadata update, the pod annotation rules (pod_annotations.go),
+// condition types and observedGenerations,
 // nominatedNodeName, observedGeneration, an immutable qosClass, container
 // state transitions (pod_status_transitions.go), resource claim statuses
 // and the extended resource claim status (pod_status_claims.go), the pod
@@ -26,10 +27,10 @@ var systemPodConditions = map[corev1.PodConditionType]bool{
 // change here: a status write keeps the stored spec, which the checks
 // read.
 //
-// Not checked: the pod-specific annotation rules (mirror pod and AppArmor
-// annotations may not be added, changed or removed); they cannot fire
-// while lw-sim's status write keeps the stored metadata, where the real
-// one stores label and annotation changes. Gated off in v1.37,
+// A status write stores the request's labels and annotations (not its
+// ownerReferences: keepStatusMetadata), so the annotation rules are
+// reachable: the mirror pod and AppArmor annotations may not be added,
+// changed or removed. Gated off in v1.37,
 // and dropped before validation by the real server and by
 // preparePodStatus: volumeHealth (CSIVolumeHealth),
 // nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources) and
@@ -42,6 +43,7 @@ func validatePodStatusUpdate(obj, old runtime.Object) field.ErrorList {
 	}
 	s, os := pod.Status, o.Status
 	errs := MetaUpdate(obj, old)
+	errs = append(errs, validatePodAnnotationUpdates(pod, o)...)
 	errs = append(errs, validatePodConditions(s.Conditions)...)
 	if s.NominatedNodeName != os.NominatedNodeName && s.NominatedNodeName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.NominatedNodeName, false) {
