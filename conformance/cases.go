@@ -230,5 +230,12 @@ func Cases() []Case {
 		{Name: "TableFlowControl", Run: RunTableFlowControl},
 		{Name: "TableIPAddressAndTrustBundle", Run: RunTableIPAddressAndTrustBundle},
 		{Name: "TableDynamicResources", Run: RunTableDynamicResources},
+		{Name: "StatusMetadataPod", Run: RunStatusMetadataPod},
+		{Name: "StatusMetadataPodAnnotations", Run: RunStatusMetadataPodAnnotations},
+		{Name: "StatusMetadataDeployment", Run: RunStatusMetadataDeployment},
+		{Name: "StatusMetadataKeepsAll", Run: RunStatusMetadataKeepsAll},
+		{Name: "StatusMetadataCustomResource", Run: RunStatusMetadataCustomResource},
+		{Name: "StatusMetadataReset", Run: RunStatusMetadataReset},
+		{Name: "StatusMetadataCSR", Run: RunStatusMetadataCSR},
 	}
 }

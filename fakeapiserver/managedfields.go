@@ -350,7 +350,10 @@ func resetFieldsOf(info *resourceInfo) (main, status map[fieldpath.APIVersion]fi
 	extra := extraResetFields[gk]
 	mainSet := fieldpath.NewSet(append([]fieldpath.Path{fieldpath.MakePathOrDie("status")}, extra.main...)...)
 	statusPaths := append([]fieldpath.Path{fieldpath.MakePathOrDie("spec")}, extra.status...)
-	if metadataResetKinds[gk] {
+	// Custom resources too: their status strategy's reset fields name
+	// metadata and spec (apiextensions-apiserver customresource
+	// status_strategy.go GetResetFields).
+	if metadataResetKinds[gk] || info.custom != nil {
 		statusPaths = append(statusPaths, fieldpath.MakePathOrDie("metadata"))
 	}
 	statusSet := fieldpath.NewSet(statusPaths...)
@@ -362,7 +365,8 @@ func resetFieldsOf(info *resourceInfo) (main, status map[fieldpath.APIVersion]fi
 
 // keepManagedFields carries the managedFields the status field manager
 // computed over to the object a status write stores (the status strategy
-// resets spec and most metadata, not managedFields).
+// resets the spec and, per kind, some metadata: keepStatusMetadata; never
+// managedFields).
 func keepManagedFields(dst, src runtime.Object) {
 	mustAccessor(dst).SetManagedFields(mustAccessor(src).GetManagedFields())
 }

@@ -108,6 +108,9 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 		next, nextMeta = base, mustAccessor(base)
 	} else if req.isApproval() {
 		base := prepareApprovalUpdate(next, old, s.now())
+		// csrApprovalStrategy resets the spec and the status but its
+		// conditions, not the metadata.
+		keepStatusMetadata(res, base, next, old)
 		keepManagedFields(base, next)
 		next, nextMeta = base, mustAccessor(base)
 	} else if res.hasStatus {
