@@ -237,5 +237,9 @@ func Cases() []Case {
 		{Name: "StatusMetadataCustomResource", Run: RunStatusMetadataCustomResource},
 		{Name: "StatusMetadataReset", Run: RunStatusMetadataReset},
 		{Name: "StatusMetadataCSR", Run: RunStatusMetadataCSR},
+		{Name: "WorkloadDefaultsApps", Run: RunWorkloadDefaultsApps},
+		{Name: "WorkloadDefaultsBatch", Run: RunWorkloadDefaultsBatch},
+		{Name: "WorkloadDefaultsCore", Run: RunWorkloadDefaultsCore},
+		{Name: "WorkloadDefaultsWrites", Run: RunWorkloadDefaultsWrites},
 	}
 }

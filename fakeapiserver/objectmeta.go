@@ -92,7 +92,12 @@ func specField(obj runtime.Object) reflect.Value {
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return reflect.Value{}
 	}
-	return v.Elem().FieldByName("Spec")
+	if spec := v.Elem().FieldByName("Spec"); spec.IsValid() {
+		return spec
+	}
+	// A PodTemplate's desired state is its template (the podtemplate
+	// strategy's PrepareForUpdate compares it).
+	return v.Elem().FieldByName("Template")
 }
 
 // copyStatus sets dst's status to src's (the main resource keeps the
@@ -120,6 +125,7 @@ func prepareUpdate(res *resourceInfo, obj, old runtime.Object) {
 	m.SetDeletionGracePeriodSeconds(o.GetDeletionGracePeriodSeconds())
 	m.SetGenerateName(o.GetGenerateName())
 	m.SetGeneration(o.GetGeneration())
+	defaults.PrepareForUpdate(obj, old)
 	if res.TracksGeneration {
 		if ns, os := specField(obj), specField(old); ns.IsValid() && !apiequality.Semantic.DeepEqual(ns.Interface(), os.Interface()) {
 			m.SetGeneration(o.GetGeneration() + 1)

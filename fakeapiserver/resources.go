@@ -157,6 +157,8 @@ var generationKinds = map[schema.GroupKind]bool{
 	{Group: "apps", Kind: "StatefulSet"}: true, {Group: "apps", Kind: "DaemonSet"}: true,
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           true,
+	{Group: "batch", Kind: "Job"}:                                     true, {Group: "batch", Kind: "CronJob"}: true,
+	{Kind: "PodTemplate"}: true,
 }
 
 // resourceTable is the set of served resources, looked up by URL. It is

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
@@ -97,10 +98,17 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 	if err := s.beforeCreate(res, obj); err != nil { // strategy hooks (customresource_hooks.go)
 		return nil, err
 	}
+	base := obj
 	for attempt := 1; ; attempt++ {
 		if generate {
+			// Each attempt starts again from the prepared object, as the
+			// generic store's retry does, so what derives from the name
+			// (PrepareNamedForCreate) is the new name's.
+			obj = base.DeepCopyObject()
+			m = mustAccessor(obj)
 			m.SetName(generateName(m.GetGenerateName()))
 		}
+		defaults.PrepareNamedForCreate(obj)
 		if err := s.validateCreate(res, obj); err != nil {
 			return nil, err
 		}

@@ -23,6 +23,7 @@ const (
 // not-ready taint (addNotReadyTaint). Other
 // kinds are left as they are.
 func PrepareForCreate(obj runtime.Object) {
+	prepareWorkloadForCreate(obj)
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		admitPodCreate(o)

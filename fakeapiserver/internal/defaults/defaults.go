@@ -53,6 +53,14 @@ var builtin = map[schema.GroupKind]func(runtime.Object){
 			apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
 		}
 	},
+	{Group: "apps", Kind: "Deployment"}:  defaultDeployment,
+	{Group: "apps", Kind: "ReplicaSet"}:  defaultReplicaSet,
+	{Group: "apps", Kind: "StatefulSet"}: defaultStatefulSet,
+	{Group: "apps", Kind: "DaemonSet"}:   defaultDaemonSet,
+	{Group: "batch", Kind: "Job"}:        defaultJob,
+	{Group: "batch", Kind: "CronJob"}:    defaultCronJob,
+	{Kind: "ReplicationController"}:      defaultReplicationController,
+	{Kind: "PodTemplate"}:                defaultPodTemplate,
 }
 
 // defaultNamespace is SetDefaults_Namespace: the kubernetes.io/metadata.name

@@ -49,14 +49,10 @@ func defaultPodStatus(s *corev1.PodStatus) {
 }
 
 // PodTemplate applies the pod-spec defaults a workload's template gets
-// from kube-apiserver's decoder (SetDefaults_PodSpec, SetDefaults_Container).
+// from kube-apiserver's decoder (templateSpec: SetDefaults_PodSpec and the
+// generated defaults of volumes and containers; not SetDefaults_Pod).
 func PodTemplate(t *corev1.PodTemplateSpec) {
-	defaultPodSpec(&t.Spec)
-	for _, cs := range [][]corev1.Container{t.Spec.InitContainers, t.Spec.Containers} {
-		for i := range cs {
-			defaultContainer(&cs[i], true)
-		}
-	}
+	templateSpec(&t.Spec)
 }
 
 // defaultPodSpec is SetDefaults_PodSpec.

@@ -1,0 +1,105 @@
+package defaults
+
+import (
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// prepareWorkloadForCreate is what the workload strategies'
+// PrepareForCreate set besides generation and status (which the server
+// owns): a DaemonSet's templateGeneration starts at 1
+// (pkg/registry/apps/daemonset/strategy.go).
+func prepareWorkloadForCreate(obj runtime.Object) {
+	if ds, ok := obj.(*appsv1.DaemonSet); ok {
+		setTemplateGeneration(ds, max(templateGeneration(ds), 1))
+	}
+}
+
+// templateGeneration is a DaemonSet's spec.templateGeneration, which
+// apps/v1 carries in the deprecated.daemonset.template.generation
+// annotation (pkg/apis/apps/v1/conversion.go); 0 when absent or not a
+// number (the real conversion fails on the latter: not reproduced).
+func templateGeneration(ds *appsv1.DaemonSet) int64 {
+	g, err := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return g
+}
+
+// setTemplateGeneration writes g back as the v1 conversion does.
+func setTemplateGeneration(ds *appsv1.DaemonSet, g int64) {
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(g, 10)
+}
+
+// PrepareNamedForCreate applies what a new object's strategy derives from
+// its final name and uid, so it runs once a generated name is chosen: a
+// Job without manualSelector gets the selector and template labels of
+// generateSelector (pkg/registry/batch/job/strategy.go).
+func PrepareNamedForCreate(obj runtime.Object) {
+	if j, ok := obj.(*batchv1.Job); ok && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
+		generateJobSelector(j)
+	}
+}
+
+// The job strategy's unprefixed labels (kubernetes pkg/apis/batch), which
+// k8s.io/api does not export.
+const (
+	legacyJobNameLabel       = "job-name"
+	legacyControllerUIDLabel = "controller-uid"
+)
+
+// generateJobSelector is the job strategy's generateSelector: the
+// template is labelled with the job's name and uid (legacy and
+// batch.kubernetes.io keys, a label the client set is kept: validation
+// rejects a conflict) and the selector matches the uid.
+func generateJobSelector(j *batchv1.Job) {
+	t := &j.Spec.Template
+	if t.Labels == nil {
+		t.Labels = map[string]string{}
+	}
+	for _, key := range []string{legacyJobNameLabel, batchv1.JobNameLabel} {
+		if _, found := t.Labels[key]; !found {
+			t.Labels[key] = j.Name
+		}
+	}
+	for _, key := range []string{legacyControllerUIDLabel, batchv1.ControllerUidLabel} {
+		if _, found := t.Labels[key]; !found {
+			t.Labels[key] = string(j.UID)
+		}
+	}
+	if j.Spec.Selector == nil {
+		j.Spec.Selector = &metav1.LabelSelector{}
+	}
+	if j.Spec.Selector.MatchLabels == nil {
+		j.Spec.Selector.MatchLabels = map[string]string{}
+	}
+	if _, found := j.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !found {
+		j.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(j.UID)
+	}
+}
+
+// PrepareForUpdate applies what the strategies' PrepareForUpdate keep or
+// derive besides generation: a DaemonSet's templateGeneration is the
+// server's, kept from old and incremented when the template changes
+// (pkg/registry/apps/daemonset/strategy.go).
+func PrepareForUpdate(obj, old runtime.Object) {
+	ds, ok := obj.(*appsv1.DaemonSet)
+	o, okOld := old.(*appsv1.DaemonSet)
+	if !ok || !okOld {
+		return
+	}
+	g := templateGeneration(o)
+	if !apiequality.Semantic.DeepEqual(ds.Spec.Template, o.Spec.Template) {
+		g++
+	}
+	setTemplateGeneration(ds, g)
+}
