@@ -241,5 +241,6 @@ func Cases() []Case {
 		{Name: "WorkloadDefaultsBatch", Run: RunWorkloadDefaultsBatch},
 		{Name: "WorkloadDefaultsCore", Run: RunWorkloadDefaultsCore},
 		{Name: "WorkloadDefaultsWrites", Run: RunWorkloadDefaultsWrites},
+		{Name: "WorkloadDefaultsVolumes", Run: RunWorkloadDefaultsVolumes},
 	}
 }

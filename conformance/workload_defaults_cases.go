@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The decoder defaults and create-time fields of the workload kinds
@@ -217,7 +218,8 @@ func RunWorkloadDefaultsBatch(ctx context.Context, t *testing.T, target Target) 
 }
 
 // RunWorkloadDefaultsCore: a ReplicationController takes its selector and
-// labels from its template and one replica; a PodTemplate's template is
+// labels from its template and one replica (without template labels its
+// selector is missing: 422); a PodTemplate's template is
 // defaulted and it starts at generation 1.
 func RunWorkloadDefaultsCore(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
@@ -226,6 +228,13 @@ func RunWorkloadDefaultsCore(ctx context.Context, t *testing.T, target Target) {
 		"metadata": object{"name": "rc"}, "spec": object{"template": wlTemplate("")}})
 	checkStored(t, "ReplicationController", got, `{"generation":1,"labels":{"app":"a"},
 		"spec":{"replicas":1,"selector":{"app":"a"},"template":`+tmpl+`},"status":{"replicas":0}}`)
+	// Without template labels there is no selector to default: the
+	// selector is reported missing.
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(e.ns, "replicationcontrollers"), Body: object{"apiVersion": "v1",
+		"kind": "ReplicationController", "metadata": object{"name": "nolabels"}, "spec": object{"template": object{"spec": at(wlTemplate(""), "spec")}}}})
+	checkStatus(t, "ReplicationController without labels", r, wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+		`ReplicationController "nolabels" is invalid: spec.selector: Required value`, &metav1.StatusDetails{Name: "nolabels", Kind: "ReplicationController",
+			Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Message: "Required value", Field: "spec.selector"}}}))
 	got = e.createStored(ctx, nsPath(e.ns, "podtemplates"), object{"apiVersion": "v1", "kind": "PodTemplate",
 		"metadata": object{"name": "pt"}, "template": wlTemplate("")})
 	checkStored(t, "PodTemplate", got, `{"generation":1,"template":`+tmpl+`}`)
@@ -318,4 +327,51 @@ func RunWorkloadDefaultsWrites(ctx context.Context, t *testing.T, target Target)
 			t.Errorf("PodTemplate patch %d: generation %v, want %v", i, g, c.want)
 		}
 	}
+}
+
+// RunWorkloadDefaultsVolumes: a template's volume sources, init
+// containers and pod overhead get the generated defaults (file modes,
+// field reference versions, image pull policies, claim templates, the
+// in-tree sources' legacy defaults), shown on a PodTemplate.
+func RunWorkloadDefaultsVolumes(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	fieldRef := object{"fieldPath": "metadata.name"}
+	spec := object{
+		"initContainers": []any{object{"name": "i", "image": "busybox@sha256:" + strings.Repeat("a", 64),
+			"resources": object{"requests": object{"memory": "1.5"}}}},
+		"containers": []any{object{"name": "c", "image": "nginx:1.27"}},
+		"volumes": []any{
+			object{"name": "cm", "configMap": object{"name": "x"}},
+			object{"name": "da", "downwardAPI": object{"items": []any{object{"path": "n", "fieldRef": fieldRef}}}},
+			object{"name": "pr", "projected": object{"defaultMode": 256, "sources": []any{object{"downwardAPI": object{"items": []any{object{"path": "n", "fieldRef": fieldRef}}}}}}},
+			object{"name": "im", "image": object{"reference": "repo/img"}},
+			object{"name": "im2", "image": object{"reference": "repo/img:v1"}},
+			object{"name": "ep", "ephemeral": object{"volumeClaimTemplate": object{"spec": object{"accessModes": []any{"ReadWriteOnce"},
+				"resources": object{"requests": object{"storage": "1Gi"}}}}}},
+			object{"name": "is", "iscsi": object{"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example:storage", "lun": 0}},
+			object{"name": "rb", "rbd": object{"monitors": []any{"10.0.0.1:6789"}, "image": "img"}},
+			object{"name": "az", "azureDisk": object{"diskName": "d", "diskURI": "https://example.com/d.vhd"}},
+			object{"name": "sc", "scaleIO": object{"gateway": "https://gw", "system": "s", "volumeName": "v", "secretRef": object{"name": "x"}}},
+		},
+	}
+	got := e.createStored(ctx, nsPath(e.ns, "podtemplates"), object{"apiVersion": "v1", "kind": "PodTemplate",
+		"metadata": object{"name": "pt"}, "template": object{"spec": spec}})
+	checkStored(t, "PodTemplate with volumes", got, `{"generation":1,"template":{"metadata":{},"spec":{
+		"initContainers":[{"name":"i","image":"busybox@sha256:`+strings.Repeat("a", 64)+`","imagePullPolicy":"IfNotPresent",
+			"resources":{"requests":{"memory":"1500m"}},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],
+		"containers":[{"name":"c","image":"nginx:1.27","imagePullPolicy":"IfNotPresent","resources":{},
+			"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],
+		"volumes":[
+			{"name":"cm","configMap":{"name":"x","defaultMode":420}},
+			{"name":"da","downwardAPI":{"items":[{"path":"n","fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}],"defaultMode":420}},
+			{"name":"pr","projected":{"sources":[{"downwardAPI":{"items":[{"path":"n","fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}]}}],"defaultMode":256}},
+			{"name":"im","image":{"reference":"repo/img","pullPolicy":"Always"}},
+			{"name":"im2","image":{"reference":"repo/img:v1","pullPolicy":"IfNotPresent"}},
+			{"name":"ep","ephemeral":{"volumeClaimTemplate":{"metadata":{},"spec":{"accessModes":["ReadWriteOnce"],
+				"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"}}}},
+			{"name":"is","iscsi":{"targetPortal":"10.0.0.1:3260","iqn":"iqn.2001-04.com.example:storage","lun":0,"iscsiInterface":"default"}},
+			{"name":"rb","rbd":{"monitors":["10.0.0.1:6789"],"image":"img","pool":"rbd","user":"admin","keyring":"/etc/ceph/keyring"}},
+			{"name":"az","azureDisk":{"diskName":"d","diskURI":"https://example.com/d.vhd","cachingMode":"ReadWrite","fsType":"ext4","readOnly":false,"kind":"Shared"}},
+			{"name":"sc","scaleIO":{"gateway":"https://gw","system":"s","volumeName":"v","secretRef":{"name":"x"},"storageMode":"ThinProvisioned","fsType":"xfs"}}],
+		"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","securityContext":{},"schedulerName":"default-scheduler"}}}`)
 }

@@ -42,8 +42,8 @@ type ScaleSubresource struct {
 	// apps workloads) or a map of labels (a ReplicationController's).
 	LabelSelectorPath string
 	// unsetReplicas is what a missing spec replicas count reads as: 1 for
-	// the built-in workloads, whose defaulting sets it in kube-apiserver
-	// (lw-sim does not default them), 0 otherwise.
+	// the built-in workloads, whose defaulting sets it (a [Resource] may
+	// replace the defaulter), 0 otherwise.
 	unsetReplicas int64
 }
 

@@ -11,6 +11,11 @@
 //	             reclaim policy)
 //	create.go    on create only: strategies' PrepareForCreate and the default
 //	             admission plugins that mutate pods ([PrepareForCreate])
+//	template.go  a pod template's generated defaults (volumes, containers)
+//	workloads.go Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs,
+//	             CronJobs, ReplicationControllers, PodTemplates
+//	workloads_create.go  what their strategies set on create and update
+//	             (a Job's selector, a DaemonSet's template generation)
 //
 // Only the defaults that List and Watch users see (in objects, and through
 // field selectors) are ported; each function names the upstream code it

@@ -73,8 +73,8 @@ func validateDaemonSet(obj, old runtime.Object) field.ErrorList {
 // (the name re-checked on create only), replicas not negative, a selector
 // that is set, valid, not empty and matches the template's labels, a valid
 // pod template with restartPolicy Always, and on update an immutable
-// selector. The template is checked as the real server sees it after
-// defaulting (lw-sim does not default workload templates).
+// selector. The template is checked on a defaulted copy (a [Resource]
+// may replace the defaulter).
 func validateWorkload(obj, old runtime.Object, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
 	w, ok := workloadOf(obj)
 	if !ok {
@@ -154,10 +154,10 @@ func validatePodTemplate(template *corev1.PodTemplateSpec, path *field.Path) (*c
 }
 
 // validateReplicationController is ValidateReplicationController /
-// ValidateReplicationControllerUpdate for the fields lw-sim does not
-// default: the metadata, and the template (its labels must match a
-// selector that is set; the real server defaults an empty selector and
-// replicas from the template).
+// ValidateReplicationControllerUpdate (ValidateReplicationControllerSpec)
+// on the defaulted object: the metadata, minReadySeconds, a selector
+// (defaulted from the template's labels, so missing only when both are),
+// replicas, and the template (its labels must match the selector).
 func validateReplicationController(obj, old runtime.Object) field.ErrorList {
 	rc, ok := obj.(*corev1.ReplicationController)
 	if !ok {
@@ -165,6 +165,10 @@ func validateReplicationController(obj, old runtime.Object) field.ErrorList {
 	}
 	errs := Generic(obj, old)
 	specPath := field.NewPath("spec")
+	errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(rc.Spec.MinReadySeconds), specPath.Child("minReadySeconds"))...)
+	if labels.Set(rc.Spec.Selector).AsSelector().Empty() {
+		errs = append(errs, field.Required(specPath.Child("selector"), ""))
+	}
 	if rc.Spec.Replicas != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(*rc.Spec.Replicas), specPath.Child("replicas"))...)
 	}

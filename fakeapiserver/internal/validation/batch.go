@@ -11,11 +11,12 @@ import (
 )
 
 // validateJob is ValidateJobCreate / ValidateJobUpdate (kubernetes
-// pkg/apis/batch/validation) for what does not depend on the selector the
-// real job strategy generates (lw-sim generates none, so the selector is
-// not checked on create): metadata, non-negative counts, the pod template,
-// whose restartPolicy must be OnFailure or Never, and on update an
-// immutable selector.
+// pkg/apis/batch/validation) without the selector checks on create (the
+// selector generated as the job strategy does, defaults.PrepareNamedForCreate,
+// is not re-checked, nor a manualSelector Job's; validateGeneratedSelector
+// is not ported): metadata, non-negative counts, the pod template, whose
+// restartPolicy must be OnFailure or Never, and on update an immutable
+// selector.
 func validateJob(obj, old runtime.Object) field.ErrorList {
 	job, ok := obj.(*batchv1.Job)
 	if !ok {
