@@ -242,5 +242,6 @@ func Cases() []Case {
 		{Name: "WorkloadDefaultsCore", Run: RunWorkloadDefaultsCore},
 		{Name: "WorkloadDefaultsWrites", Run: RunWorkloadDefaultsWrites},
 		{Name: "WorkloadDefaultsVolumes", Run: RunWorkloadDefaultsVolumes},
+		{Name: "PodDefaultsNested", Run: RunPodDefaultsNested},
 	}
 }

@@ -375,3 +375,44 @@ func RunWorkloadDefaultsVolumes(ctx context.Context, t *testing.T, target Target
 			{"name":"sc","scaleIO":{"gateway":"https://gw","system":"s","volumeName":"v","secretRef":{"name":"x"},"storageMode":"ThinProvisioned","fsType":"xfs"}}],
 		"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","securityContext":{},"schedulerName":"default-scheduler"}}}`)
 }
+
+// RunPodDefaultsNested: a pod gets the nested defaults a template gets
+// (volumes, gRPC probe service, lifecycle handlers, rounding) plus its
+// own: requests copied from limits, host ports under host networking; no
+// HTTP handler protocol (H2CContainerProbe is alpha in v1.37).
+func RunPodDefaultsNested(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	tmpl := wlTemplate("")
+	spec := tmpl["spec"].(object)
+	spec["hostNetwork"] = true
+	spec["serviceAccountName"] = "sa" // a token volume needs one
+	p := e.createPod(ctx, object{"apiVersion": "v1", "kind": "Pod", "metadata": object{"name": "p"}, "spec": spec})
+	p = e.getObject(ctx, e.pods()+"/"+nameOf(p))
+	c, _ := at(p, "spec", "containers").([]any)
+	vols, _ := at(p, "spec", "volumes").([]any)
+	if len(c) != 1 || len(vols) < 4 {
+		t.Fatalf("pod containers %v, volumes %v: want 1 container, 4 volumes or more", c, vols)
+	}
+	got := object{"container": c[0], "volumes": vols[:4]}
+	want := `{"container":{"name":"c","image":"nginx","imagePullPolicy":"Always",
+			"ports":[{"containerPort":80,"hostPort":80,"protocol":"TCP"}],
+			"env":[{"name":"N","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}}],
+			"resources":{"limits":{"cpu":"1m"},"requests":{"cpu":"1m"}},
+			"livenessProbe":{"httpGet":{"path":"/","port":80,"scheme":"HTTP"},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3},
+			"readinessProbe":{"grpc":{"port":9000,"service":""},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3},
+			"lifecycle":{"preStop":{"httpGet":{"path":"/","port":80,"scheme":"HTTP"}}},
+			"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"},
+		"volumes":[{"name":"e","emptyDir":{}},{"name":"s","secret":{"secretName":"x","defaultMode":420}},
+			{"name":"p","projected":{"sources":[{"serviceAccountToken":{"path":"t","expirationSeconds":3600}}],"defaultMode":420}},
+			{"name":"h","hostPath":{"path":"/tmp","type":""}}]}`
+	var wantV, gotV any
+	if err := json.Unmarshal([]byte(want), &wantV); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(mustJSON(t, got), &gotV); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantV, gotV); diff != "" {
+		t.Errorf("pod's container and volumes (-want +got):\n%s", diff)
+	}
+}

@@ -6,12 +6,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Pod applies the core/v1 defaults of a pod that clients see in
-// List and Watch results and match with field selectors, ported from
-// kubernetes pkg/apis/core/v1/defaults.go (SetDefaults_Pod,
-// SetDefaults_PodSpec, SetDefaults_Container, SetDefaults_Probe) and the
-// generated defaulters (container port protocol, fieldRef apiVersion).
-// Volume, service and host-network port defaults are not ported.
+// Pod applies the core/v1 defaults of a pod (SetObjectDefaults_Pod,
+// kubernetes pkg/apis/core/v1): SetDefaults_Pod's own (a negative grace
+// period is 1, requests from limits, enableServiceLinks, host ports
+// under host networking) and then the nested defaults a pod shares with a
+// pod template (templateSpec). Pod-level requests, which
+// PodLevelResourcesFixDefaulting moves to PrepareForCreate, are not
+// ported; the HTTP handlers' protocol, defaulted and then dropped by the
+// strategy while H2CContainerProbe is alpha and off, is never set.
 func Pod(pod *corev1.Pod) {
 	defaultPodStatus(&pod.Status)
 	spec := &pod.Spec
@@ -19,18 +21,47 @@ func Pod(pod *corev1.Pod) {
 		one := int64(1)
 		spec.TerminationGracePeriodSeconds = &one
 	}
+	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			requestsFromLimits(&cs[i])
+		}
+	}
 	if spec.EnableServiceLinks == nil {
 		v := corev1.DefaultEnableServiceLinks
 		spec.EnableServiceLinks = &v
 	}
-	defaultPodSpec(spec)
-	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-		for i := range cs {
-			defaultContainer(&cs[i], true)
+	if spec.HostNetwork {
+		defaultHostNetworkPorts(spec.Containers)
+		defaultHostNetworkPorts(spec.InitContainers)
+	}
+	templateSpec(spec)
+}
+
+// requestsFromLimits is SetDefaults_Pod's copy of a container's limits
+// into its missing requests (a pod's only, not a template's).
+func requestsFromLimits(c *corev1.Container) {
+	if c.Resources.Limits == nil {
+		return
+	}
+	if c.Resources.Requests == nil {
+		c.Resources.Requests = corev1.ResourceList{}
+	}
+	for k, v := range c.Resources.Limits {
+		if _, ok := c.Resources.Requests[k]; !ok {
+			c.Resources.Requests[k] = v.DeepCopy()
 		}
 	}
-	for i := range spec.EphemeralContainers {
-		defaultContainer((*corev1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon), false)
+}
+
+// defaultHostNetworkPorts is defaultHostNetworkPorts: under host
+// networking a container port's host port is the container port.
+func defaultHostNetworkPorts(cs []corev1.Container) {
+	for i := range cs {
+		for j := range cs[i].Ports {
+			if p := &cs[i].Ports[j]; p.HostPort == 0 {
+				p.HostPort = p.ContainerPort
+			}
+		}
 	}
 }
 
@@ -80,9 +111,8 @@ func defaultPodSpec(spec *corev1.PodSpec) {
 }
 
 // defaultContainer is SetDefaults_Container plus the generated defaults of
-// its ports, probes and env; requestsFromLimits is SetDefaults_Pod's copy
-// of limits into missing requests (not for ephemeral containers).
-func defaultContainer(c *corev1.Container, requestsFromLimits bool) {
+// its ports, probes and env.
+func defaultContainer(c *corev1.Container) {
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = corev1.PullIfNotPresent
 		if imageTag(c.Image) == "latest" {
@@ -94,16 +124,6 @@ func defaultContainer(c *corev1.Container, requestsFromLimits bool) {
 	}
 	if c.TerminationMessagePolicy == "" {
 		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
-	}
-	if requestsFromLimits && c.Resources.Limits != nil {
-		if c.Resources.Requests == nil {
-			c.Resources.Requests = corev1.ResourceList{}
-		}
-		for k, v := range c.Resources.Limits {
-			if _, ok := c.Resources.Requests[k]; !ok {
-				c.Resources.Requests[k] = v.DeepCopy()
-			}
-		}
 	}
 	for i := range c.Ports {
 		if c.Ports[i].Protocol == "" {

@@ -35,12 +35,12 @@ func templateSpec(spec *corev1.PodSpec) {
 }
 
 // templateContainer is the generated defaulting of one container of a
-// template: SetDefaults_Container, port protocols, probes, env field
-// references (defaultContainer without the pod's requests from limits),
+// template or pod: SetDefaults_Container, port protocols, probes, env
+// field references (defaultContainer),
 // plus an env file key's optional false, a gRPC probe's service "",
 // lifecycle HTTP handlers and resource quantities rounded up to milli.
 func templateContainer(c *corev1.Container) {
-	defaultContainer(c, false)
+	defaultContainer(c)
 	for i := range c.Env {
 		if ref := c.Env[i].ValueFrom; ref != nil && ref.FileKeyRef != nil && ref.FileKeyRef.Optional == nil {
 			ref.FileKeyRef.Optional = ptr.To(false)

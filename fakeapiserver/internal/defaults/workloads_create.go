@@ -1,6 +1,7 @@
 package defaults
 
 import (
+	"maps"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -47,6 +48,11 @@ func setTemplateGeneration(ds *appsv1.DaemonSet, g int64) {
 func PrepareNamedForCreate(obj runtime.Object) {
 	if j, ok := obj.(*batchv1.Job); ok && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
 		generateJobSelector(j)
+		// SetDefaults_Job may have made the Job's labels the template's
+		// map, which is how they get the generated labels too (as on
+		// kube-apiserver, whose decoded object keeps that sharing until
+		// stored); the stored object must not share it.
+		j.Labels = maps.Clone(j.Labels)
 	}
 }
 
