@@ -28,7 +28,7 @@ var builtin = map[schema.GroupKind]func(runtime.Object){
 	},
 	{Kind: "Service"}: func(obj runtime.Object) {
 		if svc, ok := obj.(*corev1.Service); ok {
-			serviceStatus(svc)
+			service(svc)
 		}
 	},
 	{Kind: "Node"}: func(obj runtime.Object) {
