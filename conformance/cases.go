@@ -243,5 +243,9 @@ func Cases() []Case {
 		{Name: "WorkloadDefaultsWrites", Run: RunWorkloadDefaultsWrites},
 		{Name: "WorkloadDefaultsVolumes", Run: RunWorkloadDefaultsVolumes},
 		{Name: "PodDefaultsNested", Run: RunPodDefaultsNested},
+		{Name: "ServiceDefaults", Run: RunServiceDefaults},
+		{Name: "ServiceClusterIPAllocation", Run: RunServiceClusterIPAllocation},
+		{Name: "ServiceNodePorts", Run: RunServiceNodePorts},
+		{Name: "ServiceDryRunAllocation", Run: RunServiceDryRunAllocation},
 	}
 }

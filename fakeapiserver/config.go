@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"log/slog"
+	"net/netip"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -132,6 +133,11 @@ type Config struct {
 	// (internal/faults ControlHandler), behind Token when one is set. Off
 	// by default. [Server.Faults] works either way.
 	ControlAPI bool
+	// ServiceClusterIPRange is the service CIDR cluster IPs are allocated
+	// from (kube-apiserver's --service-cluster-ip-range, single-stack). If
+	// unset, [DefaultServiceClusterIPRange]. Node ports come from
+	// 30000-32767.
+	ServiceClusterIPRange netip.Prefix
 }
 
 // newDefaultScheme registers client-go's built-in types, the unversioned
@@ -166,6 +172,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.MaxRequestBodyBytes == 0 {
 		cfg.MaxRequestBodyBytes = defaultMaxRequestBodyBytes
+	}
+	if !cfg.ServiceClusterIPRange.IsValid() {
+		cfg.ServiceClusterIPRange = DefaultServiceClusterIPRange
 	}
 	if cfg.MinRequestTimeout == 0 {
 		cfg.MinRequestTimeout = defaultMinRequestTimeout

@@ -40,6 +40,7 @@ type Server struct {
 	crds      crdController      // CustomResourceDefinitions (crd.go)
 	pageBufs  pageBuffers        // LIST page bodies (list_buffers.go)
 	gzips     gzipWriters        // gzipped responses (compression.go)
+	services  *serviceAllocator  // cluster IPs and node ports (service_alloc.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
 	userUID string         // UID of the single user (reviews.go)
@@ -79,6 +80,7 @@ func New(cfg Config) (*Server, error) {
 		stop:      cancel,
 		userUID:   newUID(),
 		gzips:     gzipWriters{level: cfg.ResponseCompressionLevel},
+		services:  newServiceAllocator(cfg.ServiceClusterIPRange),
 	}
 	if s.openapi, err = openapi.NewService(cfg.Clock, table.servedGroupVersions(), table.generateOpenAPI); err != nil {
 		cancel()

@@ -98,6 +98,13 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 	if err := s.beforeCreate(res, obj); err != nil { // strategy hooks (customresource_hooks.go)
 		return nil, err
 	}
+	// A Service's cluster IP and node ports (service_prepare.go), held
+	// until the create is stored or has failed.
+	done, err := s.allocateService(res, "", obj, nil, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	base := obj
 	for attempt := 1; ; attempt++ {
 		if generate {

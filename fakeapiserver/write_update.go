@@ -119,6 +119,15 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	}
 	prepareUpdate(res, next, old)
 	nextMeta.SetResourceVersion(oldMeta.GetResourceVersion())
+	if !req.isStatus() {
+		// A Service keeps or gets its cluster IP and node ports
+		// (service_prepare.go), before validation as beginUpdate runs.
+		done, err := s.allocateService(res, objectKey(res, req.info.namespace, name), next, old, isDryRun(req.r))
+		if err != nil {
+			return nil, false, err
+		}
+		defer done()
+	}
 	// Validation, or the strategies of CRDs and custom resources
 	// (customresource_hooks.go).
 	if err := s.beforeUpdate(req, next, old); err != nil {
