@@ -247,5 +247,6 @@ func Cases() []Case {
 		{Name: "ServiceClusterIPAllocation", Run: RunServiceClusterIPAllocation},
 		{Name: "ServiceNodePorts", Run: RunServiceNodePorts},
 		{Name: "ServiceDryRunAllocation", Run: RunServiceDryRunAllocation},
+		{Name: "ServiceClusterIPFields", Run: RunServiceClusterIPFields},
 	}
 }

@@ -311,3 +311,45 @@ func RunServiceDryRunAllocation(ctx context.Context, t *testing.T, target Target
 	r := e.c.do(ctx, t, request{Method: http.MethodGet, Path: nsPath(e.ns, "services") + "/np"})
 	r.mustCode(t, http.StatusNotFound, "dry-run service stored")
 }
+
+// RunServiceClusterIPFields: the IP fields are checked before anything is
+// allocated: clusterIP and clusterIPs agree, each IP is valid (strictly),
+// "None" stands alone, one IP per family, of the family ipFamilies names,
+// families and policy are known values; a family the cluster lacks is
+// refused. PreferDualStack falls back to one family.
+func RunServiceClusterIPFields(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	defer e.deleteServices(ctx, "pref")
+	ports := []any{object{"port": 80}}
+	try := func(what string, spec object, causes ...metav1.StatusCause) {
+		t.Helper()
+		spec["ports"] = ports
+		r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(e.ns, "services"), Body: svcBody("bad", spec)})
+		checkStatus(t, what, r, invalid("Service", "", "bad", causes...))
+	}
+	ips := "spec.clusterIPs"
+	try("clusterIP abc", object{"clusterIP": "abc"}, invalidValue(ips+"[0]", "abc", notAnIPMsg))
+	try("clusterIP with leading 0s", object{"clusterIP": "010.0.0.5"}, invalidValue(ips+"[0]", "010.0.0.5", "must not have leading 0s"))
+	try("IPv6 clusterIP", object{"clusterIP": "fd00::5"},
+		cause(metav1.CauseTypeFieldValueInvalid, ips+"[0]", `Invalid value: ["fd00::5"]: IPv6 is not configured on this cluster`))
+	try("clusterIPs alone", object{"clusterIPs": []any{"10.0.0.77"}},
+		cause(metav1.CauseTypeFieldValueInvalid, ips, `Invalid value: ["10.0.0.77"]: must be empty when `+"`clusterIP`"+` is not specified`))
+	try("clusterIPs[0] differs", object{"clusterIP": "10.0.0.78", "clusterIPs": []any{"10.0.0.79"}},
+		cause(metav1.CauseTypeFieldValueInvalid, ips, `Invalid value: ["10.0.0.79"]: first value must match `+"`clusterIP`"))
+	try("bad families and policy", object{"ipFamilies": []any{"IPv5", "IPv4", "IPv4"}, "ipFamilyPolicy": "Bogus"},
+		notSupported("spec.ipFamilies[0]", "IPv5", `supported values: "IPv4", "IPv6"`),
+		cause(metav1.CauseTypeFieldValueDuplicate, "spec.ipFamilies[2]", `Duplicate value: "IPv4"`),
+		notSupported("spec.ipFamilyPolicy", "Bogus", `supported values: "PreferDualStack", "RequireDualStack", "SingleStack"`))
+	try("None and an IP", object{"clusterIP": "None", "clusterIPs": []any{"None", "10.0.0.5"}},
+		cause(metav1.CauseTypeFieldValueInvalid, ips, `Invalid value: ["None","10.0.0.5"]: 'None' must be the first and only value`))
+	try("two IPv4 cluster IPs", object{"clusterIP": "10.0.0.5", "clusterIPs": []any{"10.0.0.5", "10.0.0.6"}, "ipFamilyPolicy": "PreferDualStack"},
+		cause(metav1.CauseTypeFieldValueInvalid, ips, `Invalid value: ["10.0.0.5","10.0.0.6"]: may specify no more than one IP for each IP family`))
+	try("IPv4 IP, IPv6 family", object{"clusterIP": "10.0.0.5", "ipFamilies": []any{"IPv6"}},
+		invalidValue(ips+"[0]", "10.0.0.5", "expected an IPv6 value as indicated by `ipFamilies[0]`"))
+
+	spec := e.createService(ctx, svcBody("pref", object{"ipFamilyPolicy": "PreferDualStack", "ports": ports}), nil)
+	checkClusterIP(t, "PreferDualStack", spec)
+	if diff := cmp.Diff([]any{"PreferDualStack", []any{"IPv4"}}, []any{spec["ipFamilyPolicy"], spec["ipFamilies"]}); diff != "" {
+		t.Errorf("PreferDualStack policy and families (-want +got):\n%s", diff)
+	}
+}

@@ -81,6 +81,9 @@ func (a *serviceAllocator) initIPFamilyFields(svc, old *corev1.Service) error {
 		}
 		spec.IPFamilyPolicy = &policy
 	}
+	if errs := validateClusterIPsFields(svc, old); len(errs) > 0 {
+		return serviceInvalid(svc, errs...)
+	}
 	policyPath := field.NewPath("spec", "ipFamilyPolicy")
 	var errs []*field.Error
 	if *spec.IPFamilyPolicy == corev1.IPFamilyPolicySingleStack {
