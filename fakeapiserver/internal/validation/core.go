@@ -176,8 +176,9 @@ func validateSecretType(s *corev1.Secret, data map[string][]byte, dataPath *fiel
 // validateService is the part of ValidateService / ValidateServiceUpdate
 // tests hit: the name is a DNS label, ports are required (except for
 // headless and ExternalName services) and each is valid, the selector is
-// a label map, and an allocated clusterIP may not change. lw-sim allocates
-// no cluster IPs: a clusterIP the client set is kept as given.
+// a label map, and an allocated clusterIP may not change. The IP fields
+// themselves are checked, and cluster IPs allocated, before validation
+// (fakeapiserver service_prepare.go), as the service REST does.
 func validateService(obj, old runtime.Object) field.ErrorList {
 	svc, ok := obj.(*corev1.Service)
 	if !ok {
