@@ -16,51 +16,34 @@ func For(gk schema.GroupKind) func(runtime.Object) {
 // builtin are the defaulters of the built-in kinds that matter to
 // List and Watch users; client-go's scheme carries none.
 var builtin = map[schema.GroupKind]func(runtime.Object){
-	{Kind: "Namespace"}: func(obj runtime.Object) {
-		if ns, ok := obj.(*corev1.Namespace); ok {
-			defaultNamespace(ns)
-		}
-	},
-	{Kind: "Pod"}: func(obj runtime.Object) {
-		if pod, ok := obj.(*corev1.Pod); ok {
-			Pod(pod)
-		}
-	},
-	{Kind: "Service"}: func(obj runtime.Object) {
-		if svc, ok := obj.(*corev1.Service); ok {
-			service(svc)
-		}
-	},
-	{Kind: "Node"}: func(obj runtime.Object) {
-		if n, ok := obj.(*corev1.Node); ok {
-			node(n)
-		}
-	},
-	{Kind: "PersistentVolumeClaim"}: func(obj runtime.Object) {
-		if pvc, ok := obj.(*corev1.PersistentVolumeClaim); ok {
-			persistentVolumeClaim(pvc)
-		}
-	},
-	{Kind: "PersistentVolume"}: func(obj runtime.Object) {
-		if pv, ok := obj.(*corev1.PersistentVolume); ok {
-			persistentVolume(pv)
-		}
-	},
+	{Kind: "Namespace"}:             typed(defaultNamespace),
+	{Kind: "Pod"}:                   typed(Pod),
+	{Kind: "Service"}:               typed(service),
+	{Kind: "Node"}:                  typed(node),
+	{Kind: "PersistentVolumeClaim"}: typed(persistentVolumeClaim),
+	{Kind: "PersistentVolume"}:      typed(persistentVolume),
 	// apiextensions v1's generated defaulters (conversion strategy None,
 	// served and storage flags, ...).
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: func(obj runtime.Object) {
-		if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
-			apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: typed(apiextensionsv1.SetObjectDefaults_CustomResourceDefinition),
+	{Group: "apps", Kind: "Deployment"}:                               typed(deployment),
+	{Group: "apps", Kind: "ReplicaSet"}:                               typed(replicaSet),
+	{Group: "apps", Kind: "StatefulSet"}:                              typed(statefulSet),
+	{Group: "apps", Kind: "DaemonSet"}:                                typed(daemonSet),
+	{Group: "batch", Kind: "Job"}:                                     typed(job),
+	{Group: "batch", Kind: "CronJob"}:                                 typed(cronJob),
+	{Kind: "ReplicationController"}:                                   typed(replicationController),
+	{Kind: "PodTemplate"}:                                             typed(func(t *corev1.PodTemplate) { templateSpec(&t.Template.Spec) }),
+}
+
+// typed adapts the defaulter of one Go type to a [For] entry: a body of
+// another type (an older group-version's, decoded to its own struct) is
+// left alone, as it has no defaulter here.
+func typed[T runtime.Object](f func(T)) func(runtime.Object) {
+	return func(obj runtime.Object) {
+		if o, ok := obj.(T); ok {
+			f(o)
 		}
-	},
-	{Group: "apps", Kind: "Deployment"}:  defaultDeployment,
-	{Group: "apps", Kind: "ReplicaSet"}:  defaultReplicaSet,
-	{Group: "apps", Kind: "StatefulSet"}: defaultStatefulSet,
-	{Group: "apps", Kind: "DaemonSet"}:   defaultDaemonSet,
-	{Group: "batch", Kind: "Job"}:        defaultJob,
-	{Group: "batch", Kind: "CronJob"}:    defaultCronJob,
-	{Kind: "ReplicationController"}:      defaultReplicationController,
-	{Kind: "PodTemplate"}:                defaultPodTemplate,
+	}
 }
 
 // defaultNamespace is SetDefaults_Namespace: the kubernetes.io/metadata.name

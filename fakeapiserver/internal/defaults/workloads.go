@@ -4,7 +4,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 )
@@ -17,65 +16,6 @@ import (
 // defaultRevisionHistoryLimit is what Deployments, StatefulSets and
 // DaemonSets keep of old revisions when the client says nothing.
 const defaultRevisionHistoryLimit = 10
-
-// The [For] entries of the workload kinds: a body of another type (an
-// older group-version's) is left alone.
-
-// defaultDeployment is the [For] entry of Deployment.
-func defaultDeployment(obj runtime.Object) {
-	if o, ok := obj.(*appsv1.Deployment); ok {
-		deployment(o)
-	}
-}
-
-// defaultReplicaSet is the [For] entry of ReplicaSet.
-func defaultReplicaSet(obj runtime.Object) {
-	if o, ok := obj.(*appsv1.ReplicaSet); ok {
-		replicaSet(o)
-	}
-}
-
-// defaultStatefulSet is the [For] entry of StatefulSet.
-func defaultStatefulSet(obj runtime.Object) {
-	if o, ok := obj.(*appsv1.StatefulSet); ok {
-		statefulSet(o)
-	}
-}
-
-// defaultDaemonSet is the [For] entry of DaemonSet.
-func defaultDaemonSet(obj runtime.Object) {
-	if o, ok := obj.(*appsv1.DaemonSet); ok {
-		daemonSet(o)
-	}
-}
-
-// defaultJob is the [For] entry of Job.
-func defaultJob(obj runtime.Object) {
-	if o, ok := obj.(*batchv1.Job); ok {
-		job(o)
-	}
-}
-
-// defaultCronJob is the [For] entry of CronJob.
-func defaultCronJob(obj runtime.Object) {
-	if o, ok := obj.(*batchv1.CronJob); ok {
-		cronJob(o)
-	}
-}
-
-// defaultReplicationController is the [For] entry of ReplicationController.
-func defaultReplicationController(obj runtime.Object) {
-	if o, ok := obj.(*corev1.ReplicationController); ok {
-		replicationController(o)
-	}
-}
-
-// defaultPodTemplate is the [For] entry of PodTemplate.
-func defaultPodTemplate(obj runtime.Object) {
-	if o, ok := obj.(*corev1.PodTemplate); ok {
-		templateSpec(&o.Template.Spec)
-	}
-}
 
 // deployment is SetObjectDefaults_Deployment: one replica, a RollingUpdate
 // strategy with 25% unavailable and 25% surge, ten old ReplicaSets kept,
