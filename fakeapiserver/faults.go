@@ -3,7 +3,6 @@ package fakeapiserver
 import (
 	"net/http"
 	"sync"
-	"testing"
 
 	"github.com/lw-sim/lw-sim/internal/faults"
 )
@@ -122,7 +121,7 @@ func (s *Server) Faults() *FaultInjector { return s.faults.inj }
 
 // InjectFault adds f and removes it at the end of the test; it fails the
 // test if f is invalid. It returns the fault's ID.
-func (s *Server) InjectFault(tb testing.TB, f Fault) string {
+func (s *Server) InjectFault(tb TB, f Fault) string {
 	tb.Helper()
 	id, err := s.faults.inj.Add(f)
 	if err != nil {

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"net"
-	"testing"
 
 	"k8s.io/utils/clock"
 
@@ -56,7 +55,7 @@ func WithClock(c clock.WithTickerAndDelayedExecution) Option {
 // Cleanup reports an error from Close or Serve with tb.Errorf, and so a
 // watch-path bug counted in [WatchStats.StaleDropped]. Servers
 // started in one process share nothing and may be used from parallel tests.
-func Start(tb testing.TB, opts ...Option) *Server {
+func Start(tb TB, opts ...Option) *Server {
 	tb.Helper()
 	var cfg Config
 	for _, o := range opts {
