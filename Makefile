@@ -39,7 +39,7 @@ article:
 	$(GO) run -overlay "$$overlay" ./cmd/lw-sim/testdata/article/$(PROG); rc=$$?; rm -f "$$overlay"; exit $$rc
 
 ## bench: every benchmark, no tests (numbers, not pass/fail); issue 14's
-## LIST, create, fan-out and memory workloads are internal/bench's
+## LIST, create, fan-out and memory workloads are cmd/lw-sim/internal/bench's
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 

@@ -223,7 +223,7 @@ func drawBinding(t *rapid.T) creator {
 }
 
 // BenchmarkCreateManagedFields is the managedFields work of one pod create
-// (the internal/bench pod): through the field manager, and through the
+// (the cmd/lw-sim/internal/bench pod): through the field manager, and through the
 // create shortcut that records the same entry.
 func BenchmarkCreateManagedFields(b *testing.B) {
 	srv, err := New(Config{})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lw-sim/lw-sim/internal/bench"
+	"github.com/lw-sim/lw-sim/cmd/lw-sim/internal/bench"
 )
 
 // benchOptions are the flags of "lw-sim bench".
