@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/faults"
 )
 
 // Version is the version of the scenario file format this package
@@ -82,11 +82,11 @@ type Server struct {
 // SharedIndexInformer). WatchList syncs by a watch-list stream instead of
 // LIST+WATCH. The client's lane in the timeline is its name.
 type Client struct {
-	Name            string                      `json:"name"`
-	Kind            string                      `json:"kind,omitempty"`
-	WatchList       bool                        `json:"watchList,omitempty"`
-	PageSize        int64                       `json:"pageSize,omitempty"`
-	MinWatchTimeout fakeapiserver.FaultDuration `json:"minWatchTimeout,omitempty"`
+	Name            string          `json:"name"`
+	Kind            string          `json:"kind,omitempty"`
+	WatchList       bool            `json:"watchList,omitempty"`
+	PageSize        int64           `json:"pageSize,omitempty"`
+	MinWatchTimeout faults.Duration `json:"minWatchTimeout,omitempty"`
 	// UserAgent is appended to the client's User-Agent, so that faults
 	// can aim at it (a fault's match.userAgent is a substring).
 	UserAgent string `json:"userAgent,omitempty"`
@@ -110,9 +110,9 @@ type Step struct {
 	Delete *Write `json:"delete,omitempty"`
 	// Fault is a fault of the fault API, in its JSON form (the control
 	// API's).
-	Fault       *fakeapiserver.Fault        `json:"fault,omitempty"`
-	ClearFaults bool                        `json:"clearFaults,omitempty"`
-	Advance     fakeapiserver.FaultDuration `json:"advance,omitempty"`
+	Fault       *faults.Fault   `json:"fault,omitempty"`
+	ClearFaults bool            `json:"clearFaults,omitempty"`
+	Advance     faults.Duration `json:"advance,omitempty"`
 	// CurrentRV stores the server's current resourceVersion under this id.
 	CurrentRV   string `json:"currentRV,omitempty"`
 	StartClient string `json:"startClient,omitempty"`
@@ -274,8 +274,8 @@ type Drain struct {
 // Sync waits, stepping the clock a second at a time for at most
 // Within (default 15m), until Client's store equals the server's state.
 type Sync struct {
-	Client string                      `json:"client"`
-	Within fakeapiserver.FaultDuration `json:"within,omitempty"`
+	Client string          `json:"client"`
+	Within faults.Duration `json:"within,omitempty"`
 }
 
 // Await waits, stepping the clock through the client's backoffs, for
@@ -397,7 +397,7 @@ type Events struct {
 	Silent bool `json:"silent,omitempty"`
 	// At, if set, is the virtual time since the start at which the last
 	// event must have arrived.
-	At fakeapiserver.FaultDuration `json:"at,omitempty"`
+	At faults.Duration `json:"at,omitempty"`
 }
 
 // Event is one expected event; unset fields are not checked, but Type
