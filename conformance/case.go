@@ -22,6 +22,12 @@ type Case struct {
 	// fake's clock to move only when they move it, and must not run
 	// concurrently with others on the same server.
 	Exclusive bool
+	// Slow cases wait for the server's own timers (minutes on a real
+	// server). On a target with a [Clock] they run exclusive and move it;
+	// on others they run with the shared cases, so the wait overlaps the
+	// rest of the suite, with slowCaseTimeout, and only when LWSIM_SLOW is
+	// set (make conformance-real sets it).
+	Slow bool
 }
 
 // env is what every case starts with: a client and a fresh namespace.

@@ -31,6 +31,7 @@ func Cases() []Case {
 		{Name: "ListAllNamespacesOrder", Run: RunListAllNamespacesOrder},
 		{Name: "ListExactCompacted", Run: RunListExactCompacted, Exclusive: true},
 		{Name: "ListContinueCompacted", Run: RunListContinueCompacted, Exclusive: true},
+		{Name: "ListContinueExpiresWhenIdle", Run: RunListContinueExpiresWhenIdle, Slow: true},
 		{Name: "ListRVMatchWithoutRV", Run: RunListRVMatchWithoutRV},
 		{Name: "ListRVMatchWithContinue", Run: RunListRVMatchWithContinue},
 		{Name: "ListRVMatchUnsupported", Run: RunListRVMatchUnsupported},

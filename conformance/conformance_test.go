@@ -22,6 +22,10 @@ import (
 // compaction to be noticed (up to the watch cache's 15 s poll).
 const caseTimeout = 90 * time.Second
 
+// slowCaseTimeout bounds a Slow case on a real server: two compaction
+// intervals, the watch cache's 15 s compaction poll, and a margin.
+const slowCaseTimeout = 12 * time.Minute
+
 // fakeTarget is the embedded fake with a fake clock.
 type fakeTarget struct {
 	srv   *fakeapiserver.Server
@@ -175,21 +179,30 @@ func runAll(t *testing.T, target Target, res *results) {
 				}
 				res.record(c.Name, target.Name(), outcome)
 			})
-			ctx, cancel := context.WithTimeout(t.Context(), caseTimeout)
+			timeout := caseTimeout
+			if c.Slow {
+				if !slowCaseAllowed(target) {
+					t.Skipf("slow case (minutes on %s): set %s=1 to run it", target.Name(), slowEnv)
+				}
+				timeout = slowCaseTimeout
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), timeout)
 			defer cancel()
 			c.Run(ctx, t, target)
 		})
 	}
+	_, hasClock := target.(Clock)
+	exclusive := func(c Case) bool { return c.Exclusive || (c.Slow && hasClock) }
 	t.Run("shared", func(t *testing.T) {
 		for _, c := range Cases() {
-			if !c.Exclusive {
+			if !exclusive(c) {
 				run(t, c, true)
 			}
 		}
 	})
 	t.Run("exclusive", func(t *testing.T) {
 		for _, c := range Cases() {
-			if c.Exclusive {
+			if exclusive(c) {
 				run(t, c, false)
 			}
 		}

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
@@ -91,36 +95,72 @@ func TestCompactionKeepRevisions(t *testing.T) {
 	}
 }
 
-// TestCompactionInterval runs kube-apiserver's periodic policy on a fake
-// clock: each tick compacts to the RV recorded at the previous tick, so an
-// RV stays readable for at least one interval.
+// TestCompactionInterval runs kube-apiserver's periodic policy in a
+// synctest bubble: each tick is a write of its own (the RV grows by one)
+// and compacts to the RV of the previous tick's write, so an RV stays
+// readable for at least one interval.
 func TestCompactionInterval(t *testing.T) {
-	clk := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	srv, comp := startWithCompaction(t, CompactionConfig{Interval: time.Minute, KeepRevisions: -1}, WithClock(clk))
-	cs := srv.Clientset()
-	ensureNamespace(t, cs, "t1")
-	tick := func() {
-		t.Helper()
-		want := comp.ticks.Load() + 1
-		clk.Step(time.Minute)
-		deadline := time.Now().Add(10 * time.Second)
-		for comp.ticks.Load() < want {
-			if time.Now().After(deadline) {
-				t.Fatalf("compactor handled %d ticks, want %d within 10s", comp.ticks.Load(), want)
-			}
-			time.Sleep(time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		b := startBubble(t, WithConfig(func(c *Config) {
+			c.Compaction = CompactionConfig{Interval: time.Minute, KeepRevisions: -1}
+		}))
+		ensureNamespace(t, b.cs, "t1")
+		var written, ticked []int64
+		for i := range 3 {
+			written = append(written, createCM(t, b.cs, newCM("t1", "cm-"+strconv.Itoa(i), i, nil)))
+			time.Sleep(time.Minute)
+			synctest.Wait() // the tick is handled
+			ticked = append(ticked, b.srv.store.CurrentRV())
 		}
-	}
-	var recorded []int64
-	for i := range 3 {
-		createCM(t, cs, newCM("t1", "cm-"+strconv.Itoa(i), i, nil))
-		recorded = append(recorded, srv.store.CurrentRV())
-		tick()
-	}
-	// Tick 1 only recorded; ticks 2 and 3 compacted to what ticks 1 and 2 saw.
-	if diff := cmp.Diff(recorded[1], srv.CompactedRV()); diff != "" {
-		t.Errorf("CompactedRV() after 3 ticks (-want +got):\n%s", diff)
-	}
+		// Every tick wrote once: one RV past the create before it.
+		for i := range ticked {
+			if ticked[i] != written[i]+1 {
+				t.Errorf("RV after tick %d = %d, want %d (the create's %d plus the tick's own write)", i+1, ticked[i], written[i]+1, written[i])
+			}
+		}
+		// Tick 1 only wrote; tick 3 compacted to tick 2's write.
+		if diff := cmp.Diff(ticked[1], b.srv.CompactedRV()); diff != "" {
+			t.Errorf("CompactedRV() after 3 ticks (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestCompactionExpiresContinueWhenIdle is the Kubernetes e2e chunking
+// spec's scenario on virtual time: on a server nobody writes to, a
+// continue token survives one compaction tick and expires at the second,
+// because each tick's own write moves the revision past the token's.
+func TestCompactionExpiresContinueWhenIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := startBubble(t) // the default policy: every 5 minutes
+		ensureNamespace(t, b.cs, "t1")
+		for i := range 2 {
+			createCM(t, b.cs, newCM("t1", "cm-"+strconv.Itoa(i), i, nil))
+		}
+		cms := b.cs.CoreV1().ConfigMaps("t1")
+		first, err := cms.List(t.Context(), metav1.ListOptions{Limit: 1})
+		if err != nil || first.Continue == "" {
+			t.Fatalf("first page: continue %q, err %v; want a token", first.Continue, err)
+		}
+		next := func() error {
+			_, err := cms.List(t.Context(), metav1.ListOptions{Limit: 1, Continue: first.Continue})
+			return err
+		}
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		if err := next(); err != nil {
+			t.Fatalf("continue after one tick: %v, want the second page", err)
+		}
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		err = next()
+		if !apierrors.IsResourceExpired(err) {
+			t.Fatalf("continue after two ticks: %v, want 410 Expired", err)
+		}
+		const wantPrefix = "The provided continue parameter is too old to display a consistent list result."
+		if !strings.HasPrefix(err.Error(), wantPrefix) {
+			t.Errorf("continue after two ticks: %q, want it to start %q", err.Error(), wantPrefix)
+		}
+	})
 }
 
 // TestCompactorStopsWithServer checks the shutdown chain: Close cancels

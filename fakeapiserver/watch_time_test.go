@@ -64,7 +64,9 @@ func TestWatchBookmarksOnlyWhenAllowedAndRVMoved(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				b := startBubble(t)
+				// No compactor: its tick at 300 s is a write of its own
+				// (TestCompactionInterval) and would move the RV.
+				b := startBubble(t, WithConfig(func(c *Config) { c.Compaction.Interval = -1 }))
 				w := b.openWatch(t, "/api/v1/namespaces/ns1/configmaps?watch=true&timeoutSeconds=310&resourceVersion="+b.currentRV()+tt.query)
 				// Writes at 25 s, 55 s, ... 295 s: never at a bookmark tick.
 				time.Sleep(25 * time.Second)

@@ -129,6 +129,22 @@ func (s *Store) Delete(resource, key string, expectRV int64) (runtime.Object, er
 	return last, nil
 }
 
+// AdvanceRV records a write that changes no object, and returns its RV:
+// [Store.CurrentRV] grows by one, no resource gets an event, and waiters on
+// [Store.Notify] wake (a read waiting for that RV can now be served). It is
+// what a write to an etcd key outside the registry does to the revision
+// every LIST reports, such as kube-apiserver's compactor bumping
+// compact_rev_key at each tick (apiserver pkg/storage/etcd3/compact.go
+// Compact): that write is why a continue token expires on an idle cluster.
+func (s *Store) AdvanceRV() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rv := s.nextRVLocked()
+	s.retainLocked()
+	wake(&s.notify)
+	return rv
+}
+
 // CurrentRV returns the RV of the last write to any resource, or 1 if there
 // was none. Every RV in [CompactedRV, CurrentRV] is readable.
 func (s *Store) CurrentRV() int64 {

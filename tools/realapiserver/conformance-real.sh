@@ -17,6 +17,7 @@ rc=0
 LWSIM_KUBECONFIG="$dir/kubeconfig" \
 LWSIM_CONTROL_URL="$(cat "$dir/control-url")" \
 LWSIM_BOTH=1 \
+LWSIM_SLOW=1 \
 LWSIM_TABLE="$table" \
 	go test ./conformance/ -run '^(TestConformance|TestDifferential)$' -count=1 ${CONFORMANCE_TESTFLAGS:-} >"$dir/go-test.log" 2>&1 || rc=$?
 grep -E '^\s*--- FAIL' "$dir/go-test.log" | sed 's/ (.*//' | grep -Ev 'TestConformance(/[a-z]+)?(/(shared|exclusive))?$' || true
