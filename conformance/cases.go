@@ -78,6 +78,7 @@ func Cases() []Case {
 		{Name: "CreateSetsMetadata", Run: RunCreateSetsMetadata},
 		{Name: "CreateAlreadyExists", Run: RunCreateAlreadyExists},
 		{Name: "CreateWithRVSet", Run: RunCreateWithRVSet},
+		{Name: "RequestTimeoutParam", Run: RunRequestTimeoutParam},
 		{Name: "CreateNamespaceMismatch", Run: RunCreateNamespaceMismatch},
 		{Name: "CreateInMissingNamespace", Run: RunCreateInMissingNamespace},
 		{Name: "CreateGenerateName", Run: RunCreateGenerateName},
