@@ -79,6 +79,8 @@ func Cases() []Case {
 		{Name: "CreateAlreadyExists", Run: RunCreateAlreadyExists},
 		{Name: "CreateWithRVSet", Run: RunCreateWithRVSet},
 		{Name: "RequestTimeoutParam", Run: RunRequestTimeoutParam},
+		{Name: "CreateWithUnparsableRV", Run: RunCreateWithUnparsableRV},
+		{Name: "DryRunCreateWithRV", Run: RunDryRunCreateWithRV},
 		{Name: "DecoderDefaultsNamespaced", Run: RunDecoderDefaultsNamespaced},
 		{Name: "DecoderDefaultsClusterScoped", Run: RunDecoderDefaultsClusterScoped},
 		{Name: "CreateNamespaceMismatch", Run: RunCreateNamespaceMismatch},
