@@ -81,6 +81,7 @@ func Cases() []Case {
 		{Name: "RequestTimeoutParam", Run: RunRequestTimeoutParam},
 		{Name: "CreateWithUnparsableRV", Run: RunCreateWithUnparsableRV},
 		{Name: "DryRunCreateWithRV", Run: RunDryRunCreateWithRV},
+		{Name: "HealthChecksVerbose", Run: RunHealthChecksVerbose},
 		{Name: "DecoderDefaultsNamespaced", Run: RunDecoderDefaultsNamespaced},
 		{Name: "DecoderDefaultsClusterScoped", Run: RunDecoderDefaultsClusterScoped},
 		{Name: "CreateNamespaceMismatch", Run: RunCreateNamespaceMismatch},
