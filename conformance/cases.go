@@ -82,6 +82,8 @@ func Cases() []Case {
 		{Name: "CreateWithUnparsableRV", Run: RunCreateWithUnparsableRV},
 		{Name: "DryRunCreateWithRV", Run: RunDryRunCreateWithRV},
 		{Name: "HealthChecksVerbose", Run: RunHealthChecksVerbose},
+		{Name: "NamespaceFinalize", Run: RunNamespaceFinalize},
+		{Name: "NamespaceFinalizeDeletes", Run: RunNamespaceFinalizeDeletes},
 		{Name: "DecoderDefaultsNamespaced", Run: RunDecoderDefaultsNamespaced},
 		{Name: "DecoderDefaultsClusterScoped", Run: RunDecoderDefaultsClusterScoped},
 		{Name: "CreateNamespaceMismatch", Run: RunCreateNamespaceMismatch},

@@ -34,6 +34,9 @@ type fieldManagers struct {
 	// approval records writes to a CertificateSigningRequest's approval
 	// subresource (subresource "approval"); nil for other kinds.
 	approval *managedfields.FieldManager
+	// finalize records writes to a Namespace's finalize subresource
+	// (subresource "finalize"); nil for other kinds.
+	finalize *managedfields.FieldManager
 	// create is the main endpoint's shortcut for creates
 	// (managedfields_create.go); nil where it could not be prepared.
 	create *createFields
@@ -137,6 +140,12 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc, builtin ma
 			return fm, fmt.Errorf("fakeapiserver: resource %s/approval: %w", info.Kind, err)
 		}
 	}
+	if hasFinalize(info) {
+		fm.finalize, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "finalize", finalizeResetFields(info))
+		if err != nil {
+			return fm, fmt.Errorf("fakeapiserver: resource %s/finalize: %w", info.Kind, err)
+		}
+	}
 	if info.Scale != nil {
 		scaleTC := newTypeConverterFor(builtin, &autoscalingv1.Scale{}, scaleGVK)
 		fm.scale, err = managedfields.NewDefaultFieldManager(scaleTC, scheme, defaulterFunc(func(runtime.Object) {}), scheme, scaleGVK, scaleGVK.GroupVersion(), "scale", nil)
@@ -158,6 +167,9 @@ func (req *request) fieldManager() (*managedfields.FieldManager, error) {
 	}
 	if req.isApproval() && fm.approval != nil {
 		return fm.approval, nil
+	}
+	if req.isFinalize() && fm.finalize != nil {
+		return fm.finalize, nil
 	}
 	return fm.main, nil
 }
