@@ -124,8 +124,8 @@ func TestDiscoveryServerGroupsAndResources(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ServerGroupsAndResources() = %v", err)
 			}
-			if len(groups) != 21 {
-				t.Errorf("ServerGroupsAndResources() groups = %d, want 21 (kube-apiserver's but apiregistration.k8s.io)", len(groups))
+			if len(groups) != 22 {
+				t.Errorf("ServerGroupsAndResources() groups = %d, want kube-apiserver's 22", len(groups))
 			}
 			// client-go gives the subresources it unfolds from the
 			// aggregated form their parent's singularName
@@ -284,9 +284,9 @@ func TestDiscoveryStorageVersionHash(t *testing.T) {
 func TestDiscoveryGroupOrder(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
-	// kube-apiserver v1.37.2's /apis order, less the group not served
-	// here (apiregistration.k8s.io).
-	want := []string{"v1", "apps/v1", "events.k8s.io/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1",
+	// kube-apiserver v1.37.2's /apis order: the aggregator's own group
+	// first.
+	want := []string{"v1", "apiregistration.k8s.io/v1", "apps/v1", "events.k8s.io/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1",
 		"autoscaling/v2", "autoscaling/v1", "batch/v1", "certificates.k8s.io/v1", "networking.k8s.io/v1", "policy/v1",
 		"rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "admissionregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "scheduling.k8s.io/v1",
 		"coordination.k8s.io/v1", "node.k8s.io/v1", "discovery.k8s.io/v1", "resource.k8s.io/v1",

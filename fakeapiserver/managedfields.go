@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	aggregatorapply "k8s.io/kube-aggregator/pkg/client/applyconfiguration"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -97,6 +99,11 @@ func (r *resourceInfo) managers() (fieldManagers, error) {
 			return
 		}
 		tc := r.TypeConverter
+		if tc == nil && r.Kind.Group == apiregistrationv1.GroupName {
+			// APIServices are kube-aggregator's: its applyconfigurations
+			// schema, not client-go's, knows them.
+			tc = aggregatorapply.NewTypeConverter(l.scheme)
+		}
 		if tc == nil {
 			tc = newTypeConverterFor(l.builtin(), r.newObject(), r.Kind)
 		}
@@ -346,8 +353,12 @@ var metadataResetKinds = map[schema.GroupKind]bool{
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:    true,
 	{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}:                         true,
 	{Group: "scheduling.k8s.io", Kind: "PodGroup"}:                              true,
-	{Group: "scheduling.k8s.io", Kind: "CompositePodGroup"}:                     true,
-	{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"}:               true,
+	// apiServerStatusStrategy resets labels, annotations, finalizers and
+	// owners, and its reset fields all of metadata (kube-aggregator
+	// pkg/registry/apiservice/strategy.go).
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:         true,
+	{Group: "scheduling.k8s.io", Kind: "CompositePodGroup"}:       true,
+	{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"}: true,
 }
 
 // resetFieldsOf returns the exclude filters of the main and status

@@ -5,6 +5,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // For returns the defaulter of the built-in kind gk, which fills a decoded
@@ -51,6 +52,9 @@ var builtin = map[schema.GroupKind]func(runtime.Object){
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: typed(validatingWebhooks),
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   typed(mutatingWebhooks),
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                         hpa,
+	// kube-aggregator's generated defaulter (a service reference's port
+	// 443).
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}: typed(apiregistrationv1.SetObjectDefaults_APIService),
 }
 
 // hpa defaults an autoscaling/v1 or v2 HorizontalPodAutoscaler, each
