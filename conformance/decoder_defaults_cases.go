@@ -123,7 +123,9 @@ func RunDecoderDefaultsNamespaced(ctx context.Context, t *testing.T, target Targ
 // mandatory "exempt" level may be Exempt); a
 // webhook (validating or mutating) fails closed, matches equivalent
 // requests, selects everything, waits 10 s, calls port 443 and its rules
-// cover every scope, and a mutating one is never reinvoked.
+// cover every scope, and a mutating one is never reinvoked; an admission
+// policy fails closed and its binding's and its match constraints get the
+// same match defaults.
 func RunDecoderDefaultsClusterScoped(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	name := e.ns // unique, and a valid name of every kind
@@ -178,4 +180,16 @@ func RunDecoderDefaultsClusterScoped(ctx context.Context, t *testing.T, target T
 	checkFields(t, "ValidatingWebhookConfiguration", got, `{"webhooks":[{`+hook+`}]}`, "webhooks")
 	got = e.createClusterStored(ctx, adm+"mutatingwebhookconfigurations", webhook("MutatingWebhookConfiguration"))
 	checkFields(t, "MutatingWebhookConfiguration", got, `{"webhooks":[{`+hook+`,"reinvocationPolicy":"Never"}]}`, "webhooks")
+
+	rules := []any{object{"operations": []any{"CREATE"}, "apiGroups": []any{"none.example.com"}, "apiVersions": []any{"v1"}, "resources": []any{"things"}}}
+	match := `{"namespaceSelector":{},"objectSelector":{},"matchPolicy":"Equivalent",
+		"resourceRules":[{"operations":["CREATE"],"apiGroups":["none.example.com"],"apiVersions":["v1"],"resources":["things"],"scope":"*"}]}`
+	got = e.createClusterStored(ctx, adm+"validatingadmissionpolicies", object{"apiVersion": "admissionregistration.k8s.io/v1",
+		"kind": "ValidatingAdmissionPolicy", "metadata": meta,
+		"spec": object{"matchConstraints": object{"resourceRules": rules}, "validations": []any{object{"expression": "true"}}}})
+	checkFields(t, "ValidatingAdmissionPolicy", got, `{"spec":{"matchConstraints":`+match+`,"validations":[{"expression":"true"}],"failurePolicy":"Fail"}}`, "spec")
+	got = e.createClusterStored(ctx, adm+"validatingadmissionpolicybindings", object{"apiVersion": "admissionregistration.k8s.io/v1",
+		"kind": "ValidatingAdmissionPolicyBinding", "metadata": meta,
+		"spec": object{"policyName": name, "validationActions": []any{"Deny"}, "matchResources": object{"resourceRules": rules}}})
+	checkFields(t, "ValidatingAdmissionPolicyBinding", got, `{"spec":{"policyName":"`+name+`","validationActions":["Deny"],"matchResources":`+match+`}}`, "spec")
 }

@@ -72,3 +72,54 @@ func webhookClientAndRules(cc *admissionregistrationv1.WebhookClientConfig, rule
 		}
 	}
 }
+
+// validatingAdmissionPolicy is SetObjectDefaults_ValidatingAdmissionPolicy:
+// failure policy Fail and the match constraints' defaults.
+func validatingAdmissionPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
+	if p.Spec.FailurePolicy == nil {
+		p.Spec.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
+	}
+	matchResources(p.Spec.MatchConstraints)
+}
+
+// mutatingAdmissionPolicy is SetObjectDefaults_MutatingAdmissionPolicy.
+func mutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) {
+	if p.Spec.FailurePolicy == nil {
+		p.Spec.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
+	}
+	matchResources(p.Spec.MatchConstraints)
+}
+
+// validatingAdmissionPolicyBinding and mutatingAdmissionPolicyBinding
+// default their match resources.
+func validatingAdmissionPolicyBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	matchResources(b.Spec.MatchResources)
+}
+
+func mutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
+	matchResources(b.Spec.MatchResources)
+}
+
+// matchResources is SetDefaults_MatchResources (match policy Equivalent,
+// empty selectors) and SetDefaults_Rule for its rules; nil stays nil.
+func matchResources(m *admissionregistrationv1.MatchResources) {
+	if m == nil {
+		return
+	}
+	if m.MatchPolicy == nil {
+		m.MatchPolicy = ptr.To(admissionregistrationv1.Equivalent)
+	}
+	if m.NamespaceSelector == nil {
+		m.NamespaceSelector = &metav1.LabelSelector{}
+	}
+	if m.ObjectSelector == nil {
+		m.ObjectSelector = &metav1.LabelSelector{}
+	}
+	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
+		for i := range rules {
+			if rules[i].Scope == nil {
+				rules[i].Scope = ptr.To(admissionregistrationv1.AllScopes)
+			}
+		}
+	}
+}

@@ -21,7 +21,7 @@
 //	             LimitRanges, NetworkPolicies, IngressClasses, RBAC bindings,
 //	             StorageClasses, CSIDrivers, PriorityClasses
 //	flowcontrol.go  FlowSchemas and PriorityLevelConfigurations
-//	admission.go validating and mutating webhook configurations
+//	admission.go webhook configurations, admission policies and bindings
 //	autoscaling.go  HorizontalPodAutoscalers (v1 and v2)
 //
 // Only the defaults that List and Watch users see (in objects, and through
