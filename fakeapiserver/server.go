@@ -122,8 +122,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve accepts connections on ln until Close, over TLS when [Config.TLS] is
 // set. It returns ErrServerClosed after Close. Before it accepts the first
-// connection, the Service default/kubernetes is pointed at ln's port, as
-// kube-apiserver's targets its secure port.
+// connection, the Service default/kubernetes, if it still targets the
+// 6443 New gave it, is pointed at ln's TCP port, as kube-apiserver's
+// targets its secure port (bootstrap_service.go).
 func (s *Server) Serve(ln net.Listener) error {
 	if err := s.retargetKubernetesService(ln); err != nil {
 		s.cfg.Logger.Warn("fakeapiserver: serve", "err", err)
