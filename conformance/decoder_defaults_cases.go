@@ -49,8 +49,10 @@ func (e *env) createClusterStored(ctx context.Context, path string, body object)
 // default request the default limit, else its min; a NetworkPolicy's
 // policy types follow its rules and its rule ports are TCP; a RoleBinding
 // refers to rbac.authorization.k8s.io roles and User and Group subjects;
-// an autoscaling/v1 HPA gets one minimum replica and an 80% CPU target, a
-// v2 HPA the same as a metric and its behavior's missing rules.
+// a ResourceClaim's device requests count one device exactly unless told
+// otherwise, and their tolerations are Equal; an autoscaling/v1 HPA gets
+// one minimum replica and an 80% CPU target, a v2 HPA the same as a metric
+// and its behavior's missing rules.
 func RunDecoderDefaultsNamespaced(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	core := func(kind string, fields object) object {
@@ -96,6 +98,19 @@ func RunDecoderDefaultsNamespaced(ctx context.Context, t *testing.T, target Targ
 	checkFields(t, "RoleBinding", got, `{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"},
 		"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"g"},
 		{"kind":"ServiceAccount","name":"sa","namespace":"`+e.ns+`"}]}`, "roleRef", "subjects")
+
+	got = e.createStored(ctx, "/apis/resource.k8s.io/v1/namespaces/"+e.ns+"/resourceclaims", object{
+		"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": object{"name": "d"},
+		"spec": object{"devices": object{"requests": []any{
+			object{"name": "one", "exactly": object{"deviceClassName": "gpu.example.com", "tolerations": []any{object{"key": "k", "value": "v"}}}},
+			object{"name": "alt", "firstAvailable": []any{object{"name": "a", "deviceClassName": "gpu.example.com"},
+				object{"name": "b", "deviceClassName": "gpu.example.com", "allocationMode": "All"}}},
+		}}}})
+	checkFields(t, "ResourceClaim", got, `{"spec":{"devices":{"requests":[
+		{"name":"one","exactly":{"deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1,
+			"tolerations":[{"key":"k","operator":"Equal","value":"v"}]}},
+		{"name":"alt","firstAvailable":[{"name":"a","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1},
+			{"name":"b","deviceClassName":"gpu.example.com","allocationMode":"All"}]}]}}}`, "spec")
 
 	target2 := object{"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"}
 	got = e.createStored(ctx, "/apis/autoscaling/v1/namespaces/"+e.ns+"/horizontalpodautoscalers", object{

@@ -55,6 +55,8 @@ var builtin = map[schema.GroupKind]func(runtime.Object){
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: typed(validatingAdmissionPolicyBinding),
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          typed(mutatingAdmissionPolicy),
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   typed(mutatingAdmissionPolicyBinding),
+	{Group: "resource.k8s.io", Kind: "ResourceClaim"}:                                 typed(resourceClaim),
+	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}:                         typed(resourceClaimTemplate),
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                           hpa,
 	// kube-aggregator's generated defaulter (a service reference's port
 	// 443).

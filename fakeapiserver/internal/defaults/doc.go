@@ -23,6 +23,7 @@
 //	flowcontrol.go  FlowSchemas and PriorityLevelConfigurations
 //	admission.go webhook configurations, admission policies and bindings
 //	autoscaling.go  HorizontalPodAutoscalers (v1 and v2)
+//	resource.go  ResourceClaims and their templates (device requests)
 //
 // Only the defaults that List and Watch users see (in objects, and through
 // field selectors) are ported; each function names the upstream code it
