@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"k8s.io/utils/clock"
 )
 
@@ -26,14 +27,16 @@ const (
 
 // DefaultGroupVersions are the group-versions a server serves when
 // [Config.GroupVersions] is nil: those kube-apiserver v1.37.2 serves by
-// default (its /apis), less apiregistration.k8s.io/v1, whose types are
-// not in client-go's scheme. apiextensions.k8s.io/v1 serves
-// CustomResourceDefinitions (crd.go), whose resources are then served too.
-// Each is served with kube-apiserver's discovery (captured/README.md).
+// default (its /apis). apiextensions.k8s.io/v1 serves
+// CustomResourceDefinitions (crd.go), whose resources are then served too;
+// apiregistration.k8s.io/v1 the APIServices (apiservices.go), whose types
+// come from k8s.io/kube-aggregator, not client-go's scheme. Each is served
+// with kube-apiserver's discovery (captured/README.md).
 var DefaultGroupVersions = []schema.GroupVersion{
 	{Version: "v1"},
 	{Group: "admissionregistration.k8s.io", Version: "v1"},
 	{Group: "apiextensions.k8s.io", Version: "v1"},
+	{Group: "apiregistration.k8s.io", Version: "v1"},
 	{Group: "apps", Version: "v1"},
 	{Group: "authentication.k8s.io", Version: "v1"},
 	{Group: "authorization.k8s.io", Version: "v1"},
@@ -153,6 +156,7 @@ func newDefaultScheme() *runtime.Scheme {
 	utilruntime.Must(metav1.AddMetaToScheme(s))
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	utilruntime.Must(apiregistrationv1.AddToScheme(s))
 	return s
 }
 

@@ -16,7 +16,9 @@ import (
 // DryRunnableStorage (registry/generic/registry/dryrun.go) does: nothing is
 // stored, no resourceVersion is consumed and no watch event is sent. The
 // answer is the object as it would have been stored: a create carries uid,
-// creationTimestamp and generation but no resourceVersion; an update or a
+// creationTimestamp and generation, and no resourceVersion unless the body
+// had one, which it answers as given (etcd3's check that a create has none
+// is never reached; write_create.go isStorageRV); an update or a
 // graceful delete carries the current resourceVersion. Values other than
 // "All" were already refused by the options' validation (422).
 

@@ -41,6 +41,12 @@ func (s *Server) buildHandler() http.Handler {
 			hostcheck.WriteForbidden(w, r.Host)
 			return
 		}
+		// kube-apiserver's request-deadline filter runs outside
+		// authentication (request_timeout.go).
+		if err := checkTimeoutParam(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		switch s.authenticate(w, r) { // auth.go
 		case callerRejected:
 			s.writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))

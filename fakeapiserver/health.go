@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,7 +59,14 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) bool {
 		s.serveVersion(w, r)
 		return true
 	case "healthz", "livez", "readyz":
-		return s.serveHealth(w, r, parts[0], strings.Join(parts[1:], "/"))
+		// The mux matches the exact paths /<endpoint> and
+		// /<endpoint>/<check>: "/healthz/" and "/healthz/ping/" are 404.
+		rest, _ := strings.CutPrefix(r.URL.Path, "/"+parts[0])
+		if rest == "/" {
+			http.NotFound(w, r)
+			return true
+		}
+		return s.serveHealth(w, r, parts[0], strings.TrimPrefix(rest, "/"))
 	case "openapi":
 		return s.openapi.Serve(w, r)
 	}
@@ -112,35 +121,42 @@ func versionInfo() version.Info {
 	return info
 }
 
-// healthChecks are the checks of one health endpoint, named as
-// kube-apiserver names its own (without the post-start hooks). The store is
-// in memory, so "etcd" always passes; readyz fails "shutdown" once Close
-// has begun, as kube-apiserver's readyz does during graceful termination.
+// healthChecks are the checks of one health endpoint, named and ordered as
+// kube-apiserver's (health_checks.go). The store is in memory and every
+// post-start hook has run by the time New returns, so all pass but one:
+// readyz fails "shutdown" once Close has begun, as kube-apiserver's readyz
+// does during graceful termination.
 func (s *Server) healthChecks(endpoint string) []healthCheck {
 	ok := func() error { return nil }
-	checks := []healthCheck{{"ping", ok}, {"log", ok}, {"etcd", ok}}
+	names := healthCheckNames(endpoint)
+	checks := make([]healthCheck, len(names))
+	for i, name := range names {
+		checks[i] = healthCheck{name, ok}
+	}
 	if endpoint == "readyz" {
-		checks = append(checks, healthCheck{"etcd-readiness", ok}, healthCheck{"informer-sync", ok},
-			healthCheck{"shutdown", func() error {
-				if s.stopCtx.Err() != nil {
-					return errShuttingDown
-				}
-				return nil
-			}})
+		checks[len(checks)-1].check = func() error {
+			if s.stopCtx.Err() != nil {
+				return errShuttingDown
+			}
+			return nil
+		}
 	}
 	return checks
 }
 
 // serveHealth answers /<endpoint> and /<endpoint>/<check> as apiserver's
-// pkg/server/healthz does: "ok", or with ?verbose one line per check; a
-// failing check makes it a 500 listing the failure with its reason withheld.
-// ?exclude=<check> skips a check. ok is false for an unknown check name.
+// pkg/server/healthz does (healthz.go handleRootHealth, adaptCheckToHandler):
+// "ok", or with ?verbose one line per check; a failing check makes it a
+// 500 listing the failure with its reason withheld. ?exclude=<check>
+// skips a check; excluded names that match none are listed in a warning
+// line. An unknown check's path is the mux's plain-text 404.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint, check string) bool {
 	checks := s.healthChecks(endpoint)
 	if check != "" {
 		i := slices.IndexFunc(checks, func(c healthCheck) bool { return c.name == check })
 		if i < 0 {
-			return false
+			http.NotFound(w, r)
+			return true
 		}
 		if err := checks[i].check(); err != nil {
 			http.Error(w, fmt.Sprintf("internal server error: %v", err), http.StatusInternalServerError)
@@ -149,20 +165,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint, c
 		_, _ = fmt.Fprint(w, "ok")
 		return true
 	}
-	excluded := r.URL.Query()["exclude"]
-	var out bytes.Buffer
-	failed := false
-	for _, c := range checks {
-		switch {
-		case slices.Contains(excluded, c.name):
-			fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.name)
-		case c.check() != nil:
-			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.name)
-			failed = true
-		default:
-			fmt.Fprintf(&out, "[+]%s ok\n", c.name)
-		}
-	}
+	out, failed := runHealthChecks(checks, r.URL.Query()["exclude"])
 	if failed {
 		http.Error(w, fmt.Sprintf("%s%s check failed", out.String(), endpoint), http.StatusInternalServerError)
 		return true
@@ -176,6 +179,40 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint, c
 	_, _ = out.WriteTo(w)
 	_, _ = fmt.Fprintf(w, "%s check passed\n", endpoint)
 	return true
+}
+
+// runHealthChecks runs checks but the excluded ones and returns the
+// verbose lines, the warning about excluded names that match no check
+// last, and whether a check failed.
+func runHealthChecks(checks []healthCheck, excluded []string) (bytes.Buffer, bool) {
+	var out bytes.Buffer
+	unknown := map[string]bool{}
+	for _, name := range excluded {
+		unknown[name] = true
+	}
+	failed := false
+	for _, c := range checks {
+		switch {
+		case slices.Contains(excluded, c.name):
+			delete(unknown, c.name)
+			fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.name)
+		case c.check() != nil:
+			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.name)
+			failed = true
+		default:
+			fmt.Fprintf(&out, "[+]%s ok\n", c.name)
+		}
+	}
+	if len(unknown) > 0 {
+		names := slices.Sorted(maps.Keys(unknown))
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = strconv.Quote(n)
+		}
+		// formatQuoted's list of the names no check matched.
+		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %s\n", strings.Join(quoted, ","))
+	}
+	return out, failed
 }
 
 // nonResourceMethodNotAllowed is the 405 go-restful gives a method a

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	aggregatorapply "k8s.io/kube-aggregator/pkg/client/applyconfiguration"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -34,6 +36,9 @@ type fieldManagers struct {
 	// approval records writes to a CertificateSigningRequest's approval
 	// subresource (subresource "approval"); nil for other kinds.
 	approval *managedfields.FieldManager
+	// finalize records writes to a Namespace's finalize subresource
+	// (subresource "finalize"); nil for other kinds.
+	finalize *managedfields.FieldManager
 	// create is the main endpoint's shortcut for creates
 	// (managedfields_create.go); nil where it could not be prepared.
 	create *createFields
@@ -94,6 +99,11 @@ func (r *resourceInfo) managers() (fieldManagers, error) {
 			return
 		}
 		tc := r.TypeConverter
+		if tc == nil && r.Kind.Group == apiregistrationv1.GroupName {
+			// APIServices are kube-aggregator's: its applyconfigurations
+			// schema, not client-go's, knows them.
+			tc = aggregatorapply.NewTypeConverter(l.scheme)
+		}
 		if tc == nil {
 			tc = newTypeConverterFor(l.builtin(), r.newObject(), r.Kind)
 		}
@@ -137,6 +147,12 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc, builtin ma
 			return fm, fmt.Errorf("fakeapiserver: resource %s/approval: %w", info.Kind, err)
 		}
 	}
+	if hasFinalize(info) {
+		fm.finalize, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "finalize", finalizeResetFields(info))
+		if err != nil {
+			return fm, fmt.Errorf("fakeapiserver: resource %s/finalize: %w", info.Kind, err)
+		}
+	}
 	if info.Scale != nil {
 		scaleTC := newTypeConverterFor(builtin, &autoscalingv1.Scale{}, scaleGVK)
 		fm.scale, err = managedfields.NewDefaultFieldManager(scaleTC, scheme, defaulterFunc(func(runtime.Object) {}), scheme, scaleGVK, scaleGVK.GroupVersion(), "scale", nil)
@@ -158,6 +174,9 @@ func (req *request) fieldManager() (*managedfields.FieldManager, error) {
 	}
 	if req.isApproval() && fm.approval != nil {
 		return fm.approval, nil
+	}
+	if req.isFinalize() && fm.finalize != nil {
+		return fm.finalize, nil
 	}
 	return fm.main, nil
 }
@@ -334,8 +353,12 @@ var metadataResetKinds = map[schema.GroupKind]bool{
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:    true,
 	{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}:                         true,
 	{Group: "scheduling.k8s.io", Kind: "PodGroup"}:                              true,
-	{Group: "scheduling.k8s.io", Kind: "CompositePodGroup"}:                     true,
-	{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"}:               true,
+	// apiServerStatusStrategy resets labels, annotations, finalizers and
+	// owners, and its reset fields all of metadata (kube-aggregator
+	// pkg/registry/apiservice/strategy.go).
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:         true,
+	{Group: "scheduling.k8s.io", Kind: "CompositePodGroup"}:       true,
+	{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"}: true,
 }
 
 // resetFieldsOf returns the exclude filters of the main and status

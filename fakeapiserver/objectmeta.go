@@ -43,6 +43,7 @@ func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	if res.hasStatus && !keepsStatusOnCreate[res.Kind.GroupKind()] {
 		resetStatus(res, obj, now)
 	}
+	prepareAPIServiceCreate(obj, now) // apiservices.go
 	defaults.PrepareForCreate(obj)
 }
 

@@ -159,6 +159,8 @@ var generationKinds = map[schema.GroupKind]bool{
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           true,
 	{Group: "batch", Kind: "Job"}:                                     true, {Group: "batch", Kind: "CronJob"}: true,
 	{Kind: "PodTemplate"}: true,
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                 true,
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}: true,
 }
 
 // resourceTable is the set of served resources, looked up by URL. It is

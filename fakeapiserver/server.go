@@ -41,6 +41,7 @@ type Server struct {
 	pageBufs  pageBuffers        // LIST page bodies (list_buffers.go)
 	gzips     gzipWriters        // gzipped responses (compression.go)
 	services  *serviceAllocator  // cluster IPs and node ports (service_alloc.go)
+	ctrl      *controllerLoop    // kube-apiserver's in-process controllers (controllers.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
 	userUID string         // UID of the single user (reviews.go)
@@ -54,11 +55,19 @@ type Server struct {
 	// mu guards the fields below.
 	mu     sync.Mutex
 	closed bool
+	// servePort is the TCP port Serve last listened on, 0 before: the
+	// kubernetes Service's target port (bootstrap_service.go).
+	servePort int32
 }
 
-// New builds a server from cfg (see [Config] for defaults). It seeds the
-// namespaces kube-apiserver creates at start: default, kube-system,
-// kube-public and kube-node-lease. It does not listen; call Serve.
+// New builds a server from cfg (see [Config] for defaults). It creates the
+// objects kube-apiserver creates at start (bootstrap.go): the namespaces
+// default, kube-system, kube-public and kube-node-lease, the Service
+// default/kubernetes, the mandatory and suggested FlowSchemas and
+// priority levels, and a local APIService per served built-in
+// group-version; and it starts the goroutine of the controllers that keep
+// them (controllers.go), which Close stops. It does not listen; call
+// Serve.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	if err := checkCompressionLevel(cfg.ResponseCompressionLevel); err != nil {
@@ -97,10 +106,11 @@ func New(cfg Config) (*Server, error) {
 		cancel()
 		return nil, fmt.Errorf("fakeapiserver: %w", err)
 	}
-	if err := s.seedNamespaces(); err != nil {
+	if err := s.seedBootstrap(); err != nil {
 		cancel()
 		return nil, err
 	}
+	s.startControllers()
 	s.compactor = s.startCompactor(cfg.Compaction)
 	s.startFaults() // fault injector and its RV poller (faults.go)
 	return s, nil
@@ -111,8 +121,14 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve accepts connections on ln until Close, over TLS when [Config.TLS] is
-// set. It returns ErrServerClosed after Close.
+// set. It returns ErrServerClosed after Close. Before it accepts the first
+// connection, the Service default/kubernetes, if it still targets the
+// 6443 New gave it, is pointed at ln's TCP port, as kube-apiserver's
+// targets its secure port (bootstrap_service.go).
 func (s *Server) Serve(ln net.Listener) error {
+	if err := s.retargetKubernetesService(ln); err != nil {
+		s.cfg.Logger.Warn("fakeapiserver: serve", "err", err)
+	}
 	if err := s.front.Serve(ln); !errors.Is(err, serving.ErrClosed) {
 		return fmt.Errorf("fakeapiserver: serve: %w", err)
 	}
@@ -146,7 +162,8 @@ func (s *Server) Clientset() kubernetes.Interface {
 // and waits for the handlers to return. It is safe to call more than once.
 //
 // Shutdown chain: stop() cancels stopCtx → every watch handler returns
-// (hung ones too: the fault injector releases them on stopCtx) →
+// (hung ones too: the fault injector releases them on stopCtx), and so
+// does the controller goroutine, which Close waits for →
 // http.Server.Close closes the listener and all connections (a graceful
 // Shutdown would wait 5 s for connections clients opened but never used)
 // → inflight.Wait returns once the last handler has.
@@ -159,6 +176,7 @@ func (s *Server) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.stop()
+	s.stopControllers()
 	s.compactor.stop()
 	s.stopFaults() // after stop(): its poller watches stopCtx (faults.go)
 	err := s.front.Close()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"pgregory.net/rapid"
 )
@@ -231,8 +233,15 @@ func TestStatusMetadataModel(t *testing.T) {
 		if err := res.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			rt.Fatalf("delete between runs: %v", err)
 		}
-		if _, err := res.Create(context.Background(), kind.body(name), metav1.CreateOptions{FieldManager: "creator"}); err != nil {
+		created, err := res.Create(context.Background(), kind.body(name), metav1.CreateOptions{FieldManager: "creator"})
+		if err != nil {
 			rt.Fatalf("create: %v", err)
+		}
+		if kind.gvr.Resource == "flowschemas" {
+			// The APF config controller writes the new FlowSchema's
+			// Dangling condition (apf_status.go): the model's writes start
+			// after it, as they would on a cluster.
+			awaitStatusWrite(rt, res, created)
 		}
 		m := &statusMetaMachine{kind: kind, res: res, name: name, labels: map[string]string{}, annotations: map[string]string{}}
 		m.Check(rt)
@@ -245,4 +254,24 @@ func TestStatusMetadataModel(t *testing.T) {
 			m.Check(rt)
 		}
 	})
+}
+
+// awaitStatusWrite waits (in real time, bounded) for the MODIFIED event
+// of the server's own status write on obj.
+func awaitStatusWrite(t *rapid.T, res dynamic.ResourceInterface, obj *unstructured.Unstructured) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := res.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + obj.GetName(), ResourceVersion: obj.GetResourceVersion()})
+	if err != nil {
+		t.Fatalf("watch %s: %v", obj.GetName(), err)
+	}
+	defer w.Stop()
+	select {
+	case ev := <-w.ResultChan():
+		if ev.Type != watch.Modified {
+			t.Fatalf("watch %s: %s, want the status write's MODIFIED", obj.GetName(), ev.Type)
+		}
+	case <-ctx.Done():
+		t.Fatalf("no status write on %s within 10 s", obj.GetName())
+	}
 }

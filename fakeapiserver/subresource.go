@@ -12,8 +12,9 @@ import (
 
 // The subresources besides status: scale (subresource_scale.go) on the
 // resources that declare a [ScaleSubresource], pods/eviction
-// (subresource_eviction.go), pods/binding (subresource_binding.go) and
-// certificatesigningrequests/approval (subresource_approval.go).
+// (subresource_eviction.go), pods/binding (subresource_binding.go),
+// certificatesigningrequests/approval (subresource_approval.go) and
+// namespaces/finalize (subresource_finalize.go).
 
 // Kinds the subresources speak, each served only if the scheme knows it.
 var (
@@ -34,16 +35,21 @@ func (s *Server) subresourceServed(res *resourceInfo, sub string) bool {
 		return isPod(res) && s.cfg.Scheme.Recognizes(bindingGVK)
 	case "approval":
 		return hasApproval(res)
+	case "finalize":
+		return hasFinalize(res)
 	}
 	return false
 }
 
 // subresourceVerbAllowed is the route table of subresources: eviction and
-// binding are POST only, status and scale get, update and patch (405 for
-// the rest).
+// binding are POST only, a namespace's finalize PUT only, status and scale
+// get, update and patch (405 for the rest).
 func subresourceVerbAllowed(sub, verb string) bool {
 	if isCreateSubresource(sub) {
 		return verb == "create"
+	}
+	if sub == "finalize" {
+		return verb == "update"
 	}
 	return verb == "get" || verb == "update" || verb == "patch"
 }

@@ -63,13 +63,17 @@ func invalidIfAny(res *resourceInfo, obj runtime.Object, errs field.ErrorList) e
 
 // validateUpdate validates an update of the main resource or, through the
 // status subresource, of the status, or through the approval subresource,
-// of a CertificateSigningRequest's conditions.
+// of a CertificateSigningRequest's conditions, or through the finalize
+// subresource, of a Namespace's finalizers.
 func validateUpdate(req *request, next, old runtime.Object) error {
 	if req.isStatus() {
 		return validateStatusWrite(req.res, next, old)
 	}
 	if req.isApproval() {
 		return invalidIfAny(req.res, next, validation.ValidateCSRApprovalUpdate(next, old))
+	}
+	if req.isFinalize() {
+		return invalidIfAny(req.res, next, validation.NamespaceFinalizeUpdate(next, old))
 	}
 	return validateWrite(req.res, next, old)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +32,18 @@ const (
 // errResourceVersionOnCreate is storage.ErrResourceVersionSetOnCreate, a
 // plain error: the client sees a 500 with no reason [observed].
 var errResourceVersionOnCreate = errors.New("resourceVersion should not be set on objects to be created")
+
+// isStorageRV reports whether a create body's resourceVersion makes etcd3's
+// store refuse it (apiserver pkg/storage/etcd3/store.go Create): the
+// APIObjectVersioner reads it as a non-zero uint64 (strconv.ParseUint,
+// so "007" counts and "-1", " 7" or "abc" do not). Any other value is
+// replaced by the stored resourceVersion. A dry run never reaches the
+// store (registry/generic/registry/dryrun.go) and answers the value as
+// given.
+func isStorageRV(rv string) bool {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil && n != 0
+}
 
 // handleCreate answers a POST to a collection: 201 with the stored
 // object. The checks run in handlers/create.go's order: Accept (406),
@@ -119,7 +132,7 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		if err := s.validateCreate(res, obj); err != nil {
 			return nil, err
 		}
-		if m.GetResourceVersion() != "" {
+		if !dryRun && isStorageRV(m.GetResourceVersion()) {
 			return nil, errResourceVersionOnCreate
 		}
 		stored, err := s.storeCreate(res, objectKey(res, m.GetNamespace(), m.GetName()), obj, dryRun)

@@ -116,6 +116,9 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	} else if res.hasStatus {
 		copyStatus(next, old)
 		keepCSRSpec(next, old)
+		if !req.isFinalize() {
+			keepNamespaceFinalizers(next, old) // subresource_finalize.go
+		}
 	}
 	prepareUpdate(res, next, old)
 	nextMeta.SetResourceVersion(oldMeta.GetResourceVersion())
@@ -160,8 +163,13 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 
 // shouldDeleteOnUpdate reports whether an update removed the last finalizer
 // of an object that is being deleted with no grace left, which deletes it
-// (registry/generic/registry/store.go ShouldDeleteDuringUpdate).
+// (registry/generic/registry/store.go ShouldDeleteDuringUpdate); a
+// Namespace must have no spec.finalizers left either
+// (ShouldDeleteNamespaceDuringUpdate).
 func shouldDeleteOnUpdate(obj runtime.Object) bool {
+	if keepsFinalizers(obj) {
+		return false
+	}
 	m := mustAccessor(obj)
 	grace := m.GetDeletionGracePeriodSeconds()
 	return m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && (grace == nil || *grace == 0)

@@ -48,11 +48,13 @@ type diagLane struct {
 	X    int
 }
 
-// diagAxis is the resourceVersion axis: RV 0 at X, MaxRV at X+W.
+// diagAxis is the resourceVersion axis: MinRV at X, MaxRV at X+W. MinRV is
+// the RV the scenario starts from (the server's objects written before
+// it, some sixty, are no part of the story).
 type diagAxis struct {
-	X, W  int
-	MaxRV int64
-	Ticks []diagTick
+	X, W         int
+	MinRV, MaxRV int64
+	Ticks        []diagTick
 }
 
 type diagTick struct {
@@ -116,14 +118,19 @@ func layoutDiagram(tl Timeline) *diagram {
 	d := &diagram{}
 	var names []string
 	var maxRV int64
+	minRV := int64(-1)
 	for _, en := range tl {
 		if en.Lane != "" && !slices.Contains(names, en.Lane) {
 			names = append(names, en.Lane)
 		}
 		if n, ok := parseRV(en.RV); ok {
 			maxRV = max(maxRV, n)
+			if minRV < 0 || n < minRV {
+				minRV = n
+			}
 		}
 	}
+	minRV = max(minRV-1, 0)
 	names = append(names, laneServer)
 	x := map[string]int{}
 	for i, n := range names {
@@ -131,7 +138,7 @@ func layoutDiagram(tl Timeline) *diagram {
 		x[n] = diagLane0X + i*diagLaneGap
 	}
 	d.ServerX = x[laneServer]
-	d.Axis = diagAxis{X: d.ServerX + diagAxisGap, W: diagAxisW, MaxRV: max(maxRV, 1)}
+	d.Axis = diagAxis{X: d.ServerX + diagAxisGap, W: diagAxisW, MinRV: minRV, MaxRV: max(maxRV, minRV+1)}
 	d.Axis.Ticks = axisTicks(d.Axis)
 	d.TextX = d.Axis.X + d.Axis.W + diagTextGap
 	d.Width = d.TextX + diagTextW + 16
@@ -249,9 +256,10 @@ func parseRV(rv string) (int64, bool) {
 	return n, err == nil && n > 0
 }
 
-// at is the x of rv on the axis.
+// at is the x of rv on the axis (clamped to it).
 func (a diagAxis) at(rv int64) int {
-	return a.X + int(float64(a.W)*float64(min(rv, a.MaxRV))/float64(a.MaxRV))
+	rv = min(max(rv, a.MinRV), a.MaxRV)
+	return a.X + int(float64(a.W)*float64(rv-a.MinRV)/float64(a.MaxRV-a.MinRV))
 }
 
 // span is the part of the axis from RV lo up to (not including) hi.
@@ -262,10 +270,11 @@ func (a diagAxis) span(lo, hi int64) diagSpan {
 	return diagSpan{X: a.at(lo), W: a.at(hi) - a.at(lo)}
 }
 
-// axisTicks labels 0, the maximum and a few round values between.
+// axisTicks labels the minimum, the maximum and a few round values
+// between.
 func axisTicks(a diagAxis) []diagTick {
 	step := int64(1)
-	for a.MaxRV/step > 5 {
+	for (a.MaxRV-a.MinRV)/step > 5 {
 		switch {
 		case strings.HasPrefix(strconv.FormatInt(step, 10), "1"):
 			step *= 2
@@ -277,7 +286,7 @@ func axisTicks(a diagAxis) []diagTick {
 	}
 	var ts []diagTick
 	// Round ticks stop short of the maximum's label, which always shows.
-	for rv := int64(0); a.at(a.MaxRV)-a.at(rv) >= 24; rv += step {
+	for rv := a.MinRV; a.at(a.MaxRV)-a.at(rv) >= 24; rv = (rv/step + 1) * step {
 		ts = append(ts, diagTick{X: a.at(rv), Label: strconv.FormatInt(rv, 10)})
 	}
 	return append(ts, diagTick{X: a.at(a.MaxRV), Label: strconv.FormatInt(a.MaxRV, 10)})

@@ -51,8 +51,10 @@ func newServeCommand() *cobra.Command {
 It prints its URL and writes a kubeconfig (context "lw-sim", made current)
 that kubectl and client-go accept.
 
-The server starts empty but for the namespaces default, kube-system,
-kube-public and kube-node-lease, and keeps everything in memory.`,
+The server starts with what kube-apiserver creates itself (the namespaces
+default, kube-system, kube-public and kube-node-lease, the Service
+default/kubernetes, the API Priority and Fairness configuration, the local
+APIServices) and keeps everything in memory.`,
 		Example: `  lw-sim serve &
   kubectl --kubeconfig lw-sim.kubeconfig get pods -A
 

@@ -5,6 +5,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // For returns the defaulter of the built-in kind gk, which fills a decoded
@@ -33,6 +34,40 @@ var builtin = map[schema.GroupKind]func(runtime.Object){
 	{Group: "batch", Kind: "CronJob"}:                                 typed(cronJob),
 	{Kind: "ReplicationController"}:                                   typed(replicationController),
 	{Kind: "PodTemplate"}:                                             typed(func(t *corev1.PodTemplate) { templateSpec(&t.Template.Spec) }),
+	// The kinds with a few scalar defaults each (simple.go, flowcontrol.go,
+	// admission.go, autoscaling.go).
+	{Kind: "Secret"}:     typed(secret),
+	{Kind: "Endpoints"}:  typed(endpoints),
+	{Kind: "LimitRange"}: typed(limitRange),
+	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                                typed(endpointSlice),
+	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                               typed(networkPolicy),
+	{Group: "networking.k8s.io", Kind: "IngressClass"}:                                typed(ingressClass),
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:                         typed(roleBinding),
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                  typed(clusterRoleBinding),
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                   typed(storageClass),
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                      typed(csiDriver),
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                               typed(priorityClass),
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                       typed(flowSchema),
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:       typed(priorityLevel),
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}:   typed(validatingWebhooks),
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:     typed(mutatingWebhooks),
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        typed(validatingAdmissionPolicy),
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: typed(validatingAdmissionPolicyBinding),
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          typed(mutatingAdmissionPolicy),
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   typed(mutatingAdmissionPolicyBinding),
+	{Group: "resource.k8s.io", Kind: "ResourceClaim"}:                                 typed(resourceClaim),
+	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}:                         typed(resourceClaimTemplate),
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                           hpa,
+	// kube-aggregator's generated defaulter (a service reference's port
+	// 443).
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}: typed(apiregistrationv1.SetObjectDefaults_APIService),
+}
+
+// hpa defaults an autoscaling/v1 or v2 HorizontalPodAutoscaler, each
+// version by its own rules.
+func hpa(obj runtime.Object) {
+	typed(hpaV1)(obj)
+	typed(hpaV2)(obj)
 }
 
 // typed adapts the defaulter of one Go type to a [For] entry: a body of

@@ -16,6 +16,14 @@
 //	             CronJobs, ReplicationControllers, PodTemplates
 //	workloads_create.go  what their strategies set on create and update
 //	             (a Job's selector, a DaemonSet's template generation)
+//	simple.go    kinds with a few scalar rules: Secrets (type Opaque,
+//	             stringData merged into data), Endpoints, EndpointSlices,
+//	             LimitRanges, NetworkPolicies, IngressClasses, RBAC bindings,
+//	             StorageClasses, CSIDrivers, PriorityClasses
+//	flowcontrol.go  FlowSchemas and PriorityLevelConfigurations
+//	admission.go webhook configurations, admission policies and bindings
+//	autoscaling.go  HorizontalPodAutoscalers (v1 and v2)
+//	resource.go  ResourceClaims and their templates (device requests)
 //
 // Only the defaults that List and Watch users see (in objects, and through
 // field selectors) are ported; each function names the upstream code it

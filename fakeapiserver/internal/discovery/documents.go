@@ -10,33 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 )
 
-const (
-	// defaultGroupPriority ranks a group kube-apiserver has no built-in
-	// priority for. It is the GroupPriorityMinimum the CRD registration
-	// controller gives CRD groups (kubernetes
-	// pkg/controlplane/controller/crdregistration/crdregistration_controller.go),
-	// so user-registered groups sort after the built-in ones, by name.
-	defaultGroupPriority = 1000
-)
-
-// groupPriorities are kube-apiserver's APIService group priorities, which
-// order /apis in both forms (kubernetes cmd/kube-apiserver/app/aggregator.go
-// apiVersionPriorities and pkg/controlplane/apiserver/aggregator.go
-// DefaultGenericAPIServicePriorities). Versions within a group are ordered
-// by their version priority there, which for every built-in group agrees
-// with the kube-aware version order used here.
-var groupPriorities = map[string]int{
-	"apps": 17800, "events.k8s.io": 17750, "authentication.k8s.io": 17700,
-	"authorization.k8s.io": 17600, "autoscaling": 17500, "batch": 17400,
-	"certificates.k8s.io": 17300, "networking.k8s.io": 17200, "policy": 17100,
-	"rbac.authorization.k8s.io": 17000, "storage.k8s.io": 16800,
-	"apiextensions.k8s.io": 16700, "admissionregistration.k8s.io": 16700,
-	"scheduling.k8s.io": 16600, "coordination.k8s.io": 16500, "node.k8s.io": 16300,
-	"discovery.k8s.io": 16200, "resource.k8s.io": 16200,
-	"flowcontrol.apiserver.k8s.io": 16100, "internal.apiserver.k8s.io": 16000,
-	"storagemigration.k8s.io": 15800, "lifecycle.k8s.io": 15700,
-}
-
 // Table is the set of served resources, as discovery reads it.
 type Table interface {
 	// GroupVersions lists every served group-version.
@@ -102,8 +75,10 @@ func APIGroup(t Table, name string) (*metav1.APIGroup, bool) {
 // groups returns the served groups (only core when core is set, else all
 // others) with their versions, preferred first. Groups are sorted as
 // kube-aggregator's SortedByGroupAndVersion sorts APIServices: by group
-// priority, high first, then by name; versions newest first in kube-aware
-// order (v2 > v1 > v1beta1 > v1alpha1).
+// priority, high first (priorities.go; the aggregator's own group
+// first), then by name; versions newest first in kube-aware order (v2 >
+// v1 > v1beta1 > v1alpha1), which for every built-in group agrees with
+// the version priorities.
 func groups(t Table, core bool) []metav1.APIGroup {
 	versions := map[string][]string{}
 	for _, gv := range t.GroupVersions() {
@@ -126,14 +101,6 @@ func groups(t Table, core bool) []metav1.APIGroup {
 		return cmp.Or(cmp.Compare(groupPriority(b.Name), groupPriority(a.Name)), strings.Compare(a.Name, b.Name))
 	})
 	return out
-}
-
-// groupPriority is a group's discovery priority; higher sorts first.
-func groupPriority(group string) int {
-	if p, ok := groupPriorities[group]; ok {
-		return p
-	}
-	return defaultGroupPriority
 }
 
 // APIResourceList is the legacy /api/<v> or /apis/<g>/<v> document. As

@@ -118,6 +118,7 @@ var printers = map[schema.GroupKind]printer{
 	{Group: "resource.k8s.io", Kind: "ResourceSlice"}:                                 printerOf(resourceSliceColumns(), printResourceSlice),
 	{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}:                               printerOf(deviceTaintRuleColumns(), printDeviceTaintRule),
 	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:               printerOf(storageVersionMigrationColumns(), printStorageVersionMigration),
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                             printerOf(apiServiceColumns(), printAPIService),
 }
 
 // defaultPrinter is apiserver's defaultTableConvertor, used for every

@@ -35,6 +35,7 @@ var builtin = map[schema.GroupKind]Func{
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        validateRBACObject,
 	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        validateRBACObject,
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: validateRBACObject,
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:            validateAPIService,
 }
 
 // For returns the validation of the built-in kind gk, or [Generic] (object

@@ -1,0 +1,236 @@
+package fakeapiserver
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
+)
+
+// The control loops kube-apiserver runs inside its own process, each
+// reduced to a level-triggered reconcile over the store:
+//
+//	kubernetes-service  bootstrap_service.go  missing → created at its next 10 s tick
+//	system-namespaces   bootstrap_namespaces.go  missing → created at its next minute
+//	apf-config          apf_config.go         missing → created at its next minute
+//	apf-status          apf_status.go         a FlowSchema's Dangling condition, at once
+//	apiservices         apiservices.go        a CRD group-version's APIService, at once
+//
+// One goroutine per Server runs them all (runControllers); New starts it,
+// Close cancels stopCtx and waits for it. Its loop:
+//
+//  1. Take, from the store, the channel closed at the next write of each
+//     resource some reconciler watches (before reading anything, so no
+//     write falls between the read and the wait).
+//  2. Run the reconcilers whose resources were written, or whose due time
+//     has come; each reads the current state, writes what is missing or
+//     stale through the loopback client, and says when it must run again
+//     (a periodic owner's next tick, or never).
+//  3. Wait for one of those channels, the earliest due time on the
+//     server's clock, or Close.
+//
+// Its writes wake it again; a pass that finds nothing to do writes
+// nothing, so it converges. The clock only carries a timer while some
+// object is missing (scenarios count timers). The periodic owners tick on
+// a grid from New, as the real controllers' periods run from their start.
+
+// reconciler is one control loop.
+type reconciler struct {
+	name string
+	// watches are the resources whose writes make it run.
+	watches []schema.GroupVersionResource
+	// run reconciles at now and returns when it must run again, zero for
+	// "when a watched resource is written".
+	run func(ctx context.Context, now time.Time) time.Time
+}
+
+// controllerLoop is the state of the one controller goroutine.
+type controllerLoop struct {
+	// started is New's time on the server's clock: the periodic owners
+	// tick at started + k·period.
+	started time.Time
+	// recs are the reconcilers; periodic ones keep their pending tick.
+	recs []reconciler
+	// due is when each reconciler must run again (zero: not by time).
+	due map[string]time.Time
+	// wg is the goroutine; Close waits for it.
+	wg sync.WaitGroup
+}
+
+// reconcilers are the server's control loops, in the order a pass runs
+// them.
+func (s *Server) reconcilers() []reconciler {
+	return []reconciler{
+		{name: "kubernetes-service", watches: []schema.GroupVersionResource{servicesGVR},
+			run: s.periodicRecreate(kubernetesServiceInterval, s.kubernetesServiceObjects)},
+		{name: "system-namespaces", watches: []schema.GroupVersionResource{namespacesGVR},
+			run: s.periodicRecreate(time.Minute, s.systemNamespaceObjects)},
+		{name: "apf-config", watches: []schema.GroupVersionResource{flowSchemasGVR, priorityLevelsGVR},
+			run: s.periodicRecreate(apfConfigInterval, s.apfConfigObjects)},
+		{name: "apf-status", watches: []schema.GroupVersionResource{flowSchemasGVR, priorityLevelsGVR},
+			run: s.reconcileFlowSchemaStatus},
+		{name: "apiservices", watches: []schema.GroupVersionResource{crdsGVR, apiServicesGVR},
+			run: s.reconcileAPIServices},
+	}
+}
+
+// startControllers runs every reconciler once, then starts the controller
+// goroutine (New, after seeding). The first pass is synchronous so that
+// what the controllers write at start (the bootstrap FlowSchemas'
+// conditions) is written before New returns: a new server's store is then
+// quiet until its clients write, so a test reading resourceVersions right
+// after Start sees no write of the server's own land in between.
+func (s *Server) startControllers() {
+	s.ctrl = &controllerLoop{started: s.cfg.Clock.Now(), due: map[string]time.Time{}}
+	s.ctrl.recs = s.reconcilers()
+	now := s.cfg.Clock.Now()
+	for _, r := range s.ctrl.recs {
+		s.ctrl.due[r.name] = r.run(s.stopCtx, now)
+	}
+	s.ctrl.wg.Go(func() { s.runControllers(s.stopCtx) })
+}
+
+// stopControllers waits for the goroutine, which stopCtx ends (Close).
+func (s *Server) stopControllers() {
+	if s.ctrl != nil {
+		s.ctrl.wg.Wait()
+	}
+}
+
+// runControllers is the controller goroutine's loop (see the top).
+func (s *Server) runControllers(ctx context.Context) {
+	recs := s.ctrl.recs
+	// Writes between New's pass and this goroutine's first wait are
+	// caught by a first pass over everything (a no-op on a quiet store).
+	dirty := map[string]bool{}
+	for _, r := range recs {
+		dirty[r.name] = true
+	}
+	for {
+		watched, wakes := s.controllerWakeups(recs)
+		now := s.cfg.Clock.Now()
+		for _, r := range recs {
+			if due := s.ctrl.due[r.name]; dirty[r.name] || (!due.IsZero() && !now.Before(due)) {
+				s.ctrl.due[r.name] = r.run(ctx, now)
+			}
+		}
+		clear(dirty)
+		if !s.waitControllers(ctx, wakes, s.nextDue()) {
+			return
+		}
+		// Every resource written since, not only the one that woke the
+		// loop: the next pass takes fresh channels, which the writes
+		// already made would never close.
+		for i, ch := range wakes {
+			if !isClosed(ch) {
+				continue
+			}
+			for _, r := range recs {
+				if slices.Contains(r.watches, watched[i]) {
+					dirty[r.name] = true
+				}
+			}
+		}
+	}
+}
+
+// controllerWakeups returns the resources the reconcilers watch that the
+// server serves and, for each, the channel the store closes at its next
+// write.
+func (s *Server) controllerWakeups(recs []reconciler) ([]schema.GroupVersionResource, []<-chan struct{}) {
+	var gvrs []schema.GroupVersionResource
+	var chans []<-chan struct{}
+	for _, r := range recs {
+		for _, gvr := range r.watches {
+			res, ok := s.resources.lookup(gvr)
+			if !ok || slices.Contains(gvrs, gvr) {
+				continue
+			}
+			_, ch, err := s.store.Changes(res.storageKey, s.store.CurrentRV())
+			if err != nil {
+				continue // compacted past now: cannot be, CurrentRV is never below it
+			}
+			gvrs, chans = append(gvrs, gvr), append(chans, ch)
+		}
+	}
+	return gvrs, chans
+}
+
+// nextDue is the earliest time a reconciler must run again (zero: none).
+func (s *Server) nextDue() time.Time {
+	var next time.Time
+	for _, due := range s.ctrl.due {
+		if !due.IsZero() && (next.IsZero() || due.Before(next)) {
+			next = due
+		}
+	}
+	return next
+}
+
+// waitControllers waits for a write (one of wakes closed) or for due, and
+// returns false if ctx ended first. The timer lives only for the wait.
+func (s *Server) waitControllers(ctx context.Context, wakes []<-chan struct{}, due time.Time) bool {
+	cases := make([]reflect.SelectCase, 0, len(wakes)+2)
+	for _, ch := range wakes {
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+	}
+	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
+	var timer clock.Timer
+	if !due.IsZero() {
+		timer = s.cfg.Clock.NewTimer(max(due.Sub(s.cfg.Clock.Now()), 0))
+		defer timer.Stop()
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timer.C())})
+	}
+	chosen, _, _ := reflect.Select(cases)
+	return chosen != len(wakes)
+}
+
+// isClosed reports whether the store has closed ch (its resource was
+// written).
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// periodicRecreate is the reconcile of a periodic owner of bootstrap
+// objects: while some are missing it is due at the next tick of period
+// (counted from New), when it creates them; a create that fails (the
+// kubernetes Service's address taken, say) is tried again a tick later.
+func (s *Server) periodicRecreate(period time.Duration, objects func() []bootstrapObject) func(context.Context, time.Time) time.Time {
+	var due time.Time // this owner's pending tick; only the loop goroutine uses it
+	return func(ctx context.Context, now time.Time) time.Time {
+		objs := objects()
+		if len(s.missingBootstrap(objs)) == 0 {
+			due = time.Time{}
+			return due
+		}
+		if due.IsZero() {
+			due = s.nextTick(now, period)
+		}
+		if now.Before(due) {
+			return due
+		}
+		if err := s.recreateMissing(ctx, objs); err != nil {
+			s.cfg.Logger.Warn("fakeapiserver: bootstrap controller", "err", err)
+		}
+		due = s.nextTick(now, period)
+		if len(s.missingBootstrap(objs)) == 0 {
+			due = time.Time{}
+		}
+		return due
+	}
+}
+
+// nextTick is the first tick of period after now, counted from New.
+func (s *Server) nextTick(now time.Time, period time.Duration) time.Time {
+	elapsed := now.Sub(s.ctrl.started)
+	return s.ctrl.started.Add((elapsed/period + 1) * period)
+}

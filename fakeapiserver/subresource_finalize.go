@@ -1,0 +1,59 @@
+package fakeapiserver
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// The finalize subresource of Namespaces (namespaces/NAME/finalize, what
+// the namespace controller and client-go's Namespaces().Finalize write):
+// PUT of the whole object, which replaces spec.finalizers (and the
+// metadata) but keeps the status, as FinalizeREST's strategy does
+// (kubernetes pkg/registry/core/namespace/strategy.go
+// namespaceFinalizeStrategy, validated by ValidateNamespaceFinalizeUpdate).
+// It shares the update handler; an update that leaves a Terminating
+// namespace without finalizers deletes it (ShouldDeleteNamespaceDuringUpdate,
+// write_update.go). lw-sim runs no namespace controller, as kube-apiserver
+// alone does not: whoever finalizes a namespace (a test, an envtest shim)
+// deletes it so.
+
+// namespaceGroupKind is the kind that has a finalize subresource.
+var namespaceGroupKind = schema.GroupKind{Kind: "Namespace"}
+
+// hasFinalize reports whether res is the built-in Namespace resource, which
+// serves the finalize subresource.
+func hasFinalize(res *resourceInfo) bool {
+	return res.custom == nil && res.Kind.GroupKind() == namespaceGroupKind
+}
+
+// isFinalize reports whether the request is for the finalize subresource.
+func (req *request) isFinalize() bool { return req.info.subresource == "finalize" }
+
+// finalizeResetFields is the exclude filter of the finalize endpoint's
+// field manager (namespaceFinalizeStrategy.GetResetFields): the status.
+func finalizeResetFields(info *resourceInfo) map[fieldpath.APIVersion]fieldpath.Filter {
+	v := fieldpath.APIVersion(info.Kind.GroupVersion().String())
+	return fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("status"))})
+}
+
+// keepNamespaceFinalizers is namespaceStrategy.PrepareForUpdate's other
+// half (the status is kept for every kind with one): an update of the
+// main resource keeps spec.finalizers, which only the finalize
+// subresource changes.
+func keepNamespaceFinalizers(next, old runtime.Object) {
+	ns, ok := next.(*corev1.Namespace)
+	o, okOld := old.(*corev1.Namespace)
+	if ok && okOld {
+		ns.Spec.Finalizers = o.Spec.Finalizers
+	}
+}
+
+// keepsFinalizers reports whether obj is a Namespace that still has
+// spec.finalizers, which keep it from being deleted by an update
+// (registry/core/namespace/storage ShouldDeleteNamespaceDuringUpdate).
+func keepsFinalizers(obj runtime.Object) bool {
+	ns, ok := obj.(*corev1.Namespace)
+	return ok && len(ns.Spec.Finalizers) > 0
+}
