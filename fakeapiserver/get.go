@@ -16,7 +16,7 @@ import (
 // once the store has reached N (504 after 3 s otherwise), as the watch
 // cache serves GET (cacher/delegator.go Get).
 func (s *Server) handleGet(req *request) (response, error) {
-	out, err := s.negotiateOutput(req.r, true)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return response{}, err
 	}

@@ -48,7 +48,7 @@ func (s *Server) handleList(req *request) (response, error) {
 
 // listResponse runs a LIST up to the page to answer with.
 func (s *Server) listResponse(req *request) (response, error) {
-	out, err := s.negotiateOutput(req.r, true)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return response{}, err
 	}

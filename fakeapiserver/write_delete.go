@@ -67,7 +67,7 @@ func (s *Server) handleDeleteCollection(req *request) (response, error) {
 // readDelete makes a delete's checks before any object is read: Accept
 // (406), then the DeleteOptions (413, 415, 400, 422).
 func (s *Server) readDelete(req *request) (outputType, *metav1.DeleteOptions, error) {
-	out, err := s.negotiateOutput(req.r, false)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return out, nil, err
 	}

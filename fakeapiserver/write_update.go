@@ -36,7 +36,7 @@ func (s *Server) handleUpdate(req *request) (response, error) {
 // decodeUpdate runs the update handler's steps up to a decoded, defaulted
 // object whose name and namespace match the URL.
 func (s *Server) decodeUpdate(req *request) (runtime.Object, outputType, error) {
-	out, err := s.negotiateOutput(req.r, false)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return nil, out, err
 	}
