@@ -75,6 +75,9 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 	if err != nil {
 		return nil, nil, s.listReadError(err, read, p)
 	}
+	if res.Items, err = s.readViews(req.res, res.Items, res.Encodings); err != nil { // customresource_view.go
+		return nil, nil, err
+	}
 	list, err := s.buildList(req.res, res, p)
 	return list, res.Items, err
 }

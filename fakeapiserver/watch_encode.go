@@ -207,11 +207,16 @@ func (e *eventWriter) encodeEvent(ev outEvent, headers bool) ([]byte, error) {
 // never transformed, bookmarks are): a one-row Table; the object's
 // metadata, from the version's cached metadata; or the object itself,
 // from the version's cached encoding for a built-in resource in JSON or
-// protobuf, else encoded here.
+// protobuf, else encoded here. A custom resource is first defaulted by its
+// CRD's current schema (customresource_view.go).
 func (e *eventWriter) objectBytes(ev outEvent, headers bool) ([]byte, error) {
 	obj := ev.obj
 	if _, isStatus := obj.(*metav1.Status); isStatus {
 		return encode(e.out.info, obj)
+	}
+	obj, err := e.s.readView(e.res, obj, ev.enc)
+	if err != nil {
+		return nil, err
 	}
 	switch e.out.target {
 	case targetTable:

@@ -57,6 +57,9 @@ func (s *Server) handleDeleteCollection(req *request) (response, error) {
 	if err := s.deleteItems(req.res, page.Items, opts); err != nil {
 		return response{}, err
 	}
+	if page.Items, err = s.readViews(req.res, page.Items, page.Encodings); err != nil { // the items as read
+		return response{}, err
+	}
 	list, err := s.buildList(req.res, page, p)
 	if err != nil {
 		return response{}, err
