@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -126,7 +127,7 @@ func (e *eventWriter) send(ev outEvent) error {
 			include: e.include, headers: headers,
 		}
 		if e.out.isTable() {
-			key.ageSecond = e.s.cfg.Clock.Now().Unix()
+			key.ageSecond = e.tableSecond()
 		}
 		data, err = e.hub.encoded.get(key, func() ([]byte, error) { return e.encodeEvent(ev, headers) })
 	}
@@ -145,6 +146,16 @@ func (e *eventWriter) send(ev outEvent) error {
 		return e.drain()
 	}
 	return nil
+}
+
+// tableSecond is the second a Table event's ages are computed in: of the
+// server's clock, or of the wall clock for a custom resource, whose table
+// convertor (apiextensions-apiserver's) reads that.
+func (e *eventWriter) tableSecond() int64 {
+	if e.res.custom != nil {
+		return time.Now().Unix()
+	}
+	return e.s.cfg.Clock.Now().Unix()
 }
 
 // flush pushes what was sent to the client.
