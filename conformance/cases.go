@@ -265,5 +265,16 @@ func Cases() []Case {
 		{Name: "ServiceNodePorts", Run: RunServiceNodePorts},
 		{Name: "ServiceDryRunAllocation", Run: RunServiceDryRunAllocation},
 		{Name: "ServiceClusterIPFields", Run: RunServiceClusterIPFields},
+		{Name: "MetadataListAndGet", Run: RunMetadataListAndGet},
+		{Name: "MetadataClient", Run: RunMetadataClient},
+		{Name: "MetadataNotAcceptable", Run: RunMetadataNotAcceptable},
+		{Name: "MetadataWrites", Run: RunMetadataWrites},
+		{Name: "MetadataWatch", Run: RunMetadataWatch},
+		{Name: "MetadataInformer", Run: RunMetadataInformer},
+		{Name: "MetadataCustomResource", Run: RunMetadataCustomResource},
+		{Name: "TableWatchList", Run: RunTableWatchList},
+		{Name: "TableWatchEmptyList", Run: RunTableWatchEmptyList},
+		{Name: "TableWatchAge", Run: RunTableWatchAge, Exclusive: true},
+		{Name: "CRDefaultOnRead", Run: RunCRDefaultOnRead},
 	}
 }

@@ -50,13 +50,22 @@ func statusRequest(r *http.Request) *http.Request {
 // routed to: the scheme's for built-ins (and for a nil request), the CR
 // serializers for custom resources.
 func (s *Server) mediaTypesFor(r *http.Request) []runtime.SerializerInfo {
-	if r == nil {
-		return s.codecs.SupportedMediaTypes()
-	}
-	if res, ok := r.Context().Value(resourceCtxKey{}).(*resourceInfo); ok && res != nil && res.custom != nil {
+	if res := routedCustomResource(r); res != nil {
 		return res.custom.serializers(res.Kind.GroupVersion())
 	}
 	return s.codecs.SupportedMediaTypes()
+}
+
+// routedCustomResource is the custom resource r is routed to, or nil (a
+// built-in, no resource, or a nil request).
+func routedCustomResource(r *http.Request) *resourceInfo {
+	if r == nil {
+		return nil
+	}
+	if res, ok := r.Context().Value(resourceCtxKey{}).(*resourceInfo); ok && res != nil && res.custom != nil {
+		return res
+	}
+	return nil
 }
 
 // serializers are the JSON and YAML serializers of one served version:

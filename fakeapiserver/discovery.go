@@ -131,7 +131,7 @@ func (s *Server) negotiateDiscovery(r *http.Request, allowAggregated bool) (disc
 				}
 				continue
 			}
-			if _, ok := acceptParams(clause.Params, info, false); ok {
+			if _, ok := acceptParams(clause.Params, info, noTransforms); ok {
 				return discoveryOutput{info: info}, nil
 			}
 		}

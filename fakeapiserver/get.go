@@ -16,7 +16,7 @@ import (
 // once the store has reached N (504 after 3 s otherwise), as the watch
 // cache serves GET (cacher/delegator.go Get).
 func (s *Server) handleGet(req *request) (response, error) {
-	out, err := s.negotiateOutput(req.r, true)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return response{}, err
 	}
@@ -43,13 +43,26 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 	return s.current(req.res, req.info.namespace, req.info.name)
 }
 
-// current returns the live object or the API's 404.
+// current returns the live object as a read returns it (a custom
+// resource under its CRD's current schema: customresource_view.go) or the
+// API's 404.
 func (s *Server) current(res *resourceInfo, namespace, name string) (runtime.Object, error) {
-	obj, err := s.store.Get(res.storageKey, objectKey(res, namespace, name), 0)
+	view, _, err := s.currentVersion(res, namespace, name)
+	return view, err
+}
+
+// currentVersion is current with the object as stored: the two differ for
+// a custom resource stored before its CRD gained a default.
+func (s *Server) currentVersion(res *resourceInfo, namespace, name string) (view, stored runtime.Object, err error) {
+	obj, enc, err := s.store.GetVersion(res.storageKey, objectKey(res, namespace, name), 0)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierrors.NewNotFound(res.qualified(), name)
+		return nil, nil, apierrors.NewNotFound(res.qualified(), name)
 	}
-	return obj, err
+	if err != nil {
+		return nil, nil, err
+	}
+	view, err = s.readView(res, obj, enc)
+	return view, obj, err
 }
 
 // objectKey is the store key of an object: "<ns>/<name>" for namespaced

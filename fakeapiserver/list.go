@@ -48,7 +48,7 @@ func (s *Server) handleList(req *request) (response, error) {
 
 // listResponse runs a LIST up to the page to answer with.
 func (s *Server) listResponse(req *request) (response, error) {
-	out, err := s.negotiateOutput(req.r, true)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return response{}, err
 	}
@@ -74,6 +74,9 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 	})
 	if err != nil {
 		return nil, nil, s.listReadError(err, read, p)
+	}
+	if res.Items, err = s.readViews(req.res, res.Items, res.Encodings); err != nil { // customresource_view.go
+		return nil, nil, err
 	}
 	list, err := s.buildList(req.res, res, p)
 	return list, res.Items, err

@@ -16,7 +16,7 @@ import (
 
 // Slots of a stored version's encoding cache (store.Encodings). One
 // serializer fills each slot, so only built-in resources, whose encodings
-// do not depend on the request, use the cache.
+// do not depend on the request, use the full encodings' slots.
 const (
 	// slotJSON holds the scheme's JSON serializer output for the object
 	// (kind and apiVersion included), without the trailing newline.
@@ -24,6 +24,14 @@ const (
 	// slotProtobuf holds the object's generated protobuf Marshal: the
 	// message the k8s protobuf envelope wraps (protobuf_encode.go).
 	slotProtobuf
+	// slotMetaJSON holds the "metadata":{...} member of the object's
+	// PartialObjectMetadata in JSON: that object without the type meta
+	// around it, which depends on the meta.k8s.io version asked for
+	// (list_meta_encode.go). Custom resources fill it too.
+	slotMetaJSON
+	// slotMetaProtobuf holds the object's PartialObjectMetadata message
+	// (its one field, the ObjectMeta), the same in v1 and v1beta1.
+	slotMetaProtobuf
 )
 
 // selfEncoder is a response body that encodes itself faster than the

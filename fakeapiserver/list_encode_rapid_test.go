@@ -12,8 +12,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"pgregory.net/rapid"
 
@@ -23,7 +26,8 @@ import (
 // The encoding property: a LIST page the server builds from its versions'
 // cached encodings is byte for byte the serializer's encoding of the same
 // list (the store's page at the answer's RV, items without kind and
-// apiVersion), in JSON and in protobuf, across random creates, updates and
+// apiVersion, or their metadata alone as a PartialObjectMetadataList of
+// meta.k8s.io v1 or v1beta1), in JSON and in protobuf, across random creates, updates and
 // deletes with arbitrary strings, compactions, selectors and paging, with
 // writes and compactions between the pages of one paged LIST.
 
@@ -76,6 +80,13 @@ func (m *encodeMachine) Compact(t *rapid.T) {
 // every page it gets.
 func (m *encodeMachine) List(t *rapid.T) {
 	mt := rapid.SampledFrom([]string{runtime.ContentTypeJSON, runtime.ContentTypeProtobuf}).Draw(t, "accept")
+	// A metadata-only LIST (list_meta_encode.go) in one of its versions,
+	// or the objects.
+	view := rapid.SampledFrom([]string{"", "v1", "v1beta1"}).Draw(t, "metadataView")
+	accept := mt
+	if view != "" {
+		accept += ";as=PartialObjectMetadataList;g=meta.k8s.io;v=" + view
+	}
 	ns := rapid.SampledFrom(append([]string{""}, listRapidNamespaces...)).Draw(t, "scope")
 	even := rapid.Bool().Draw(t, "evenOnly")
 	q := url.Values{"limit": {strconv.Itoa(rapid.IntRange(0, 4).Draw(t, "limit"))}}
@@ -84,14 +95,14 @@ func (m *encodeMachine) List(t *rapid.T) {
 	}
 	start := ""
 	for {
-		body, code := m.get(t, listPath(ns, q), mt)
+		body, code := m.get(t, listPath(ns, q), accept)
 		if code == http.StatusGone {
 			return // compacted between pages
 		}
 		if code != http.StatusOK {
 			t.Fatalf("LIST %s: %d %s", listPath(ns, q), code, body)
 		}
-		lm, last := m.check(t, mt, body, scopePrefix(ns), start, q, even)
+		lm, last := m.check(t, pageCheck{mt: mt, view: view, body: body, prefix: scopePrefix(ns), start: start, q: q, even: even})
 		if lm.Continue == "" {
 			return
 		}
@@ -125,47 +136,108 @@ func (m *encodeMachine) get(t *rapid.T, path, mt string) ([]byte, int) {
 	return body, resp.StatusCode
 }
 
-// check compares body with the serializer's encoding of the store's page
-// at the answer's RV (its metadata taken from the answer, which the same
-// serializer wrote), and returns that metadata and the page's last key.
-func (m *encodeMachine) check(t *rapid.T, mt string, body []byte, prefix, start string, q url.Values, even bool) (metav1.ListMeta, string) {
-	info := serializerFor(t, m.srv, mt)
-	var got corev1.ConfigMapList
-	if _, _, err := info.Serializer.Decode(body, nil, &got); err != nil {
-		t.Fatalf("decode %s page: %v", mt, err)
+// pageCheck is one page to check: its media type and metadata view ("",
+// v1 or v1beta1), the body, and the read it answers.
+type pageCheck struct {
+	mt, view      string
+	body          []byte
+	prefix, start string
+	q             url.Values
+	even          bool
+}
+
+// check compares the body with the serializer's encoding of the store's
+// page at the answer's RV (its metadata taken from the answer, which the
+// same serializer wrote), as the objects or as asPartialObjectMetadataList
+// builds their metadata, and returns that metadata and the page's last key.
+func (m *encodeMachine) check(t *rapid.T, c pageCheck) (metav1.ListMeta, string) {
+	info := serializerFor(t, m.srv, c.mt)
+	got, err := decodeListMeta(info, c.view, c.body)
+	if err != nil {
+		t.Fatalf("decode %s page (view %q): %v", c.mt, c.view, err)
 	}
 	rv, err := strconv.ParseInt(got.ResourceVersion, 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	limit, _ := strconv.Atoi(q.Get("limit"))
-	opts := store.ListOptions{RV: rv, Prefix: prefix, Start: start, Limit: limit}
-	if even {
+	limit, _ := strconv.Atoi(c.q.Get("limit"))
+	opts := store.ListOptions{RV: rv, Prefix: c.prefix, Start: c.start, Limit: limit}
+	if c.even {
 		opts.Filter = func(o runtime.Object) bool { return o.(*corev1.ConfigMap).Labels["p"] == "even" }
 	}
 	page, err := m.srv.store.List(m.res.storageKey, opts)
 	if err != nil {
 		t.Fatalf("store read at rv %d: %v", rv, err)
 	}
-	want := &corev1.ConfigMapList{ListMeta: got.ListMeta, Items: []corev1.ConfigMap{}}
-	want.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMapList"))
-	for _, o := range page.Items {
-		item := *o.(*corev1.ConfigMap)
-		item.TypeMeta = metav1.TypeMeta{}
-		want.Items = append(want.Items, item)
+	want, err := wantEncodedPage(c.view, got, page.Items)
+	if err != nil {
+		t.Fatal(err)
 	}
 	wantBody, err := encode(info, want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(body, wantBody) {
-		t.Fatalf("%s page at rv %d differs from the codec's encoding of the store's page (-codec +served):\n%s", mt, rv, cmp.Diff(string(wantBody), string(body)))
+	if !bytes.Equal(c.body, wantBody) {
+		t.Fatalf("%s page (view %q) at rv %d differs from the codec's encoding of the store's page (-codec +served):\n%s", c.mt, c.view, rv, cmp.Diff(string(wantBody), string(c.body)))
 	}
 	last := ""
 	if n := len(page.Keys); n > 0 {
 		last = page.Keys[n-1]
 	}
-	return got.ListMeta, last
+	return got, last
+}
+
+// decodeListMeta decodes a page's list metadata: of a ConfigMapList, or of
+// a PartialObjectMetadataList of the view's version.
+func decodeListMeta(info runtime.SerializerInfo, view string, body []byte) (metav1.ListMeta, error) {
+	var into runtime.Object = &corev1.ConfigMapList{}
+	switch view {
+	case "v1":
+		into = &metav1.PartialObjectMetadataList{}
+	case "v1beta1":
+		into = &metav1beta1.PartialObjectMetadataList{}
+	}
+	if _, _, err := info.Serializer.Decode(body, nil, into); err != nil {
+		return metav1.ListMeta{}, err
+	}
+	l, err := meta.ListAccessor(into)
+	if err != nil {
+		return metav1.ListMeta{}, err
+	}
+	return listMetaOf(l), nil
+}
+
+// wantEncodedPage is the list a page must encode as: the store's items without
+// kind and apiVersion, or their PartialObjectMetadata with them (none:
+// a null items array, as the real server appends to a nil slice).
+func wantEncodedPage(view string, lm metav1.ListMeta, items []runtime.Object) (runtime.Object, error) {
+	if view == "" {
+		want := &corev1.ConfigMapList{ListMeta: lm, Items: []corev1.ConfigMap{}}
+		want.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMapList"))
+		for _, o := range items {
+			item := *o.(*corev1.ConfigMap)
+			item.TypeMeta = metav1.TypeMeta{}
+			want.Items = append(want.Items, item)
+		}
+		return want, nil
+	}
+	gv := schema.GroupVersion{Group: metav1.GroupName, Version: view}
+	var partials []metav1.PartialObjectMetadata
+	for _, o := range items {
+		p, err := partialObjectMetadata(o, gv)
+		if err != nil {
+			return nil, err
+		}
+		partials = append(partials, *p)
+	}
+	if view == "v1beta1" {
+		want := &metav1beta1.PartialObjectMetadataList{ListMeta: lm, Items: partials}
+		want.SetGroupVersionKind(gv.WithKind("PartialObjectMetadataList"))
+		return want, nil
+	}
+	want := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: partials}
+	want.SetGroupVersionKind(gv.WithKind("PartialObjectMetadataList"))
+	return want, nil
 }
 
 // TestListPageEncodingMatchesCodec is the encoding property.

@@ -7,7 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
@@ -47,8 +50,10 @@ func sampleObject(t testing.TB, res *resourceInfo, name string) runtime.Object {
 
 // TestCachedEncodingsMatchCodecForEveryKind checks, for every built-in resource
 // served, that a LIST page and a watch event's object built from cached
-// item encodings are byte for byte what the serializers write for the full
-// list and the object, in JSON and in protobuf: the list frames, the
+// item encodings, and their metadata-only forms (PartialObjectMetadataList,
+// PartialObjectMetadata, v1 and v1beta1), are byte for byte what the
+// serializers write for the full list and the object, in JSON and in
+// protobuf: the list frames, the
 // removal of the items' kind and apiVersion, and the protobuf envelope and
 // item framing hold for every kind, not only for the pods and configmaps
 // the property test writes.
@@ -77,6 +82,10 @@ func TestCachedEncodingsMatchCodecForEveryKind(t *testing.T) {
 			}
 			checkPage(t, info, page.(*listPage))
 			checkObject(t, info, items[0])
+			for _, gv := range []schema.GroupVersion{metav1.SchemeGroupVersion, metav1beta1.SchemeGroupVersion} {
+				checkMetaPage(t, info, page.(*listPage), gv)
+				checkPartialObject(t, info, items[0], gv)
+			}
 		}
 	}
 }
@@ -127,6 +136,58 @@ func checkObject(t *testing.T, info runtime.SerializerInfo, obj runtime.Object) 
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s %v: cached object differs from the codec's (-codec +cached):\n%s",
 			info.MediaType, obj.GetObjectKind().GroupVersionKind(), cmp.Diff(want, got))
+	}
+}
+
+// checkMetaPage compares a page's metadata list from cached item metadata
+// (twice: filling the caches, then from them) with the serializer's
+// encoding of the list asPartialObjectMetadataList builds.
+func checkMetaPage(t *testing.T, info runtime.SerializerInfo, page *listPage, gv schema.GroupVersion) {
+	t.Helper()
+	mp, err := newMetaListPage(page, gv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := mp.materialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := encode(info, full)
+	if err != nil {
+		t.Fatalf("%s %v: %v", info.MediaType, gv, err)
+	}
+	for range 2 {
+		got, err := encode(info, mp)
+		if err != nil {
+			t.Fatalf("%s %v: %v", info.MediaType, gv, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s %v of %v: metadata page from cached items differs from the codec's list (-codec +cached):\n%s",
+				info.MediaType, gv, page.list.GetObjectKind().GroupVersionKind(), cmp.Diff(want, got))
+		}
+		mp.releaseBody()
+	}
+}
+
+// checkPartialObject compares a metadata watch event's object from the
+// cache with the serializer's encoding of its PartialObjectMetadata.
+func checkPartialObject(t *testing.T, info runtime.SerializerInfo, obj runtime.Object, gv schema.GroupVersion) {
+	t.Helper()
+	partial, err := partialObjectMetadata(obj, gv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := encode(info, partial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := partialObjectBytes(info, &store.Encodings{}, obj, gv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want = bytes.TrimSuffix(want, []byte("\n")); !bytes.Equal(got, want) {
+		t.Fatalf("%s %v of %v: cached metadata differs from the codec's (-codec +cached):\n%s",
+			info.MediaType, gv, obj.GetObjectKind().GroupVersionKind(), cmp.Diff(want, got))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/munnerz/goautoneg"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -20,38 +21,119 @@ import (
 // their message stops after the protobuf entry (see restfulNotAcceptable).
 const notAcceptableMessage = "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
 
-// tableGVK is the meta.k8s.io/v1 Table that kubectl asks for with
-// Accept: application/json;as=Table;v=v1;g=meta.k8s.io.
-var tableGVK = metav1.SchemeGroupVersion.WithKind("Table")
+// outputTarget is the transformation an Accept clause asks for with its
+// as=, g= and v= parameters (handlers/negotiation MediaTypeOptions.Convert):
+// the response is the object itself, or one of the meta.k8s.io forms
+// kube-apiserver turns it into (handlers/response.go doTransformObject).
+type outputTarget int
+
+const (
+	// targetNone sends the object as it is.
+	targetNone outputTarget = iota
+	// targetTable is the Table of kubectl get (as=Table).
+	targetTable
+	// targetPartial is the object's metadata alone (as=PartialObjectMetadata).
+	targetPartial
+	// targetPartialList is a list's items' metadata alone
+	// (as=PartialObjectMetadataList).
+	targetPartialList
+)
+
+// targetKinds maps the as= kinds served to their targets.
+var targetKinds = map[string]outputTarget{
+	"Table":                     targetTable,
+	"PartialObjectMetadata":     targetPartial,
+	"PartialObjectMetadataList": targetPartialList,
+}
 
 // outputType is the negotiated representation of a response.
 type outputType struct {
 	info runtime.SerializerInfo
-	// table is set when the client asked for the Table form (kubectl get).
-	table bool
+	// target is the transformation asked for, in the meta.k8s.io version
+	// targetGV (v1 or v1beta1); targetNone for the object itself.
+	target   outputTarget
+	targetGV schema.GroupVersion
+}
+
+// isTable reports whether the client asked for the Table form.
+func (o outputType) isTable() bool { return o.target == targetTable }
+
+// transforms says which as= targets an endpoint serves, as
+// RequestScope.AllowsMediaTypeTransform (handlers/rest.go) decides them: a
+// resource serves the metadata forms in every media type and a Table in
+// JSON or YAML when it has a table convertor; an error answer, discovery
+// and the other non-resource documents serve none
+// (negotiation.DefaultEndpointRestrictions).
+type transforms struct {
+	table, partial bool
+}
+
+var (
+	// noTransforms is DefaultEndpointRestrictions.
+	noTransforms = transforms{}
+	// resourceTransforms are those of a resource's verbs.
+	resourceTransforms = transforms{table: true, partial: true}
+	// partialTransforms are those of an endpoint without a Table form
+	// in lw-sim (the scale subresource).
+	partialTransforms = transforms{partial: true}
+)
+
+// transforms are the as= targets the endpoint of req serves: a review or
+// the scale subresource has no table convertor in lw-sim (installer.go
+// gives one to listers and to storages that convert tables; kube-apiserver
+// prints a Scale, lw-sim does not), the other resource endpoints serve all.
+func (req *request) transforms() transforms {
+	if req.res.review != nil || req.info.subresource == "scale" {
+		return partialTransforms
+	}
+	return resourceTransforms
 }
 
 // negotiateOutput picks the response media type from the Accept header as
 // apiserver pkg/endpoints/handlers/negotiation (NegotiateMediaTypeOptions)
 // does: the first clause, in preference order, that a serializer can serve
-// with all of its parameters understood. allowTable enables as=Table.
-func (s *Server) negotiateOutput(r *http.Request, allowTable bool) (outputType, error) {
-	accepted := s.mediaTypesFor(r)
+// with all of its parameters understood and its transformation allowed by
+// the endpoint (t). The candidates are the scheme's serializers, for custom
+// resources too: their own serializers (JSON and YAML) serve the objects,
+// the scheme's serve the meta.k8s.io forms, protobuf included, as the CR
+// handler's scope negotiates over its full serializer and restricts only
+// untransformed answers to its StandardSerializers.
+func (s *Server) negotiateOutput(r *http.Request, t transforms) (outputType, error) {
+	custom := routedCustomResource(r)
 	header := r.Header.Get("Accept")
 	if header == "" {
-		return outputType{info: accepted[0]}, nil
+		return outputType{info: s.mediaTypesFor(r)[0]}, nil
 	}
 	for _, clause := range goautoneg.ParseAccept(header) {
-		for _, info := range accepted {
+		for _, info := range s.codecs.SupportedMediaTypes() {
 			if !mediaRangeMatches(clause, info) {
 				continue
 			}
-			if out, ok := acceptParams(clause.Params, info, allowTable); ok {
-				return out, nil
+			out, ok := acceptParams(clause.Params, info, t)
+			if !ok {
+				continue
 			}
+			if out.target == targetNone && custom != nil {
+				// Only the CR serializers encode the objects themselves.
+				if out.info, ok = crSerializerFor(s.mediaTypesFor(r), info.MediaType); !ok {
+					continue
+				}
+			}
+			return out, nil
 		}
 	}
 	return outputType{}, s.handlerNotAcceptable()
+}
+
+// crSerializerFor finds the serializer of mediaType among a custom
+// resource's.
+func crSerializerFor(infos []runtime.SerializerInfo, mediaType string) (runtime.SerializerInfo, bool) {
+	for _, info := range infos {
+		if info.MediaType == mediaType {
+			return info, true
+		}
+	}
+	return runtime.SerializerInfo{}, false
 }
 
 // handlerNotAcceptable is the 406 of the handlers' own negotiation
@@ -109,37 +191,50 @@ func mediaRangeMatches(c goautoneg.Accept, info runtime.SerializerInfo) bool {
 		(c.Type == "*" && c.SubType == "*")
 }
 
-// acceptParams applies the media-type parameters of one Accept clause; ok is
-// false when the clause asks for something this endpoint cannot produce, in
-// which case negotiation moves on to the next clause.
-func acceptParams(params map[string]string, info runtime.SerializerInfo, allowTable bool) (outputType, bool) {
+// acceptParams applies the media-type parameters of one Accept clause as
+// negotiation.acceptMediaTypeOptions does; ok is false when the clause asks
+// for something this endpoint cannot produce, in which case negotiation
+// moves on to the next clause. Any of as=, g= and v= asks for a
+// transformation, even with the others missing or empty (then none is
+// allowed).
+func acceptParams(params map[string]string, info runtime.SerializerInfo, t transforms) (outputType, bool) {
 	out := outputType{info: info}
 	var convert schema.GroupVersionKind
+	transform := false
 	for k, v := range params {
 		switch k {
 		case "as":
-			convert.Kind = v
+			convert.Kind, transform = v, true
 		case "g":
-			convert.Group = v
+			convert.Group, transform = v, true
 		case "v":
-			convert.Version = v
+			convert.Version, transform = v, true
 		case "stream":
 			if v != "" && (v != "watch" || info.StreamSerializer == nil) {
 				return outputType{}, false
 			}
 		}
 	}
-	if convert.Empty() {
+	if !transform {
 		return out, true
 	}
-	// Table is the only transformation served; protobuf Tables are not
-	// (kubectl always lists a JSON Table first).
-	isTable := convert.Kind == "Table" && convert.Group == metav1.GroupName && (convert.Version == "v1" || convert.Version == "v1beta1")
-	if !allowTable || !isTable || info.MediaType != runtime.ContentTypeJSON {
-		return outputType{}, false
+	out.target, out.targetGV = targetKinds[convert.Kind], convert.GroupVersion()
+	return out, t.allows(out, info)
+}
+
+// allows is AllowsMediaTypeTransform for a requested target: meta.k8s.io
+// v1 or v1beta1 only; a Table in JSON or YAML (protobuf has none).
+func (t transforms) allows(out outputType, info runtime.SerializerInfo) bool {
+	if out.targetGV != metav1.SchemeGroupVersion && out.targetGV != metav1beta1.SchemeGroupVersion {
+		return false
 	}
-	out.table = true
-	return out, true
+	switch out.target {
+	case targetTable:
+		return t.table && info.MediaTypeType == "application" && (info.MediaTypeSubType == "json" || info.MediaTypeSubType == "yaml")
+	case targetPartial, targetPartialList:
+		return t.partial
+	}
+	return false
 }
 
 // inputSerializer finds the serializer for a request Content-Type among

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // response is what a resource verb answers when it succeeds: obj, sent
@@ -28,26 +29,23 @@ type tableRows struct {
 	list  runtime.Object
 }
 
-// writeResponse is the one writer of a resource verb's success: the Table
-// form of the response when the client asked for one, then the encoded
-// object with the response's code. A Table that cannot be built is
-// answered as its error (400 for a bad includeObject).
+// writeResponse is the one writer of a resource verb's success: the form
+// the client asked for with as= (a Table, the metadata alone:
+// response_transform.go), then the encoded object with the response's
+// code. A form that cannot be built is answered as its error (400 for a
+// bad includeObject, 406 for metadata of the wrong shape).
 func (s *Server) writeResponse(req *request, resp response) {
-	obj := resp.obj
-	if resp.out.table && resp.table != nil {
-		table, err := s.tableOf(req, resp.table)
-		if err != nil {
-			s.writeError(req.w, req.r, err)
-			return
-		}
-		obj = table
+	obj, err := s.transformResponse(req, resp)
+	if err != nil {
+		s.writeError(req.w, req.r, err)
+		return
 	}
 	s.respond(req.w, req.r, resp.out, resp.code, obj)
 }
 
-// tableOf converts rows to the Table form with the request's includeObject
-// policy.
-func (s *Server) tableOf(req *request, rows *tableRows) (runtime.Object, error) {
+// tableOf converts rows to the Table form of meta.k8s.io version gv with
+// the request's includeObject policy.
+func (s *Server) tableOf(req *request, rows *tableRows, gv schema.GroupVersion) (runtime.Object, error) {
 	var lm metav1.ListMeta
 	if rows.list != nil {
 		l, err := meta.ListAccessor(rows.list)
@@ -56,7 +54,11 @@ func (s *Server) tableOf(req *request, rows *tableRows) (runtime.Object, error) 
 		}
 		lm = listMetaOf(l)
 	}
-	return s.toTable(req.res, rows.items, lm, includeObjectParam(req.r), rows.list != nil)
+	table, err := s.toTable(req.res, rows.items, lm, includeObjectParam(req.r), rows.list != nil)
+	if err != nil {
+		return nil, err
+	}
+	return inTableVersion(table, gv), nil
 }
 
 // respond encodes obj in the negotiated type and writes it with code: the

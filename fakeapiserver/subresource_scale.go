@@ -73,7 +73,7 @@ var builtinScaleVerbs = map[string]scaleFunc{
 // (406), then the verb's read or write; 200 with the Scale of the object
 // (after a write, of the stored object).
 func (s *Server) handleScale(req *request) (response, error) {
-	out, err := s.negotiateOutput(req.r, false)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return response{}, err
 	}

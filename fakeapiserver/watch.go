@@ -39,7 +39,7 @@ func (s *Server) serveWatch(req *request) {
 		s.writeError(req.w, req.r, err)
 		return
 	}
-	if out.table {
+	if out.isTable() {
 		// Checked before the stream starts, as the real server does, so a
 		// bad value is an HTTP 400 rather than a broken first event.
 		if err := tables.ValidateIncludeObject(includeObjectParam(req.r)); err != nil {
@@ -125,6 +125,9 @@ type watchStream struct {
 // start point until the context ends.
 func (w *watchStream) run(startRV int64) {
 	cursor, err := w.start(startRV)
+	if errors.Is(err, errNotAList) {
+		return // ends without an ERROR (watch_encode.go)
+	}
 	if err != nil {
 		w.sendError(err)
 		return
@@ -423,7 +426,7 @@ func mustRV(obj runtimeObject) int64 {
 // negotiateWatchOutput picks the stream encoding; a Table is allowed, as
 // kubectl get -w asks for one.
 func (s *Server) negotiateWatchOutput(r *http.Request) (outputType, error) {
-	out, err := s.negotiateOutput(r, true)
+	out, err := s.negotiateOutput(r, resourceTransforms)
 	if err != nil {
 		return out, err
 	}

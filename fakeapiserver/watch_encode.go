@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -50,6 +51,9 @@ type eventWriter struct {
 	deadline *writeDeadline
 	// faults is the stream's fault hook (faults_watch.go); nil-safe.
 	faults *watchFaults
+	// headersSent is set once the stream has encoded an event: a Table
+	// watch sends its column definitions with the first one only.
+	headersSent bool
 }
 
 // beginStream writes the 200 and the headers and flushes them, so the
@@ -84,22 +88,48 @@ func watchContentType(out outputType) string {
 	return out.info.MediaType + ";stream=watch"
 }
 
+// errNotAList ends a watch whose client asked for
+// PartialObjectMetadataList: the transformation fails on every event's
+// object (asPartialObjectMetadataList: not a list), the untransformed
+// object then fails to encode with the meta.k8s.io codecs, and
+// kube-apiserver's watch server ends the stream at that event without
+// writing it (handlers/watch.go "Failed to encode watch event") [observed].
+var errNotAList = errors.New("fakeapiserver: PartialObjectMetadataList asked for a watch event")
+
 // send writes one event, encoded once per (event, rendering) for all
 // watchers of the server while it stays in the shared cache, into the
 // stream's batch. It does not flush; the caller flushes at the end of a
 // batch of events, which then goes out in one write (a very large batch
 // goes out as it grows, without a flush).
+//
+// A Table watch sends its column definitions with its first event only:
+// watchEmbeddedEncoder sets NoHeaders once it has encoded one (handlers/
+// response.go). Its rows' ages are computed when the event is encoded, on
+// the server's clock, and a Table encoding is shared only within one
+// second of that clock, as kube-apiserver shares one event's encoding
+// among the watchers it dispatches the event to at once
+// (cacher.go dispatchEvent, cachingObject); encodings of the other forms
+// do not depend on the time and are shared while they stay cached.
 func (e *eventWriter) send(ev outEvent) error {
+	if e.out.target == targetPartialList && ev.typ != watch.Error {
+		return errNotAList
+	}
+	headers := e.out.isTable() && !e.headersSent
+	e.headersSent = true
 	var data []byte
 	var err error
 	if ev.typ == watch.Error {
-		data, err = e.encodeEvent(ev)
+		data, err = e.encodeEvent(ev, headers)
 	} else {
 		key := encodeKey{
 			res: e.res, rv: ev.rv, typ: ev.typ, initialEnd: ev.initialEnd,
-			mediaType: e.out.info.MediaType, table: e.out.table, include: e.include,
+			mediaType: e.out.info.MediaType, target: e.out.target, targetGV: e.out.targetGV,
+			include: e.include, headers: headers,
 		}
-		data, err = e.hub.encoded.get(key, func() ([]byte, error) { return e.encodeEvent(ev) })
+		if e.out.isTable() {
+			key.ageSecond = e.tableSecond()
+		}
+		data, err = e.hub.encoded.get(key, func() ([]byte, error) { return e.encodeEvent(ev, headers) })
 	}
 	if err != nil {
 		return err
@@ -116,6 +146,16 @@ func (e *eventWriter) send(ev outEvent) error {
 		return e.drain()
 	}
 	return nil
+}
+
+// tableSecond is the second a Table event's ages are computed in: of the
+// server's clock, or of the wall clock for a custom resource, whose table
+// convertor (apiextensions-apiserver's) reads that.
+func (e *eventWriter) tableSecond() int64 {
+	if e.res.custom != nil {
+		return time.Now().Unix()
+	}
+	return e.s.cfg.Clock.Now().Unix()
 }
 
 // flush pushes what was sent to the client.
@@ -158,9 +198,10 @@ func (e *eventWriter) writeFailed(err error) error {
 	return err
 }
 
-// encodeEvent encodes one watch event envelope with its object.
-func (e *eventWriter) encodeEvent(ev outEvent) ([]byte, error) {
-	raw, err := e.objectBytes(ev)
+// encodeEvent encodes one watch event envelope with its object; headers
+// is set for the first event of a Table watch.
+func (e *eventWriter) encodeEvent(ev outEvent, headers bool) ([]byte, error) {
+	raw, err := e.objectBytes(ev, headers)
 	if err != nil {
 		return nil, err
 	}
@@ -172,18 +213,27 @@ func (e *eventWriter) encodeEvent(ev outEvent) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// objectBytes is the event's object as the serializer encodes it: from
-// the version's cached encoding for a built-in resource in JSON or
-// protobuf, else encoded here, as a one-row Table when the client asked for
-// tables (Status objects are never converted).
-func (e *eventWriter) objectBytes(ev outEvent) ([]byte, error) {
+// objectBytes is the event's object as the serializer encodes it, in the
+// form the client asked for (watchEmbeddedEncoder: Status objects are
+// never transformed, bookmarks are): a one-row Table; the object's
+// metadata, from the version's cached metadata; or the object itself,
+// from the version's cached encoding for a built-in resource in JSON or
+// protobuf, else encoded here. A custom resource is first defaulted by its
+// CRD's current schema (customresource_view.go).
+func (e *eventWriter) objectBytes(ev outEvent, headers bool) ([]byte, error) {
 	obj := ev.obj
-	if _, isStatus := obj.(*metav1.Status); e.out.table && !isStatus && ev.typ != watch.Bookmark {
-		table, err := e.s.toTable(e.res, []runtime.Object{obj}, metav1.ListMeta{}, e.include, false)
-		if err != nil {
-			return nil, err
-		}
-		return encode(e.out.info, table)
+	if _, isStatus := obj.(*metav1.Status); isStatus {
+		return encode(e.out.info, obj)
+	}
+	obj, err := e.s.readView(e.res, obj, ev.enc)
+	if err != nil {
+		return nil, err
+	}
+	switch e.out.target {
+	case targetTable:
+		return e.tableBytes(obj, headers)
+	case targetPartial:
+		return partialObjectBytes(e.out.info, ev.enc, obj, e.out.targetGV)
 	}
 	if ev.enc != nil && e.res.custom == nil {
 		switch e.out.info.MediaType {
@@ -194,4 +244,18 @@ func (e *eventWriter) objectBytes(ev outEvent) ([]byte, error) {
 		}
 	}
 	return encode(e.out.info, obj)
+}
+
+// tableBytes is obj as the one-row Table of a watch event, with the
+// column definitions only when headers is set (null otherwise, as
+// NoHeaders leaves them).
+func (e *eventWriter) tableBytes(obj runtime.Object, headers bool) ([]byte, error) {
+	table, err := e.s.toTable(e.res, []runtime.Object{obj}, metav1.ListMeta{}, e.include, false)
+	if err != nil {
+		return nil, err
+	}
+	if !headers {
+		table.ColumnDefinitions = nil
+	}
+	return encode(e.out.info, inTableVersion(table, e.out.targetGV))
 }

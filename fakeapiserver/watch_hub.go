@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 )
@@ -79,8 +80,14 @@ type encodeKey struct {
 	typ        watch.EventType
 	initialEnd bool // the annotated initial-events-end BOOKMARK
 	mediaType  string
-	table      bool
+	target     outputTarget
+	targetGV   schema.GroupVersion
 	include    metav1.IncludeObjectPolicy
+	// headers is set for a Table with column definitions (a Table
+	// watch's first event); ageSecond is the server clock's second a
+	// Table's ages were computed in (zero for the other forms).
+	headers   bool
+	ageSecond int64
 }
 
 // encodeEntry is one cached encoding; once makes concurrent watchers that

@@ -64,7 +64,7 @@ func (s *Server) handleCreate(req *request) (response, error) {
 // decodeCreate runs the create handler's steps up to a decoded, defaulted
 // object.
 func (s *Server) decodeCreate(req *request) (runtime.Object, outputType, error) {
-	out, err := s.negotiateOutput(req.r, false)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return nil, out, err
 	}

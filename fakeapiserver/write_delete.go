@@ -57,6 +57,9 @@ func (s *Server) handleDeleteCollection(req *request) (response, error) {
 	if err := s.deleteItems(req.res, page.Items, opts); err != nil {
 		return response{}, err
 	}
+	if page.Items, err = s.readViews(req.res, page.Items, page.Encodings); err != nil { // the items as read
+		return response{}, err
+	}
 	list, err := s.buildList(req.res, page, p)
 	if err != nil {
 		return response{}, err
@@ -67,7 +70,7 @@ func (s *Server) handleDeleteCollection(req *request) (response, error) {
 // readDelete makes a delete's checks before any object is read: Accept
 // (406), then the DeleteOptions (413, 415, 400, 422).
 func (s *Server) readDelete(req *request) (outputType, *metav1.DeleteOptions, error) {
-	out, err := s.negotiateOutput(req.r, false)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return out, nil, err
 	}

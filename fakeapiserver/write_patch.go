@@ -49,7 +49,7 @@ func (s *Server) handlePatch(req *request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	out, err := s.negotiateOutput(req.r, false)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return response{}, err
 	}

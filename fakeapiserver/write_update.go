@@ -36,7 +36,7 @@ func (s *Server) handleUpdate(req *request) (response, error) {
 // decodeUpdate runs the update handler's steps up to a decoded, defaulted
 // object whose name and namespace match the URL.
 func (s *Server) decodeUpdate(req *request) (runtime.Object, outputType, error) {
-	out, err := s.negotiateOutput(req.r, false)
+	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
 		return nil, out, err
 	}
@@ -75,7 +75,7 @@ type updateFunc func(current runtime.Object) (runtime.Object, error)
 // is unconditional.
 func (s *Server) updateObject(req *request, compute updateFunc) (runtime.Object, error) {
 	for {
-		old, err := s.current(req.res, req.info.namespace, req.info.name)
+		old, raw, err := s.currentVersion(req.res, req.info.namespace, req.info.name)
 		if err != nil {
 			return nil, err
 		}
@@ -83,16 +83,27 @@ func (s *Server) updateObject(req *request, compute updateFunc) (runtime.Object,
 		if err != nil {
 			return nil, err
 		}
-		stored, retry, err := s.tryUpdate(req, old, next)
+		stored, retry, err := s.tryUpdate(req, updateBase{view: old, stored: raw}, next)
 		if !retry {
 			return stored, err
 		}
 	}
 }
 
+// updateBase is the object an update starts from: as read (view: a custom
+// resource defaulted by its CRD's current schema, what the update is
+// computed, prepared and validated against, as etcd3's GuaranteedUpdate
+// decodes it) and as stored (what the update is a no-op against: the
+// etcd store compares the new encoding with the stored bytes, so an
+// update that only adds a new default is written).
+type updateBase struct {
+	view, stored runtime.Object
+}
+
 // tryUpdate makes one attempt; retry is true when a concurrent write moved
 // the object after it was read.
-func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Object, bool, error) {
+func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (runtime.Object, bool, error) {
+	old := cur.view
 	res, name := req.res, req.info.name
 	oldMeta, nextMeta := mustAccessor(old), mustAccessor(next)
 	wantRV := nextMeta.GetResourceVersion()
@@ -136,7 +147,7 @@ func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Obje
 	if err := s.beforeUpdate(req, next, old); err != nil {
 		return nil, false, err
 	}
-	if sameObject(next, old) {
+	if sameObject(next, cur.stored) {
 		return old, false, nil
 	}
 	oldRV, _ := parseResourceVersion(oldMeta.GetResourceVersion())

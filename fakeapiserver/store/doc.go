@@ -38,6 +38,9 @@
 // rather than an encode. It lives and dies with the version: compaction
 // frees it with the last snapshot and event that hold the version, so its
 // memory is bounded by what the store retains.
+// It also memoises one view of the object derived from state the store does
+// not know ([Encodings.View], keyed by that state), such as a custom
+// resource defaulted by its CRD's current schema.
 //
 // # Data structure
 //

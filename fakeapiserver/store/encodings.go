@@ -3,8 +3,9 @@ package store
 import "sync/atomic"
 
 // EncodingSlots is the number of encodings an [Encodings] holds: one per
-// wire format its user caches (fakeapiserver: JSON and protobuf).
-const EncodingSlots = 2
+// wire format its user caches (fakeapiserver: the object's JSON and
+// protobuf, and its metadata-only forms in both).
+const EncodingSlots = 4
 
 // Encodings memoises the encoded forms of one stored object version, one
 // per slot, so an object read by many LIST pages and watch events is
@@ -14,10 +15,20 @@ const EncodingSlots = 2
 // version, when compaction drops the last snapshot and event that hold it.
 // Which slot means which format is the caller's convention.
 //
+// Beside the encodings it memoises one derived view of the object (see
+// [Encodings.View]).
+//
 // All methods are safe for concurrent use, and a nil *Encodings caches
 // nothing.
 type Encodings struct {
 	slots [EncodingSlots]atomic.Pointer[[]byte]
+	view  atomic.Pointer[viewMemo]
+}
+
+// viewMemo is one memoised view and the key it was derived under.
+type viewMemo struct {
+	key any
+	val any
 }
 
 // newEncodings returns an empty cache for a new version.
@@ -44,4 +55,28 @@ func (e *Encodings) Get(slot int, encode func() ([]byte, error)) ([]byte, error)
 		return *e.slots[slot].Load(), nil
 	}
 	return b, nil
+}
+
+// View returns the value memoised under key, calling build to derive it
+// when the memo is empty or was filled under another key, which it then
+// replaces. It is for a view of the object that depends on state outside
+// the store (fakeapiserver: a custom resource as its CRD's current schema
+// defaults it on read), named by a comparable key that changes whenever
+// that state does, so a stale view is never returned. One view is kept:
+// readers alternating between two keys rebuild each time, which costs
+// only the build. An error is returned and not memoised. The value is
+// shared: callers must not modify it.
+func (e *Encodings) View(key any, build func() (any, error)) (any, error) {
+	if e == nil {
+		return build()
+	}
+	if m := e.view.Load(); m != nil && m.key == key {
+		return m.val, nil
+	}
+	v, err := build()
+	if err != nil {
+		return nil, err
+	}
+	e.view.Store(&viewMemo{key: key, val: v})
+	return v, nil
 }

@@ -107,3 +107,68 @@ func TestEncodingsGet(t *testing.T) {
 		t.Fatalf("nil cache encoded %d times, want 2 (no caching)", calls)
 	}
 }
+
+// TestEncodingsView checks the view memo: one build per key, a new key
+// replacing the old one (never returning a view built under another key),
+// errors not memoised, and nil memoising nothing.
+func TestEncodingsView(t *testing.T) {
+	type schema struct{ n int }
+	v1, v2 := &schema{1}, &schema{2}
+	var e Encodings
+	builds := 0
+	build := func(val string) func() (any, error) {
+		return func() (any, error) { builds++; return val, nil }
+	}
+	tests := []struct {
+		key        any
+		val        string
+		want       string
+		wantBuilds int
+	}{
+		{v1, "a", "a", 1},
+		{v1, "b", "a", 1}, // memoised: build not called
+		{v2, "c", "c", 2}, // another key: rebuilt, replacing
+		{v1, "d", "d", 3}, // the first key is gone
+	}
+	for i, tt := range tests {
+		got, err := e.View(tt.key, build(tt.val))
+		if err != nil || got != tt.want || builds != tt.wantBuilds {
+			t.Fatalf("#%d: View(%v) = %v, %v after %d builds; want %s after %d", i, tt.key, got, err, builds, tt.want, tt.wantBuilds)
+		}
+	}
+	boom := errors.New("boom")
+	var f Encodings
+	if _, err := f.View(v1, func() (any, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if got, _ := f.View(v1, build("later")); got != "later" {
+		t.Fatalf("after an error, View = %v; want a fresh build", got)
+	}
+	var nilEnc *Encodings
+	builds = 0
+	nilEnc.View(v1, build("x"))
+	nilEnc.View(v1, build("x"))
+	if builds != 2 {
+		t.Fatalf("nil memo built %d times, want 2 (no memo)", builds)
+	}
+}
+
+// TestGetVersionSharesEncodings: GetVersion hands out the same encodings a
+// LIST of the version does.
+func TestGetVersionSharesEncodings(t *testing.T) {
+	s := New(Options{})
+	if _, err := s.Create("cm", "a", newConfigMap("ns", "a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	obj, enc, err := s.GetVersion("cm", "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := mustList(t, s, 0)
+	if obj != l.Items[0] || enc == nil || enc != l.Encodings[0] {
+		t.Fatalf("GetVersion = %p, %p; LIST = %p, %p; want the same, non-nil", obj, enc, l.Items[0], l.Encodings[0])
+	}
+	if _, _, err := s.GetVersion("cm", "b", 0); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("GetVersion of a missing key: %v, want ErrNotFound", err)
+	}
+}

@@ -12,15 +12,22 @@ import (
 // Get returns [ErrCompacted] if rv < [Store.CompactedRV], [ErrFutureRV] if
 // rv > [Store.CurrentRV], and [ErrNotFound] if the key was not live at rv.
 func (s *Store) Get(resource, key string, rv int64) (runtime.Object, error) {
+	obj, _, err := s.GetVersion(resource, key, rv)
+	return obj, err
+}
+
+// GetVersion is [Store.Get] with the version's [Encodings], as
+// [Store.List] hands them out beside its items.
+func (s *Store) GetVersion(resource, key string, rv int64) (runtime.Object, *Encodings, error) {
 	t, at, err := s.treeAt(resource, rv)
 	if err != nil {
-		return nil, fmt.Errorf("get %s %q: %w", resource, key, err)
+		return nil, nil, fmt.Errorf("get %s %q: %w", resource, key, err)
 	}
 	v, ok := t.get(key)
 	if !ok {
-		return nil, fmt.Errorf("get %s %q at rv %d: %w", resource, key, at, ErrNotFound)
+		return nil, nil, fmt.Errorf("get %s %q at rv %d: %w", resource, key, at, ErrNotFound)
 	}
-	return v.obj, nil
+	return v.obj, v.enc, nil
 }
 
 // ListOptions selects one page of a [Store.List].

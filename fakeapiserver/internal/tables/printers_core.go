@@ -26,21 +26,13 @@ func secretColumns() []metav1.TableColumnDefinition {
 	return []metav1.TableColumnDefinition{nameColumn, column("Type", "string", doc["type"]), column("Data", "string", doc["data"]), ageColumn}
 }
 
-// printSecret counts data keys after conversion, which merges the
-// write-only stringData into data (core/v1 Convert_v1_Secret_To_core_Secret),
-// and shows the Opaque type v1 defaulting gives an untyped secret.
+// printSecret is printers.go printSecret: the stored type and data keys.
+// The write path defaults the type to Opaque and merges stringData into
+// data (internal/defaults), so nothing is made up here: an object the
+// server never stored, such as a watch's empty bookmark object, prints
+// with no type and no data, as it does on kube-apiserver [observed].
 func printSecret(secret *corev1.Secret, now time.Time) metav1.TableRow {
-	typ := secret.Type
-	if typ == "" {
-		typ = corev1.SecretTypeOpaque
-	}
-	keys := len(secret.Data)
-	for k := range secret.StringData {
-		if _, ok := secret.Data[k]; !ok {
-			keys++
-		}
-	}
-	return cells(secret.Name, string(typ), int64(keys), age(secret.CreationTimestamp.Time, now))
+	return cells(secret.Name, string(secret.Type), int64(len(secret.Data)), age(secret.CreationTimestamp.Time, now))
 }
 
 func namespaceColumns() []metav1.TableColumnDefinition {

@@ -598,16 +598,15 @@ func TestTableOtherKindsCells(t *testing.T) {
 		obj:  &apiv1.ConfigMap{ObjectMeta: om("cm"), Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"b": nil}},
 		want: []any{"cm", int64(2), "5h"},
 	}, {
-		name: "secret merges stringData into data",
+		name: "secret counts data",
 		gk:   schema.GroupKind{Kind: "Secret"},
-		obj: &apiv1.Secret{ObjectMeta: om("s"), Type: apiv1.SecretTypeOpaque,
-			Data: map[string][]byte{"a": nil}, StringData: map[string]string{"a": "x", "b": "y"}},
+		obj:  &apiv1.Secret{ObjectMeta: om("s"), Type: apiv1.SecretTypeOpaque, Data: map[string][]byte{"a": nil, "b": nil}},
 		want: []any{"s", "Opaque", int64(2), "5h"},
 	}, {
-		name: "secret without a type is Opaque",
+		name: "secret prints what is stored: a bookmark's empty object has no type",
 		gk:   schema.GroupKind{Kind: "Secret"},
-		obj:  &apiv1.Secret{ObjectMeta: om("s")},
-		want: []any{"s", "Opaque", int64(0), "5h"},
+		obj:  &apiv1.Secret{},
+		want: []any{"", "", int64(0), "<unknown>"},
 	}, {
 		name: "namespace",
 		gk:   schema.GroupKind{Kind: "Namespace"},

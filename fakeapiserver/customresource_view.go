@@ -1,0 +1,100 @@
+package fakeapiserver
+
+import (
+	"fmt"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+)
+
+// A custom resource is stored as it was written, and read as its CRD is
+// now: apiextensions-apiserver decodes every object it reads from etcd
+// (GET, LIST, the watch cache's events, the current object an update or
+// patch starts from) with a storage codec that applies the CRD's current
+// structural schemas (customresource_handler.go
+// crdConversionRESTOptionsGetter): schemaCoercingDecoder prunes unknown
+// fields and non-nullable nulls by the stored version's schema,
+// unstructuredDefaulter applies its defaults, and the conversion to the
+// served version prunes by that version's schema. So a default added to a
+// CRD after an object was stored shows on every read at once, while the
+// stored object stays as written until its next write stores the defaulted
+// form. The watch cache decodes once per CRD state (a CRD update replaces
+// the storage and its cache); lw-sim memoises the view per stored version
+// under the served version's customResource, which every CRD update
+// replaces, so a view is never stale and costs one copy per version and
+// CRD state.
+
+// readView is obj as a read of res returns it: a custom resource under its
+// CRD's current schemas, a built-in object unchanged. enc is the stored
+// version's encoding cache (nil for an object that is not one, such as a
+// restamped DELETED state: the view is then built each time). The view is
+// shared and immutable, like obj.
+func (s *Server) readView(res *resourceInfo, obj runtime.Object, enc *store.Encodings) (runtime.Object, error) {
+	cr := res.custom
+	if cr == nil {
+		return obj, nil
+	}
+	if _, ok := obj.(*unstructured.Unstructured); !ok {
+		return obj, nil // a bookmark or Status: nothing stored
+	}
+	v, err := enc.View(cr, func() (any, error) { return cr.readView(obj.(*unstructured.Unstructured)), nil })
+	if err != nil {
+		return nil, err
+	}
+	view, ok := v.(runtime.Object)
+	if !ok {
+		return nil, fmt.Errorf("fakeapiserver: view of %s is a %T", res.qualified(), v)
+	}
+	return view, nil
+}
+
+// readViews is readView for a page's items, in place of them.
+func (s *Server) readViews(res *resourceInfo, items []runtime.Object, encs []*store.Encodings) ([]runtime.Object, error) {
+	if res.custom == nil {
+		return items, nil
+	}
+	out := make([]runtime.Object, len(items))
+	for i, obj := range items {
+		var enc *store.Encodings
+		if i < len(encs) {
+			enc = encs[i]
+		}
+		view, err := s.readView(res, obj, enc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = view
+	}
+	return out, nil
+}
+
+// readView is the storage codec's decode of a stored object u for this
+// served version: a copy of u pruned and defaulted by the schema of the
+// version it is stored in, then pruned by this version's. Objects keep
+// their stored apiVersion; the serializers write the served one.
+func (cr *customResource) readView(u *unstructured.Unstructured) *unstructured.Unstructured {
+	out := u.DeepCopy()
+	stored := cr.structural[out.GroupVersionKind().Version]
+	cr.pruneForRead(out, stored)
+	structuraldefaulting.Default(out.Object, stored)
+	if served := cr.structural[cr.version]; out.GroupVersionKind().Version != cr.version {
+		cr.pruneForRead(out, served)
+	}
+	return out
+}
+
+// pruneForRead is unstructuredSchemaCoercer.apply's pruning of the
+// object's own kind: unknown fields, then non-nullable nulls without a
+// default, unless the CRD preserves unknown fields.
+func (cr *customResource) pruneForRead(u *unstructured.Unstructured, s *structuralschema.Structural) {
+	if cr.preserveUnknownFields || s == nil {
+		return
+	}
+	structuralpruning.PruneWithOptions(u.Object, s, true, structuralschema.UnknownFieldPathOptions{})
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, s)
+}
