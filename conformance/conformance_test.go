@@ -85,11 +85,12 @@ func (f *compactingFakeTarget) ForgetHistory(ctx context.Context) error {
 
 // newFakeTarget starts a fake with a fake clock and, like the real target,
 // a bearer token (so anonymous callers are treated as the real server
-// treats them). It has the Compactor ability when the fake's Server has a
+// treats them) and RBAC authorization. It has the Compactor ability when the fake's Server has a
 // Compact method.
 func newFakeTarget(t *testing.T) Target {
 	clk := testingclock.NewFakeClock(time.Now())
-	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk), fakeapiserver.WithToken("conformance-"+randomSuffix()))
+	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk), fakeapiserver.WithToken("conformance-"+randomSuffix()),
+		fakeapiserver.WithAuthorization(fakeapiserver.AuthorizationRBAC))
 	ft := &fakeTarget{srv: srv, clock: clk}
 	var s any = srv
 	switch c := s.(type) {

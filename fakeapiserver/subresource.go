@@ -12,7 +12,8 @@ import (
 
 // The subresources besides status: scale (subresource_scale.go) on the
 // resources that declare a [ScaleSubresource], pods/eviction
-// (subresource_eviction.go), pods/binding (subresource_binding.go) and
+// (subresource_eviction.go), pods/binding (subresource_binding.go),
+// serviceaccounts/token (tokenrequest.go) and
 // certificatesigningrequests/approval (subresource_approval.go).
 
 // Kinds the subresources speak, each served only if the scheme knows it.
@@ -34,12 +35,19 @@ func (s *Server) subresourceServed(res *resourceInfo, sub string) bool {
 		return isPod(res) && s.cfg.Scheme.Recognizes(bindingGVK)
 	case "approval":
 		return hasApproval(res)
+	case "token":
+		return isServiceAccount(res) && s.cfg.Scheme.Recognizes(tokenRequestGVK)
 	}
 	return false
 }
 
-// subresourceVerbAllowed is the route table of subresources: eviction and
-// binding are POST only, status and scale get, update and patch (405 for
+// isServiceAccount reports core/v1 serviceaccounts.
+func isServiceAccount(res *resourceInfo) bool {
+	return res.Kind.Group == "" && res.Kind.Kind == "ServiceAccount"
+}
+
+// subresourceVerbAllowed is the route table of subresources: eviction,
+// binding and token are POST only, status and scale get, update and patch (405 for
 // the rest).
 func subresourceVerbAllowed(sub, verb string) bool {
 	if isCreateSubresource(sub) {
@@ -50,7 +58,9 @@ func subresourceVerbAllowed(sub, verb string) bool {
 
 // isCreateSubresource reports the subresources a POST to a named object
 // creates (the only named POST routes).
-func isCreateSubresource(sub string) bool { return sub == "eviction" || sub == "binding" }
+func isCreateSubresource(sub string) bool {
+	return sub == "eviction" || sub == "binding" || sub == "token"
+}
 
 // postSubresource answers a POST to a create subresource (eviction,
 // binding): the create handler's decoding of the body as gvk with the

@@ -50,7 +50,7 @@ func TestExplainHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<!DOCTYPE html>", `data-lane="scenario"`, `data-lane="kube-apiserver"`, "too old resource version: 6 (8)"} {
+	for _, want := range []string{"<!DOCTYPE html>", `data-lane="scenario"`, `data-lane="kube-apiserver"`, "too old resource version: 147 (149)"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("explain --html page lacks %q", want)
 		}
