@@ -94,6 +94,11 @@ func (s *Server) updateObject(req *request, compute updateFunc) (runtime.Object,
 // the object after it was read.
 func (s *Server) tryUpdate(req *request, old, next runtime.Object) (runtime.Object, bool, error) {
 	res, name := req.res, req.info.name
+	// The RBAC storages check escalation on the updated object before the
+	// generic store's preconditions (rbac_escalation.go).
+	if err := s.checkRBACWrite(req, next, old); err != nil {
+		return nil, false, err
+	}
 	oldMeta, nextMeta := mustAccessor(old), mustAccessor(next)
 	wantRV := nextMeta.GetResourceVersion()
 	if wantRV != "" && wantRV != oldMeta.GetResourceVersion() {
