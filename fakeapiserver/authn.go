@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"net/http"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
@@ -21,7 +22,8 @@ import (
 //
 //  1. a client certificate verified against [Config.ClientCA] is the user
 //     its subject names: CN the user, O the groups (request/x509
-//     CommonNameUserConversion);
+//     CommonNameUserConversion); any other certificate is 401
+//     (frontProxyVerifier);
 //  2. a bearer token ("Bearer" in any case, request/bearertoken) is
 //     [Config.Token], the loopback admin (adminUser), or a service-account
 //     token this server minted (satoken.go); any other token is 401;
@@ -67,7 +69,7 @@ func (s *Server) newAuthenticator() authenticator.Request {
 	if s.cfg.ClientCA != nil {
 		opts := x509request.DefaultVerifyOptions()
 		opts.Roots = s.cfg.ClientCA
-		chain = append(chain, x509request.New(opts, x509request.CommonNameUserConversion))
+		chain = append(chain, frontProxyVerifier(), x509request.New(opts, x509request.CommonNameUserConversion))
 	}
 	chain = append(chain, bearertoken.New(s.serviceAccountTokens()))
 	main := union.NewFailOnError(group.NewAuthenticatedGroupAdder(union.New(chain...)), anonymous.NewAuthenticator(nil))
@@ -75,6 +77,27 @@ func (s *Server) newAuthenticator() authenticator.Request {
 		return main
 	}
 	return union.New(bearertoken.New(authenticator.WrapAudienceAgnosticToken(s.apiAudiences(), s.staticTokenAuthenticator())), main)
+}
+
+// errFrontProxyCA is the front-proxy verifier's failure for a client
+// certificate its CA did not sign.
+var errFrontProxyCA = errors.New("x509: certificate signed by unknown authority")
+
+// frontProxyVerifier stands for the request-header authenticator of
+// clusters that serve aggregated APIs (--requestheader-client-ca-file,
+// which kubeadm always sets, and the reference kube-apiserver has): it
+// verifies every client certificate against the front proxy's CA and
+// fails for any other (request/x509 Verifier). A certificate the client CA
+// authenticates wins the union anyway; one that names no user (no CN) is
+// then 401, not anonymous, as on those clusters. The fake has no front
+// proxy, so no certificate passes it.
+func frontProxyVerifier() authenticator.Request {
+	return authenticator.RequestFunc(func(r *http.Request) (*authenticator.Response, bool, error) {
+		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+			return nil, false, nil
+		}
+		return nil, false, errFrontProxyCA
+	})
 }
 
 // staticTokenAuthenticator authenticates [Config.Token] as the admin, as
