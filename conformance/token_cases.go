@@ -25,7 +25,9 @@ func (e *env) createServiceAccount(ctx context.Context, name string) string {
 }
 
 // tokenPath is the TokenRequest path of a service account.
-func (e *env) tokenPath(sa string) string { return nsPath(e.ns, "serviceaccounts") + "/" + sa + "/token" }
+func (e *env) tokenPath(sa string) string {
+	return nsPath(e.ns, "serviceaccounts") + "/" + sa + "/token"
+}
 
 // tokenRequest is a TokenRequest body with spec.
 func tokenRequest(spec object) object {
@@ -301,4 +303,3 @@ func RunTokenAuthentication(ctx context.Context, t *testing.T, target Target) {
 		t.Errorf("TokenReview after the account is gone mismatch (-want +got):\n%s", diff)
 	}
 }
-
