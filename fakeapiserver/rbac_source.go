@@ -1,6 +1,8 @@
 package fakeapiserver
 
 import (
+	"sync"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -34,20 +36,70 @@ func listerNotFound(resource, name string) error {
 // storeRBAC reads the policy from the server's store, at the latest
 // resourceVersion: what a write has stored, the next request sees (the
 // real server's informers lag by a watch event; no test can rely on that
-// lag).
+// lag). The bindings, which every decision walks, are listed once per
+// write to them (memo), as an informer's cache holds them; roles are
+// looked up by key.
 type storeRBAC struct {
 	st                                          *store.Store
 	clusterRoles, clusterBindings, roles, binds string // storage keys
+
+	clusterBindingsMemo memo[[]*rbacv1.ClusterRoleBinding]
+	bindsMemo           memo[map[string][]*rbacv1.RoleBinding] // by namespace
 }
 
 var _ rbacSource = (*storeRBAC)(nil)
 
 func (s *storeRBAC) clusterRoleBindings() []*rbacv1.ClusterRoleBinding {
-	return listTyped[*rbacv1.ClusterRoleBinding](s.st, s.clusterBindings, "")
+	return s.clusterBindingsMemo.get(s.st, s.clusterBindings, func() []*rbacv1.ClusterRoleBinding {
+		return listTyped[*rbacv1.ClusterRoleBinding](s.st, s.clusterBindings, "")
+	})
 }
 
 func (s *storeRBAC) roleBindings(namespace string) []*rbacv1.RoleBinding {
-	return listTyped[*rbacv1.RoleBinding](s.st, s.binds, namespace+"/")
+	return s.bindsMemo.get(s.st, s.binds, func() map[string][]*rbacv1.RoleBinding {
+		byNS := map[string][]*rbacv1.RoleBinding{}
+		for _, b := range listTyped[*rbacv1.RoleBinding](s.st, s.binds, "") {
+			byNS[b.Namespace] = append(byNS[b.Namespace], b)
+		}
+		return byNS
+	})[namespace]
+}
+
+// memo holds a value computed from one resource of the store until the
+// store's next write to that resource. Values are shared and never
+// modified.
+type memo[T any] struct {
+	// mu guards the fields below.
+	mu sync.Mutex
+	// stale is closed at the next write to the resource after value was
+	// computed; nil before the first computation.
+	stale <-chan struct{}
+	value T
+}
+
+// get returns the memoised value, computing it with compute when a write
+// to resource came since (or never before). The channel is taken before
+// the value is computed, so a write in between only makes the next call
+// compute again.
+func (m *memo[T]) get(st *store.Store, resource string, compute func() T) T {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stale != nil {
+		select {
+		case <-m.stale:
+		default:
+			return m.value
+		}
+	}
+	// Changes after the current RV lists nothing; its channel is what
+	// counts.
+	_, stale, err := st.Changes(resource, st.CurrentRV())
+	if err != nil {
+		m.stale = nil
+		return compute()
+	}
+	m.stale, m.value = stale, compute()
+	return m.value
 }
 
 func (s *storeRBAC) clusterRole(name string) (*rbacv1.ClusterRole, error) {
