@@ -31,16 +31,6 @@ func ruleAllows(a authorizer.Attributes, rule *rbacv1.PolicyRule) bool {
 	return verbMatches(rule, a.GetVerb()) && nonResourceURLMatches(rule, a.GetPath())
 }
 
-// rulesAllow reports whether any of rules grants a.
-func rulesAllow(a authorizer.Attributes, rules ...rbacv1.PolicyRule) bool {
-	for i := range rules {
-		if ruleAllows(a, &rules[i]) {
-			return true
-		}
-	}
-	return false
-}
-
 func verbMatches(rule *rbacv1.PolicyRule, verb string) bool {
 	for _, v := range rule.Verbs {
 		if v == rbacv1.VerbAll || v == verb {

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"context"
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -154,9 +153,6 @@ func (ts *tokenSigner) verify(token, issuer string) (*saClaims, error) {
 
 // b64 is JWS's base64url without padding.
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-
-// publicKey is the key tokens are checked with.
-func (ts *tokenSigner) publicKey() crypto.PublicKey { return &ts.key.PublicKey }
 
 // checkTimes is jwt.Claims.Validate with the default leeway (claims.go
 // validator.Validate), worded as kube-apiserver words each failure.
