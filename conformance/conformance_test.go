@@ -26,16 +26,23 @@ const caseTimeout = 90 * time.Second
 // intervals, the watch cache's 15 s compaction poll, and a margin.
 const slowCaseTimeout = 12 * time.Minute
 
-// fakeTarget is the embedded fake with a fake clock.
+// fakeTarget is the embedded fake with a fake clock and a client CA.
 type fakeTarget struct {
 	srv   *fakeapiserver.Server
 	clock *testingclock.FakeClock
+	ca    *clientCA
 }
 
 var (
-	_ Target = (*fakeTarget)(nil)
-	_ Clock  = (*fakeTarget)(nil)
+	_ Target           = (*fakeTarget)(nil)
+	_ Clock            = (*fakeTarget)(nil)
+	_ ClientCertIssuer = (*fakeTarget)(nil)
 )
+
+// IssueClientCert implements [ClientCertIssuer].
+func (f *fakeTarget) IssueClientCert(user string, groups ...string) ([]byte, []byte, error) {
+	return f.ca.issue(user, groups, time.Time{})
+}
 
 func (f *fakeTarget) Name() string { return "fake" }
 
@@ -88,13 +95,19 @@ func (f *compactingFakeTarget) ForgetHistory(ctx context.Context) error {
 }
 
 // newFakeTarget starts a fake with a fake clock and, like the real target,
-// a bearer token (so anonymous callers are treated as the real server
-// treats them). It has the Compactor ability when the fake's Server has a
-// Compact method.
+// TLS, a bearer token (so anonymous callers are treated as the real server
+// treats them), a client CA and RBAC authorization. It has the Compactor
+// ability when the fake's Server has a Compact method.
 func newFakeTarget(t *testing.T) Target {
 	clk := testingclock.NewFakeClock(time.Now())
-	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk), fakeapiserver.WithToken("conformance-"+randomSuffix()))
-	ft := &fakeTarget{srv: srv, clock: clk}
+	ca, err := newClientCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk), fakeapiserver.WithTLS(), fakeapiserver.WithToken("conformance-"+randomSuffix()),
+		fakeapiserver.WithAuthorization(fakeapiserver.AuthorizationRBAC),
+		fakeapiserver.WithConfig(func(c *fakeapiserver.Config) { c.ClientCA = ca.pool() }))
+	ft := &fakeTarget{srv: srv, clock: clk, ca: ca}
 	var s any = srv
 	switch c := s.(type) {
 	case interface {
@@ -118,6 +131,11 @@ func targets(t *testing.T) []Target {
 	kt, err := NewKubeconfigTarget("real", kc)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ca := os.Getenv("LWSIM_CLIENT_CA"); ca != "" {
+		if err := kt.UseClientCA(ca+".crt", ca+".key"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var real Target = kt
 	if u := os.Getenv("LWSIM_CONTROL_URL"); u != "" {

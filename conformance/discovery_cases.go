@@ -131,9 +131,9 @@ func RunReviewSelfSubjectAccess(ctx context.Context, t *testing.T, target Target
 
 // RunReviewSubjectAccess: SubjectAccessReview needs a user or group (422),
 // and LocalSubjectAccessReview's attributes must name its namespace (422);
-// valid ones about a system:masters subject are allowed (201; the fake
-// allows any subject, see DIVERGENCES.md). LocalSubjectAccessReview has no cluster-wide
-// path (404).
+// valid ones about a system:masters subject are allowed (201; other
+// subjects: RunRBACAccessReviews). LocalSubjectAccessReview has no
+// cluster-wide path (404).
 func RunReviewSubjectAccess(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	attrs := object{"verb": "get", "resource": "pods"}

@@ -56,6 +56,7 @@ type HistoryForgetter interface {
 type KubeconfigTarget struct {
 	name string
 	path string
+	ca   *clientCA // nil: client certificates cannot be made
 }
 
 var _ Target = (*KubeconfigTarget)(nil)
@@ -70,6 +71,26 @@ func NewKubeconfigTarget(name, kubeconfig string) (*KubeconfigTarget, error) {
 
 // Name implements [Target].
 func (k *KubeconfigTarget) Name() string { return k.name }
+
+// UseClientCA makes the target a [ClientCertIssuer] signing with the CA in
+// certFile and keyFile (PEM), which the server trusts (tools/realapiserver
+// writes client-ca.crt and client-ca.key).
+func (k *KubeconfigTarget) UseClientCA(certFile, keyFile string) error {
+	ca, err := loadClientCA(certFile, keyFile)
+	if err != nil {
+		return fmt.Errorf("conformance: client CA: %w", err)
+	}
+	k.ca = ca
+	return nil
+}
+
+// IssueClientCert implements [ClientCertIssuer].
+func (k *KubeconfigTarget) IssueClientCert(user string, groups ...string) ([]byte, []byte, error) {
+	if k.ca == nil {
+		return nil, nil, ErrNoClientCA
+	}
+	return k.ca.issue(user, groups, time.Time{})
+}
 
 // RESTConfig implements [Target].
 // It panics if the file became unreadable, which only a broken setup does.

@@ -10,6 +10,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// extraSpaceWarning is the Warning kube-apiserver adds when the token
+// follows "Bearer" after two spaces, a header it then ignores
+// (authentication/request/bearertoken invalidTokenWithSpaceWarning).
+const extraSpaceWarning = "the provided Authorization header contains extra space before the bearer token, and is ignored"
+
 // TestAuthAnonymousAndBearer pins, with a token configured, what the real
 // server (default RBAC) answers each kind of caller; every row was checked
 // against kube-apiserver v1.37.2 (conformance RunAnonymous*, RunBearer*).

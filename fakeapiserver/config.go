@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"crypto/x509"
 	"log/slog"
 	"net/netip"
 	"time"
@@ -96,13 +97,34 @@ type Config struct {
 	// localhost and the AllowedHosts names (internal/serving SelfSignedTLS);
 	// its CA is in RESTConfig and the written kubeconfig.
 	TLS bool
-	// Token, when set, is the bearer token every request must carry, as
-	// kube-apiserver with default RBAC treats its callers: a wrong token
-	// gets 401 Unauthorized; a request without one is system:anonymous,
-	// who may GET /healthz, /livez, /readyz and /version and gets 403
-	// Forbidden for anything else. The scheme "Bearer" is matched in any
-	// case.
+	// Token, when set, is a bearer token ("Bearer" matched in any case)
+	// that authenticates as kube-apiserver's loopback admin:
+	// system:apiserver in system:authenticated and system:masters. With a
+	// Token or a ClientCA, callers are authenticated as kube-apiserver
+	// authenticates them (authn.go): a wrong token gets 401 Unauthorized,
+	// a service-account token the server minted (TokenRequest) is that
+	// service account, and a request without credentials is
+	// system:anonymous, who may GET /healthz, /livez, /readyz and /version
+	// and gets 403 Forbidden for anything else (the bootstrap RBAC
+	// policy). With neither, every request without credentials is the
+	// admin, as before lw-sim authenticated.
 	Token string
+	// ClientCA, when set, authenticates client certificates it verifies
+	// as kube-apiserver's --client-ca-file does: the certificate's subject
+	// CN is the user, its O values the groups (envtest's AddUser makes its
+	// users so). The server asks clients for a certificate issued by it;
+	// one it does not verify is 401. Needs TLS.
+	ClientCA *x509.CertPool
+	// Authorization selects the authorizer, by kube-apiserver's
+	// --authorization-mode name: [AuthorizationAlwaysAllow] (the default
+	// when empty) or [AuthorizationRBAC]. New fails for any other.
+	Authorization AuthorizationMode
+	// ServiceAccountIssuer is the issuer (iss) of the service-account
+	// tokens the server mints (TokenRequest) and the audience API callers'
+	// tokens must have (kube-apiserver's --service-account-issuer and
+	// --api-audiences default). If empty,
+	// "https://kubernetes.default.svc.cluster.local".
+	ServiceAccountIssuer string
 	// MaxRequestBodyBytes caps request bodies (413 above it). If zero, 3 MiB
 	// as kube-apiserver.
 	MaxRequestBodyBytes int64
@@ -179,6 +201,12 @@ func (cfg Config) withDefaults() Config {
 	}
 	if !cfg.ServiceClusterIPRange.IsValid() {
 		cfg.ServiceClusterIPRange = DefaultServiceClusterIPRange
+	}
+	if cfg.Authorization == "" {
+		cfg.Authorization = AuthorizationAlwaysAllow
+	}
+	if cfg.ServiceAccountIssuer == "" {
+		cfg.ServiceAccountIssuer = defaultServiceAccountIssuer
 	}
 	if cfg.MinRequestTimeout == 0 {
 		cfg.MinRequestTimeout = defaultMinRequestTimeout

@@ -230,7 +230,7 @@ func TestDiscoveryMatchesKubeAPIServer(t *testing.T) {
 	notServed := map[string]bool{"v1 bindings": true}
 	for _, sub := range []string{"nodes/proxy", "pods/attach", "pods/ephemeralcontainers",
 		"pods/exec", "pods/log", "pods/portforward", "pods/proxy", "pods/resize",
-		"serviceaccounts/token", "services/proxy"} {
+		"services/proxy"} {
 		notServed["v1 "+sub] = true
 	}
 	captured, err := internaldiscovery.Builtin()

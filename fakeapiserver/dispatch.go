@@ -38,6 +38,7 @@ var subresourceHandlers = map[string]verbHandler{
 	"scale":    (*Server).handleScale,
 	"eviction": (*Server).handleEviction,
 	"binding":  (*Server).handleBinding,
+	"token":    (*Server).handleTokenRequest,
 }
 
 // serveVerb runs the request's handler and writes what it returns: the

@@ -23,9 +23,19 @@ type request struct {
 }
 
 // buildHandler assembles the filter chain: in-flight accounting (for Close),
-// authentication, then routing to discovery, non-resource endpoints or a
-// resource verb.
+// the Host check, authentication, impersonation and authorization (auth.go),
+// then routing to discovery, non-resource endpoints or a resource verb.
 func (s *Server) buildHandler() http.Handler {
+	authorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.authorize(w, r) { // authz.go
+			return
+		}
+		if s.serveControl(w, r) { // fault control API, when enabled (faults.go)
+			return
+		}
+		s.route(w, r)
+	})
+	impersonated := s.newImpersonation(authorized) // impersonate.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.enter() {
 			defer s.inflight.Done()
@@ -47,20 +57,15 @@ func (s *Server) buildHandler() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		switch s.authenticate(w, r) { // auth.go
-		case callerRejected:
-			s.writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
-			return
-		case callerAnonymous:
-			if err := anonymousForbidden(r); err != nil {
-				s.writeError(w, r, err)
-				return
-			}
-		}
-		if s.serveControl(w, r) { // fault control API, when enabled (faults.go)
+		r, ok := s.authenticate(w, r) // authn.go
+		if !ok {
 			return
 		}
-		s.route(w, r)
+		if impersonating(r) {
+			impersonated.ServeHTTP(w, withRequestInfo(r))
+			return
+		}
+		authorized.ServeHTTP(w, r)
 	})
 }
 

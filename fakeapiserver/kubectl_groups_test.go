@@ -44,8 +44,9 @@ func TestKubectlGroups(t *testing.T) {
 			t.Fatalf("kubectl auth whoami -o json: %v", err)
 		}
 		u := review.Status.UserInfo
-		if u.Username != singleUserName || !cmp.Equal(u.Groups, singleUserGroups()) {
-			t.Errorf("kubectl auth whoami = %q %v, want %q %v", u.Username, u.Groups, singleUserName, singleUserGroups())
+		wantGroups := []string{"system:authenticated", "system:masters"}
+		if u.Username != loopbackUser || !cmp.Equal(u.Groups, wantGroups) {
+			t.Errorf("kubectl auth whoami = %q %v, want %q %v", u.Username, u.Groups, loopbackUser, wantGroups)
 		}
 	})
 	t.Run("create -f list", func(t *testing.T) {

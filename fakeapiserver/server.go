@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -44,7 +45,12 @@ type Server struct {
 	ctrl      *controllerLoop    // kube-apiserver's in-process controllers (controllers.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
-	userUID string         // UID of the single user (reviews.go)
+	userUID string         // UID of the admin user (authn.go)
+
+	authn   authenticator.Request // authn.go
+	authz   *authz                // authz.go
+	tokens  *tokenSigner          // service-account tokens (satoken.go)
+	tokenFM lazyFieldManager      // managedFields of TokenRequests (tokenrequest.go)
 
 	// stopCtx is cancelled by Close; every watch stream selects on it.
 	stopCtx context.Context
@@ -73,6 +79,9 @@ func New(cfg Config) (*Server, error) {
 	if err := checkCompressionLevel(cfg.ResponseCompressionLevel); err != nil {
 		return nil, err
 	}
+	if err := checkAuthConfig(cfg); err != nil {
+		return nil, err
+	}
 	limitJSONPatchCopies() // write_limits.go
 	table, err := newResourceTable(cfg.Scheme, cfg.GroupVersions, cfg.Resources)
 	if err != nil {
@@ -98,15 +107,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AllowedHosts != nil {
 		s.hosts = hostcheck.New(cfg.AllowedHosts...)
 	}
+	if err := s.setUpAuth(); err != nil { // auth.go
+		cancel()
+		return nil, err
+	}
 	// The request log is outermost, so it sees every answer, 403s of the
 	// Host check and 401s included.
 	s.handler = serving.LogRequests(cfg.Logger, s.buildHandler())
 	// The certificate covers the names the Host check lets in.
-	if s.front, err = serving.NewFront(s.handler, serving.Options{TLS: cfg.TLS, Hosts: cfg.AllowedHosts}); err != nil {
+	if s.front, err = serving.NewFront(s.handler, serving.Options{TLS: cfg.TLS, Hosts: cfg.AllowedHosts, ClientCAs: cfg.ClientCA}); err != nil {
 		cancel()
 		return nil, fmt.Errorf("fakeapiserver: %w", err)
 	}
 	if err := s.seedBootstrap(); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := s.seedBootstrapPolicy(); err != nil { // rbac_bootstrap.go
 		cancel()
 		return nil, err
 	}

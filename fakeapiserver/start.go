@@ -37,6 +37,13 @@ func WithToken(token string) Option {
 	return optionFunc(func(cfg *Config) { cfg.Token = token })
 }
 
+// WithAuthorization selects the authorizer: [AuthorizationRBAC] to
+// authorize as a cluster does, [AuthorizationAlwaysAllow] (the default).
+// See [Config.Authorization].
+func WithAuthorization(mode AuthorizationMode) Option {
+	return optionFunc(func(cfg *Config) { cfg.Authorization = mode })
+}
+
 // WithClock drives every timer of the server (watch timeouts, bookmarks,
 // compaction) from c, typically a k8s.io/utils/clock/testing fake clock. See
 // [Config.Clock].

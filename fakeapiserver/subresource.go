@@ -13,6 +13,7 @@ import (
 // The subresources besides status: scale (subresource_scale.go) on the
 // resources that declare a [ScaleSubresource], pods/eviction
 // (subresource_eviction.go), pods/binding (subresource_binding.go),
+// serviceaccounts/token (tokenrequest.go),
 // certificatesigningrequests/approval (subresource_approval.go) and
 // namespaces/finalize (subresource_finalize.go).
 
@@ -37,13 +38,20 @@ func (s *Server) subresourceServed(res *resourceInfo, sub string) bool {
 		return hasApproval(res)
 	case "finalize":
 		return hasFinalize(res)
+	case "token":
+		return isServiceAccount(res) && s.cfg.Scheme.Recognizes(tokenRequestGVK)
 	}
 	return false
 }
 
-// subresourceVerbAllowed is the route table of subresources: eviction and
-// binding are POST only, a namespace's finalize PUT only, status and scale
-// get, update and patch (405 for the rest).
+// isServiceAccount reports core/v1 serviceaccounts.
+func isServiceAccount(res *resourceInfo) bool {
+	return res.Kind.Group == "" && res.Kind.Kind == "ServiceAccount"
+}
+
+// subresourceVerbAllowed is the route table of subresources: eviction,
+// binding and token are POST only, a namespace's finalize PUT only, status
+// and scale get, update and patch (405 for the rest).
 func subresourceVerbAllowed(sub, verb string) bool {
 	if isCreateSubresource(sub) {
 		return verb == "create"
@@ -56,7 +64,9 @@ func subresourceVerbAllowed(sub, verb string) bool {
 
 // isCreateSubresource reports the subresources a POST to a named object
 // creates (the only named POST routes).
-func isCreateSubresource(sub string) bool { return sub == "eviction" || sub == "binding" }
+func isCreateSubresource(sub string) bool {
+	return sub == "eviction" || sub == "binding" || sub == "token"
+}
 
 // postSubresource answers a POST to a create subresource (eviction,
 // binding): the create handler's decoding of the body as gvk with the

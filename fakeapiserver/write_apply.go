@@ -96,6 +96,9 @@ func (s *Server) applyCreate(req *request, a *applier) (runtime.Object, error) {
 			fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
 	}
 	m.SetResourceVersion("")
+	if err := s.admitRBACCreate(req, obj); err != nil { // rbac_escalation.go
+		return nil, err
+	}
 	return s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
 }
 

@@ -54,7 +54,11 @@ func (s *Server) handleCreate(req *request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	obj, err = s.create(req.res, req.info.namespace, s.trackCreate(req, obj), isDryRun(req.r))
+	obj = s.trackCreate(req, obj)
+	if err := s.admitRBACCreate(req, obj); err != nil { // rbac_escalation.go
+		return response{}, err
+	}
+	obj, err = s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
 	if err != nil {
 		return response{}, err
 	}

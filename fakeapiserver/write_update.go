@@ -105,6 +105,11 @@ type updateBase struct {
 func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (runtime.Object, bool, error) {
 	old := cur.view
 	res, name := req.res, req.info.name
+	// The RBAC storages check escalation on the updated object before the
+	// generic store's preconditions (rbac_escalation.go).
+	if err := s.checkRBACWrite(req, next, old); err != nil {
+		return nil, false, err
+	}
 	oldMeta, nextMeta := mustAccessor(old), mustAccessor(next)
 	wantRV := nextMeta.GetResourceVersion()
 	if wantRV != "" && wantRV != oldMeta.GetResourceVersion() {

@@ -75,7 +75,7 @@ func TestCompletion(t *testing.T) {
 		want []string
 	}{
 		{args: []string{""}, want: []string{"serve", "proxy", "run", "explain", "demo", "version"}},
-		{args: []string{"serve", "--"}, want: []string{"--listen", "--kubeconfig", "--tls", "--token", "--control", "--v"}},
+		{args: []string{"serve", "--"}, want: []string{"--listen", "--kubeconfig", "--insecure-http", "--token", "--authorization-mode", "--control", "--v"}},
 		{args: []string{"run", "-o", ""}, want: []string{"json", "yaml"}},
 		{args: []string{"explain", ""}, want: []string{"watch-cache-window"}},
 	}

@@ -34,6 +34,7 @@ var (
 // foreignFlags are flags the README names that belong to other programs.
 var foreignFlags = []string{
 	"server-side", // kubectl apply --server-side
+	"as",          // kubectl --as
 }
 
 // TestDocCommandLinesParse: every lw-sim command line in the README and the

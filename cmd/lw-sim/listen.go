@@ -58,7 +58,7 @@ func listenAddr(flagValue string) (string, error) {
 // allowedHosts is the Host allowlist of a server listening on addr: the
 // listen host (when it is a name; IP addresses and localhost names are
 // always allowed) and the --allow-host names. The self-signed certificate
-// of --tls covers the same names.
+// of serve and proxy --tls covers the same names.
 func (l *listenFlags) allowedHosts(addr string) []string {
 	hosts := append([]string{}, l.allowHost...)
 	if host, _, err := net.SplitHostPort(addr); err == nil && host != "" {

@@ -49,7 +49,8 @@ func TestRunUsage(t *testing.T) {
 		{name: "serve bad flag", args: []string{"serve", "--nope"}, wantUsage: true, wantStderr: "lw-sim serve [flags]"},
 		{name: "serve stray argument", args: []string{"serve", "extra"}, wantUsage: true, wantStderr: "lw-sim serve [flags]"},
 		{name: "serve bad --listen", args: []string{"serve", "--listen", "6443"}, wantUsage: true},
-		{name: "serve --token without --tls", args: []string{"serve", "--token", "x"}, wantUsage: true, wantStderr: "lw-sim serve [flags]"},
+		{name: "serve --token with --insecure-http", args: []string{"serve", "--token", "x", "--insecure-http"}, wantUsage: true, wantStderr: "lw-sim serve [flags]"},
+		{name: "serve with a bad --authorization-mode", args: []string{"serve", "--authorization-mode", "ABAC"}, wantUsage: true, wantStderr: "lw-sim serve [flags]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +82,7 @@ func TestServeHelpDocumentsEveryFlag(t *testing.T) {
 	if err := run(t.Context(), []string{"serve", "--help"}, &stdout, &stderr); err != nil {
 		t.Fatalf("run(serve --help) = %v, want nil", err)
 	}
-	for _, want := range []string{"--listen address", "--kubeconfig path", "--tls", "--token token", "127.0.0.1:6443", "lw-sim.kubeconfig"} {
+	for _, want := range []string{"--listen address", "--kubeconfig path", "--insecure-http", "--token token", "--authorization-mode", "--client-ca-file file", "127.0.0.1:6443", "lw-sim.kubeconfig"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("serve --help output lacks %q:\n%s", want, stdout.String())
 		}

@@ -109,7 +109,7 @@ func TestServeControlFlag(t *testing.T) {
 			args = append(args, flags)
 		}
 		sr := startServe(t, args...)
-		resp, err := http.Get(sr.restConfig(t).Host + "/_lwsim/faults")
+		resp, err := sr.httpClient(t).Get(sr.restConfig(t).Host + "/_lwsim/faults")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,12 +17,18 @@ import (
 // status code.
 func getWithHost(t *testing.T, url, host string) int {
 	t.Helper()
+	return getWithHostBy(t, http.DefaultClient, url, host)
+}
+
+// getWithHostBy is getWithHost with hc.
+func getWithHostBy(t *testing.T, hc *http.Client, url, host string) int {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Host = host
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,11 +42,12 @@ func TestServeHostCheck(t *testing.T) {
 	t.Parallel()
 	sr := startServe(t, "--allow-host", "dev.example")
 	url := sr.restConfig(t).Host + "/api/v1/namespaces"
+	hc := sr.httpClient(t)
 	for host, want := range map[string]int{
 		"localhost:6443": http.StatusOK, "127.0.0.1": http.StatusOK, "dev.example": http.StatusOK,
 		"attacker.example:6443": http.StatusForbidden,
 	} {
-		if got := getWithHost(t, url, host); got != want {
+		if got := getWithHostBy(t, hc, url, host); got != want {
 			t.Errorf("GET with Host %q = %d, want %d", host, got, want)
 		}
 	}
@@ -51,7 +58,7 @@ func TestServeHostCheck(t *testing.T) {
 func TestServeControlRefusesTextPlain(t *testing.T) {
 	t.Parallel()
 	sr := startServe(t, "--control")
-	resp, err := http.Post(sr.restConfig(t).Host+"/_lwsim/faults", "text/plain", strings.NewReader(`{"kind":"EndWatch"}`))
+	resp, err := sr.httpClient(t).Post(sr.restConfig(t).Host+"/_lwsim/faults", "text/plain", strings.NewReader(`{"kind":"EndWatch"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

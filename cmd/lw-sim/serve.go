@@ -1,12 +1,14 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/util/cert"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 )
@@ -36,9 +38,13 @@ const (
 // serveOptions are serve's flags that do not map onto a
 // fakeapiserver.Config field directly.
 type serveOptions struct {
-	listen     listenFlags
-	kubeconfig string
-	verbosity  int
+	listen        listenFlags
+	kubeconfig    string
+	verbosity     int
+	insecureHTTP  bool
+	tls           bool // deprecated: TLS is the default
+	authorization string
+	clientCAFile  string
 }
 
 func newServeCommand() *cobra.Command {
@@ -51,15 +57,26 @@ func newServeCommand() *cobra.Command {
 It prints its URL and writes a kubeconfig (context "lw-sim", made current)
 that kubectl and client-go accept.
 
+Like a cluster, it serves HTTPS with a fresh self-signed CA, requires a
+bearer token (generated, or --token) that is the admin (system:apiserver in
+system:masters), and authorizes with RBAC over kube-apiserver's bootstrap
+policy: kubectl --as USER is then authorized as that user. The kubeconfig
+holds the CA and the token. --insecure-http serves plain HTTP with no
+credentials instead, every caller the admin.
+
 The server starts with what kube-apiserver creates itself (the namespaces
 default, kube-system, kube-public and kube-node-lease, the Service
 default/kubernetes, the API Priority and Fairness configuration, the local
-APIServices) and keeps everything in memory.`,
+APIServices, the bootstrap RBAC policy) and keeps everything in memory.`,
 		Example: `  lw-sim serve &
   kubectl --kubeconfig lw-sim.kubeconfig get pods -A
+  kubectl --kubeconfig lw-sim.kubeconfig auth can-i list pods --as alice
 
-  # HTTPS with a bearer token, the fault control API and a request log:
-  lw-sim serve --tls --token s3cret --control -v 1`,
+  # A token of your choice, the fault control API and a request log:
+  lw-sim serve --token s3cret --control -v 1
+
+  # Plain HTTP, no credentials:
+  lw-sim serve --insecure-http`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd, cfg, o)
@@ -69,13 +86,23 @@ APIServices) and keeps everything in memory.`,
 	o.listen.add(cmd, defaultListen, "Port 0 picks a free port.")
 	f.StringVar(&o.kubeconfig, "kubeconfig", defaultKubeconfig,
 		"`path` of the kubeconfig to write (mode 0600, replaced if it exists)")
-	f.BoolVar(&cfg.TLS, "tls", false,
-		"serve HTTPS with a fresh self-signed certificate; its CA goes into the kubeconfig")
+	f.BoolVar(&o.insecureHTTP, "insecure-http", false,
+		"serve plain HTTP without credentials: every caller is the admin (kubectl and\n"+
+			"client-go send a kubeconfig's credentials only over HTTPS)")
+	f.BoolVar(&o.tls, "tls", false, "serve HTTPS (the default; deprecated)")
+	_ = f.MarkHidden("tls")
 	f.StringVar(&cfg.Token, "token", "",
-		"require this bearer `token` as kube-apiserver with RBAC does: a wrong token\n"+
-			"gets 401; without one a caller may only GET /healthz, /livez, /readyz and\n"+
-			"/version (403 otherwise). It goes into the kubeconfig. Needs --tls: kubectl\n"+
-			"and client-go send a kubeconfig's token only over HTTPS")
+		"the bearer `token` of the admin (system:apiserver in system:masters); default:\n"+
+			"a fresh random one. It goes into the kubeconfig. A wrong token gets 401; a\n"+
+			"caller without one is system:anonymous, who may only GET /healthz, /livez,\n"+
+			"/readyz and /version (403 otherwise)")
+	f.StringVar(&o.authorization, "authorization-mode", string(fakeapiserver.AuthorizationRBAC),
+		"RBAC (as a cluster: the admin may do anything, other users what the stored\n"+
+			"roles and bindings grant them) or AlwaysAllow (every authenticated caller\n"+
+			"may do anything)")
+	f.StringVar(&o.clientCAFile, "client-ca-file", "",
+		"authenticate client certificates signed by a CA in this PEM `file`, as\n"+
+			"kube-apiserver does: CN the user, O the groups")
 	f.IntVar(&cfg.Watch.SlowWatcherMaxLag, "watch-max-lag", serveWatchMaxLag,
 		"end a watch (no ERROR event, as kube-apiserver's cacher ends a blocked watcher)\n"+
 			"that finds more than this many events of its resource waiting; 0: no limit")
@@ -84,7 +111,7 @@ APIServices) and keeps everything in memory.`,
 			"A watch always ends at its timeoutSeconds, read or not")
 	f.BoolVar(&cfg.ControlAPI, "control", false,
 		"serve the fault-injection control API under /_lwsim/faults (JSON; behind\n"+
-			"--token when set). Off by default")
+			"the token unless --insecure-http). Off by default")
 	f.IntVar(&cfg.ResponseCompressionLevel, "response-compression-level", 0,
 		"gzip `level` of the responses over 128 KiB a client accepts gzip for (framing and\n"+
 			"headers as kube-apiserver's either way): 0 sends stored blocks, cheapest on\n"+
@@ -94,12 +121,47 @@ APIServices) and keeps everything in memory.`,
 	return cmd
 }
 
+// serveAuth sets cfg's TLS, token, client CA and authorization from the
+// flags: TLS and a token unless --insecure-http.
+func serveAuth(cmd *cobra.Command, cfg *fakeapiserver.Config, o serveOptions) error {
+	if o.insecureHTTP {
+		if o.tls {
+			return usagef(cmd, "--tls and --insecure-http exclude each other")
+		}
+		if cfg.Token != "" {
+			return usagef(cmd, "--token needs HTTPS (drop --insecure-http): kubectl and client-go send a kubeconfig's token only over HTTPS")
+		}
+		if o.clientCAFile != "" {
+			return usagef(cmd, "--client-ca-file needs HTTPS (drop --insecure-http): client certificates come with the TLS handshake")
+		}
+	} else {
+		cfg.TLS = true
+		if cfg.Token == "" {
+			cfg.Token = rand.Text() // 26 base32 characters, 130 bits
+		}
+	}
+	switch m := fakeapiserver.AuthorizationMode(o.authorization); m {
+	case fakeapiserver.AuthorizationRBAC, fakeapiserver.AuthorizationAlwaysAllow:
+		cfg.Authorization = m
+	default:
+		return usagef(cmd, "--authorization-mode %q: want RBAC or AlwaysAllow", o.authorization)
+	}
+	if o.clientCAFile != "" {
+		pool, err := cert.NewPool(o.clientCAFile)
+		if err != nil {
+			return fmt.Errorf("serve: --client-ca-file: %w", err)
+		}
+		cfg.ClientCA = pool
+	}
+	return nil
+}
+
 // runServe is "lw-sim serve": flags go into a local fakeapiserver.Config
 // (STYLE 9), the server runs until the command's context is cancelled, and
 // a clean Close returns nil.
 func runServe(cmd *cobra.Command, cfg fakeapiserver.Config, o serveOptions) error {
-	if cfg.Token != "" && !cfg.TLS {
-		return usagef(cmd, "--token needs --tls: kubectl and client-go send a kubeconfig's token only over HTTPS")
+	if err := serveAuth(cmd, &cfg, o); err != nil {
+		return err
 	}
 	if l := cfg.ResponseCompressionLevel; l < -2 || l > 9 {
 		return usagef(cmd, "--response-compression-level %d: want -2 to 9", l)
@@ -110,8 +172,8 @@ func runServe(cmd *cobra.Command, cfg fakeapiserver.Config, o serveOptions) erro
 	}
 	cfg.AllowedHosts = o.listen.allowedHosts(addr)
 	cfg.Logger = newLogger(cmd.ErrOrStderr(), o.verbosity)
-	if !isLoopback(addr) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "lw-sim serve: warning: listening on %s, beyond loopback; anyone who can reach it can read and write (consider --token)\n", addr)
+	if !isLoopback(addr) && o.insecureHTTP {
+		fmt.Fprintf(cmd.ErrOrStderr(), "lw-sim serve: warning: listening on %s, beyond loopback, with --insecure-http; anyone who can reach it can read and write\n", addr)
 	}
 	srv, err := fakeapiserver.New(cfg)
 	if err != nil {

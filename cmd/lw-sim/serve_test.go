@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,11 +28,12 @@ func TestServe(t *testing.T) {
 		name       string
 		flags      []string
 		wantScheme string
-		token      string // the token the kubeconfig must carry
+		token      string // the token the kubeconfig must carry; "*": any but ""
 	}{
-		{name: "plain", wantScheme: "http"},
-		{name: "tls", flags: []string{"--tls"}, wantScheme: "https"},
-		{name: "tls and token", flags: []string{"--tls", "--token", "s3cret"}, wantScheme: "https", token: "s3cret"},
+		{name: "default", wantScheme: "https", token: "*"},
+		{name: "token", flags: []string{"--token", "s3cret"}, wantScheme: "https", token: "s3cret"},
+		{name: "tls, deprecated", flags: []string{"--tls"}, wantScheme: "https", token: "*"},
+		{name: "insecure http", flags: []string{"--insecure-http"}, wantScheme: "http"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,8 +43,8 @@ func TestServe(t *testing.T) {
 				t.Errorf("serve stdout = %q, want a line starting %q", sr.stdout.String(), want)
 			}
 			cfg := sr.restConfig(t)
-			if cfg.BearerToken != tt.token {
-				t.Errorf("kubeconfig token = %q, want %q", cfg.BearerToken, tt.token)
+			if got := cfg.BearerToken; got != tt.token && (tt.token != "*" || got == "") {
+				t.Errorf("kubeconfig token = %q, want %q", got, tt.token)
 			}
 			if names := namespaceNames(t, cfg); !slices.Contains(names, "default") {
 				t.Errorf("List(namespaces) = %q, want it to contain default", names)
@@ -61,11 +63,11 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// TestServeKubeconfigFile checks the file itself: mode 0600 and the
-// current context named lw-sim.
+// TestServeKubeconfigFile checks the file itself: mode 0600, the current
+// context named lw-sim, the CA and a token.
 func TestServeKubeconfigFile(t *testing.T) {
 	t.Parallel()
-	sr := startServe(t, "--tls")
+	sr := startServe(t)
 	fi, err := os.Stat(sr.kubeconfig)
 	if err != nil {
 		t.Fatalf("Stat(kubeconfig) = %v", err)
@@ -83,6 +85,9 @@ func TestServeKubeconfigFile(t *testing.T) {
 	if c := kc.Clusters["lw-sim"]; c == nil || len(c.CertificateAuthorityData) == 0 {
 		t.Errorf("kubeconfig cluster lw-sim = %+v, want certificate-authority-data", c)
 	}
+	if u := kc.AuthInfos["lw-sim"]; u == nil || u.Token == "" {
+		t.Errorf("kubeconfig user lw-sim = %+v, want a token", u)
+	}
 }
 
 // TestServeListenPortOnly checks that --listen :PORT binds loopback, not
@@ -90,7 +95,7 @@ func TestServeKubeconfigFile(t *testing.T) {
 func TestServeListenPortOnly(t *testing.T) {
 	t.Parallel()
 	sr := startServe(t, "--listen", ":0")
-	if want := "serving http://127.0.0.1:"; !strings.Contains(sr.stdout.String(), want) {
+	if want := "serving https://127.0.0.1:"; !strings.Contains(sr.stdout.String(), want) {
 		t.Errorf("serve --listen :0 stdout = %q, want %q", sr.stdout.String(), want)
 	}
 	namespaceNames(t, sr.restConfig(t))
@@ -101,7 +106,7 @@ func TestServeListenPortOnly(t *testing.T) {
 func TestServeRequestLog(t *testing.T) {
 	t.Parallel()
 	quiet := startServe(t)
-	sr := startServe(t, "-v", "1", "--token", "s3cret", "--tls")
+	sr := startServe(t, "-v", "1", "--token", "s3cret")
 	cs := kubernetes.NewForConfigOrDie(sr.restConfig(t))
 	if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
 		t.Fatalf("Get(namespace default) = %v", err)
@@ -223,6 +228,16 @@ func (sr *serveRun) restConfig(t *testing.T) *rest.Config {
 		t.Fatalf("BuildConfigFromFlags(%q) = %v", sr.kubeconfig, err)
 	}
 	return cfg
+}
+
+// httpClient is a client with the kubeconfig's TLS trust and token.
+func (sr *serveRun) httpClient(t *testing.T) *http.Client {
+	t.Helper()
+	hc, err := rest.HTTPClientFor(sr.restConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hc
 }
 
 // namespaceNames lists namespaces with cfg.

@@ -2,6 +2,7 @@ package serving
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -44,6 +45,13 @@ type Options struct {
 	// certificate covers: the Host allowlist of the server. Without TLS,
 	// unused.
 	Hosts []string
+	// ClientCAs, when set, makes the TLS handshake ask for a client
+	// certificate issued by one of them, as kube-apiserver does with a
+	// --client-ca-file (apiserver pkg/server/secure_serving.go:
+	// RequestClientCert, the CAs named in the request); the handshake
+	// verifies nothing, the server's authenticator does. Without TLS,
+	// unused.
+	ClientCAs *x509.CertPool
 }
 
 // NewFront returns a front for handler, making its certificate when o.TLS
@@ -54,6 +62,9 @@ func NewFront(handler http.Handler, o Options) (*Front, error) {
 		var err error
 		if f.tls, f.ca, err = SelfSignedTLS(o.Hosts); err != nil {
 			return nil, err
+		}
+		if o.ClientCAs != nil {
+			f.tls.ClientAuth, f.tls.ClientCAs = tls.RequestClientCert, o.ClientCAs
 		}
 	}
 	return f, nil

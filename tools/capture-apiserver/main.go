@@ -1,6 +1,7 @@
 // Command capture-apiserver records what a real kube-apiserver serves about
 // its APIs, for fakeapiserver to embed: the legacy discovery document of
-// every group-version, /openapi/v2 and every /openapi/v3 document. Each is
+// every group-version, /openapi/v2, every /openapi/v3 document and the
+// bootstrap RBAC policy the server creates at start (rbac.go). Each is
 // written gzip-compressed (no name, no time: the output is reproducible)
 // under -out, replacing what is there.
 //
@@ -67,6 +68,9 @@ func run(kubeconfig, out string) error {
 	}
 	if err := c.write("openapi-v2.json.gz", v2); err != nil {
 		return err
+	}
+	if err := c.bootstrapRBAC(ctx); err != nil {
+		return fmt.Errorf("bootstrap rbac: %w", err)
 	}
 	return c.openAPIV3(ctx)
 }

@@ -16,6 +16,7 @@ start_realapiserver "$dir"
 rc=0
 LWSIM_KUBECONFIG="$dir/kubeconfig" \
 LWSIM_CONTROL_URL="$(cat "$dir/control-url")" \
+LWSIM_CLIENT_CA="$dir/client-ca" \
 LWSIM_BOTH=1 \
 LWSIM_SLOW=1 \
 LWSIM_TABLE="$table" \

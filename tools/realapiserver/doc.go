@@ -12,6 +12,9 @@
 // Once ready it writes, under REALAPISERVER_DIR:
 //
 //	kubeconfig   admin kubeconfig (the test server's loopback client config)
+//	client-ca.crt, client-ca.key
+//	             the --client-ca-file CA and its key, for clients to make
+//	             certificates the server authenticates (CN user, O groups)
 //	control-url  base URL of a loopback HTTP control endpoint
 //	ready        empty file, written last
 //

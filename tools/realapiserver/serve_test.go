@@ -50,7 +50,11 @@ func TestServe(t *testing.T) {
 	storageConfig.Transport.ServerList = etcdClient.Endpoints()
 	t.Logf("etcd up at %v after %v", etcdClient.Endpoints(), time.Since(start))
 
-	api := &apiServer{t: t, storage: storageConfig, kubeconfig: filepath.Join(dir, "kubeconfig")}
+	clientCA, err := writeClientCA(dir)
+	if err != nil {
+		t.Fatalf("client CA: %v", err)
+	}
+	api := &apiServer{t: t, storage: storageConfig, kubeconfig: filepath.Join(dir, "kubeconfig"), clientCAFile: clientCA}
 	if err := api.start(); err != nil {
 		t.Fatalf("start kube-apiserver: %v", err)
 	}
@@ -181,9 +185,10 @@ func isGone(err error) bool {
 // a new instance on the same storage (a new port, CA and token: the
 // kubeconfig is rewritten, and clients must reload it).
 type apiServer struct {
-	t          *testing.T
-	storage    *storagebackend.Config
-	kubeconfig string
+	t            *testing.T
+	storage      *storagebackend.Config
+	kubeconfig   string
+	clientCAFile string // --client-ca-file (client_ca.go)
 
 	// mu guards the fields below.
 	mu     sync.Mutex
@@ -201,6 +206,10 @@ func (a *apiServer) start() error {
 		// /livez, /readyz and /version would not answer anonymous callers
 		// as a cluster's system:public-info-viewer role lets them.
 		"--authorization-mode=RBAC",
+		// Client certificates of the CA in REALAPISERVER_DIR, as envtest's
+		// AddUser makes them (CN user, O groups): conformance cases
+		// authenticate with them (client_ca.go).
+		"--client-ca-file=" + a.clientCAFile,
 	}
 	opts := apitesting.NewDefaultTestServerOptions()
 	opts.DisableInvariantChecks = true

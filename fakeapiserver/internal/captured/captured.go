@@ -1,7 +1,8 @@
 // Package captured holds what kube-apiserver v1.37.2 itself serves about
 // its APIs, recorded by tools/capture-apiserver (see README.md): the legacy
 // discovery document of every group-version it serves by default,
-// /openapi/v2 and every /openapi/v3 document. The files are embedded in
+// /openapi/v2, every /openapi/v3 document, and the bootstrap RBAC policy it
+// creates at start. The files are embedded in
 // the binary; each read decompresses one (callers decode once per process:
 // the data is immutable).
 package captured
@@ -27,6 +28,12 @@ var files embed.FS
 // Discovery returns the captured discovery: a JSON array of
 // APIResourceList, one per served group-version.
 func Discovery() ([]byte, error) { return read("discovery.json.gz") }
+
+// RBACBootstrap returns the bootstrap RBAC policy: a JSON object whose
+// "clusterroles", "clusterrolebindings", "roles" and "rolebindings" are
+// arrays of the objects kube-apiserver creates at start, each with its
+// kind and apiVersion and without the metadata a create assigns.
+func RBACBootstrap() ([]byte, error) { return read("rbac-bootstrap.json.gz") }
 
 // OpenAPIV2 returns the captured /openapi/v2 document (JSON).
 func OpenAPIV2() ([]byte, error) { return read("openapi-v2.json.gz") }
