@@ -60,16 +60,16 @@ func NewClientset(tb testing.TB, objs ...runtime.Object) *Clientset {
 // clients may share one server.
 func (s *Server) NewClientset(tb testing.TB, objs ...runtime.Object) *Clientset {
 	tb.Helper()
-	cs, err := s.newClientset(objs)
+	cs, err := s.Clientset(objs...)
 	if err != nil {
 		tb.Fatalf("fakeclientset: %v", err)
 	}
 	return cs
 }
 
-// newClientset builds client-go's fake clientset with no objects, swaps its
-// tracker reactors for the forwarder and seeds objs.
-func (s *Server) newClientset(objs []runtime.Object) (*Clientset, error) {
+// Clientset is [Server.NewClientset] for code without a testing.TB: it
+// returns the error of a seed that failed.
+func (s *Server) Clientset(objs ...runtime.Object) (*Clientset, error) {
 	codec := &typedCodec{srv: s}
 	cs := &Clientset{Clientset: fake.NewClientset(), srv: s}
 	(&forwarder{srv: s, codec: codec}).install(&cs.Fake)

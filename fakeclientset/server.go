@@ -53,20 +53,21 @@ type Server struct {
 // tb.Fatalf if cfg is invalid.
 func NewServer(tb testing.TB, cfg fakeapiserver.Config) *Server {
 	tb.Helper()
-	s, err := newServer(cfg)
+	s, err := New(cfg)
 	if err != nil {
 		tb.Fatalf("fakeclientset: %v", err)
 	}
 	tb.Cleanup(func() {
-		if err := s.close(); err != nil {
+		if err := s.Close(); err != nil {
 			tb.Errorf("fakeclientset: %v", err)
 		}
 	})
 	return s
 }
 
-// newServer builds and serves a server; the caller owns close.
-func newServer(cfg fakeapiserver.Config) (*Server, error) {
+// New is [NewServer] for code without a testing.TB: the caller owns the
+// server and must Close it.
+func New(cfg fakeapiserver.Config) (*Server, error) {
 	srv, err := fakeapiserver.New(cfg)
 	if err != nil {
 		return nil, err
@@ -77,8 +78,8 @@ func newServer(cfg fakeapiserver.Config) (*Server, error) {
 	s.served = srv.ServeBackground(ln)
 	hc, err := rest.HTTPClientFor(s.RESTConfig())
 	if err != nil {
-		_ = s.close()
-		return nil, fmt.Errorf("http client: %w", err)
+		_ = s.Close()
+		return nil, fmt.Errorf("fakeclientset: http client: %w", err)
 	}
 	s.hc = hc
 	return s, nil
@@ -92,22 +93,28 @@ func newServer(cfg fakeapiserver.Config) (*Server, error) {
 // package's clients but the server.
 func (s *Server) RESTConfig() *rest.Config {
 	return &rest.Config{
-		Host:  "http://" + s.ln.Addr().String(),
-		Dial:  s.ln.DialContext,
-		QPS:   -1,
-		Burst: -1,
+		Host: "http://" + s.ln.Addr().String(),
+		Dial: s.ln.DialContext,
+		// As kubernetes.NewForConfig sets it: the server names the field
+		// manager of an update after the User-Agent's first word.
+		UserAgent: rest.DefaultKubernetesUserAgent(),
+		QPS:       -1,
+		Burst:     -1,
 	}
 }
 
-// close ends every request and watch of this package's clients, closes the
+// Close ends every request and watch of this package's clients, closes the
 // server and waits for its serving goroutine, then closes the idle
-// connections of the shared transport. Safe to call more than once.
+// connections of the shared transport, so no goroutine of the server or of
+// its clients' transport is left. It reports a watch-path bug the server
+// counted ([fakeapiserver.WatchStats] StaleDropped). Safe to call more than
+// once.
 //
 // Shutdown chain: cancel ends the reactors' requests and watches →
 // Server.Close ends every watch handler and closes the listener and every
 // connection → Serve returns and ServeBackground's goroutine sends on served
 // → the transport's connections, now closed, end their read and write loops.
-func (s *Server) close() error {
+func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
