@@ -2,6 +2,7 @@ package fakeclientset
 
 import (
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,15 +23,40 @@ type apiResources struct {
 	mapper meta.RESTMapper
 }
 
+// defaultResources memoises the discovery of a server built from the zero
+// Config, which is the same for every such server (the default
+// group-versions of client-go's scheme, no CRD yet): reading it costs a
+// few milliseconds, most of a clientset's set-up. It is written once and
+// only read after, so servers still share nothing they can change.
+var defaultResources struct {
+	once sync.Once
+	res  *apiResources
+	err  error
+}
+
 // resources reads the server's discovery on first use (two requests:
-// aggregated discovery of /api and /apis) and keeps it. CRDs created later
-// are not in it; the mapper falls back for them (seed.go).
+// aggregated discovery of /api and /apis) and keeps it; a server of the
+// zero Config uses the process's memo. CRDs created later are not in it;
+// the mapper falls back for them (seed.go).
 func (s *Server) resources() (*apiResources, error) {
+	if s.defaultConfig {
+		defaultResources.once.Do(func() { defaultResources.res, defaultResources.err = s.readResources() })
+		return defaultResources.res, defaultResources.err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.discovered != nil {
-		return s.discovered, nil
+	if s.discovered == nil {
+		res, err := s.readResources()
+		if err != nil {
+			return nil, err
+		}
+		s.discovered = res
 	}
+	return s.discovered, nil
+}
+
+// readResources asks the server's discovery.
+func (s *Server) readResources() (*apiResources, error) {
 	dc, err := discovery.NewDiscoveryClientForConfigAndClient(s.RESTConfig(), s.hc)
 	if err != nil {
 		return nil, fmt.Errorf("discovery client: %w", err)
@@ -49,8 +75,7 @@ func (s *Server) resources() (*apiResources, error) {
 		}
 		grs = append(grs, gr)
 	}
-	s.discovered = &apiResources{lists: lists, mapper: restmapper.NewDiscoveryRESTMapper(grs)}
-	return s.discovered, nil
+	return &apiResources{lists: lists, mapper: restmapper.NewDiscoveryRESTMapper(grs)}, nil
 }
 
 // fillDiscovery makes fake's discovery (a *fakediscovery.FakeDiscovery, as

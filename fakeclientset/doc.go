@@ -66,8 +66,8 @@
 //     the object marked (finalizers, a scheduled running pod).
 //   - Only what kube-apiserver serves by default is served (no beta or
 //     alpha group-versions unless the server's Config asks for them).
-//   - Discovery lists the server's resources as they were when the client
-//     was made (a CRD created later is not in it).
+//   - Discovery lists the server's resources as they were when first read
+//     (for the zero Config: the built-in ones; a CRD is not in it).
 //   - Pods' logs are client-go's fake answer ("fake logs"): there is no
 //     kubelet. ProxyGet gets the server's answer for a pod it cannot reach.
 //   - The embedded *fake.Clientset (cs.Clientset), for code that stores

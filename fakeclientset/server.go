@@ -35,6 +35,9 @@ type Server struct {
 	// they open, end with it.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// defaultConfig is set when the server was built from the zero Config
+	// (its discovery is the process-wide memo, discovery.go).
+	defaultConfig bool
 	// hc is the one HTTP client of every client made from this server, so
 	// close can drop their idle connections.
 	hc *http.Client
@@ -74,7 +77,7 @@ func New(cfg fakeapiserver.Config) (*Server, error) {
 	}
 	ln := fakeapiservertest.NewPipeListener()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{Server: srv, ln: ln, ctx: ctx, cancel: cancel}
+	s := &Server{Server: srv, ln: ln, ctx: ctx, cancel: cancel, defaultConfig: isZeroConfig(cfg)}
 	s.served = srv.ServeBackground(ln)
 	hc, err := rest.HTTPClientFor(s.RESTConfig())
 	if err != nil {
@@ -134,4 +137,11 @@ func (s *Server) Close() error {
 		err = fmt.Errorf("%d watch event(s) at or below their stream's last RV were dropped: a watch-path bug", n)
 	}
 	return err
+}
+
+// isZeroConfig says whether cfg serves what the zero Config serves: nothing
+// that changes discovery is set (the other fields are timers, limits and
+// transport).
+func isZeroConfig(cfg fakeapiserver.Config) bool {
+	return cfg.Scheme == nil && cfg.GroupVersions == nil && cfg.Resources == nil
 }
