@@ -73,6 +73,13 @@
 //   - The embedded *fake.Clientset (cs.Clientset), for code that stores
 //     one, shares the chains and getters but keeps client-go's Tracker (not
 //     connected to the server) and reports WatchList unsupported.
+//   - A reactor that changes the action's object and passes it on
+//     (handled false) changes what the server receives: one that stamps a
+//     resourceVersion on a create, as tests emulating versions do, gets the
+//     server's 500 "resourceVersion should not be set on objects to be
+//     created".
+//   - Nodes get the not-ready taint on create (the TaintNodesByCondition
+//     admission plugin); services get a cluster IP.
 //   - Reactors run under the fake's lock (as in client-go), and the server
 //     answers within it, so requests of one clientset are serialised.
 package fakeclientset
