@@ -16,6 +16,10 @@
 // goleak may see its goroutines; Tracker is client-go's tracker, which the
 // server never sees (use fakeclientset's Clientset.Tracker); and informers
 // list, then watch, since IsWatchListSemanticsUnSupported is client-go's.
+// Inside a testing/synctest bubble it cannot work: the bubble ends only when
+// every goroutine started in it has, and nothing closes this server before
+// then; use fakeclientset.NewClientset(t) (its .Clientset is a
+// *fake.Clientset) there.
 package fake
 
 import (

@@ -11,7 +11,10 @@
 #   - module suites (k8s.io/cloud-provider, k8s.io/dynamic-resource-allocation):
 #     the import "k8s.io/client-go/kubernetes/fake" becomes
 #     "github.com/lw-sim/lw-sim/fakeclientset/fake", whose NewSimpleClientset
-#     and NewClientset return the same *fake.Clientset type.
+#     and NewClientset return the same *fake.Clientset type; in files that
+#     use testing/synctest, fake.NewClientset() becomes
+#     fakeclientset.NewClientset(t).Clientset, closed by t before the bubble
+#     ends.
 # A go.mod replace points at this repository. Everything builds from the
 # module cache; the Go module proxy is asked only for what a suite's module
 # graph needs that the cache lacks (a go.mod file, once).
@@ -59,6 +62,13 @@ prepare() {
 	if [ "$swap" = 1 ]; then
 		grep -rl --include='*_test.go' '"k8s.io/client-go/kubernetes/fake"' "$dst" | xargs sed -i \
 			's#"k8s.io/client-go/kubernetes/fake"#"github.com/lw-sim/lw-sim/fakeclientset/fake"#'
+		# A fake built inside a testing/synctest bubble must be closed
+		# before the bubble ends, which only a t can do: there the call
+		# becomes fakeclientset.NewClientset(t).Clientset (t is in scope).
+		grep -rl --include='*_test.go' 'testing/synctest' "$dst" | while read -r f; do
+			sed -i -e 's#\bfake\.NewClientset()#fakeclientset.NewClientset(t).Clientset#' \
+				-e 's#^import (#import (\n\t"github.com/lw-sim/lw-sim/fakeclientset"#' "$f"
+		done
 		printf '\nrequire github.com/lw-sim/lw-sim v0.0.0\nreplace github.com/lw-sim/lw-sim => %s\n' "$repo" >>"$dst/go.mod"
 		cat "$repo/go.sum" >>"$dst/go.sum"
 	fi
