@@ -65,7 +65,7 @@ prepare() {
 		# A fake built inside a testing/synctest bubble must be closed
 		# before the bubble ends, which only a t can do: there the call
 		# becomes fakeclientset.NewClientset(t).Clientset (t is in scope).
-		grep -rl --include='*_test.go' 'testing/synctest' "$dst" | while read -r f; do
+		grep -rl --include='*_test.go' 'testing/synctest' "$dst" | xargs -r grep -l 'fake\.NewClientset()' | while read -r f; do
 			sed -i -e 's#\bfake\.NewClientset()#fakeclientset.NewClientset(t).Clientset#' \
 				-e 's#^import (#import (\n\t"github.com/lw-sim/lw-sim/fakeclientset"#' "$f"
 		done
