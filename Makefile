@@ -5,7 +5,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO  ?= go
 BIN ?= bin
 
-.PHONY: test demo bench build fuzz load html-check soak article
+.PHONY: test demo bench build fuzz load html-check soak article fakeclient-proof
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 60s
@@ -76,6 +76,14 @@ html-check:
 ## 3000) under SOAK_TIME (default 30m); prints checks per second
 soak:
 	GO=$(GO) sh tools/soak/soak.sh
+
+## fakeclient-proof: client-go's examples/fake-client and the unit tests of
+## k8s.io/cloud-provider's controllers and k8s.io/dynamic-resource-allocation,
+## copied from the module cache at run time, run with client-go's fake and
+## with only the constructor's package swapped for fakeclientset; prints
+## pass counts and times side by side (tools/fakeclient-proof/run.sh)
+fakeclient-proof:
+	GO=$(GO) bash tools/fakeclient-proof/run.sh
 
 ## build: the lw-sim binary in $(BIN)/
 build:

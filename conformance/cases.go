@@ -51,6 +51,7 @@ func Cases() []Case {
 		{Name: "ListNotAcceptable", Run: RunListNotAcceptable},
 		{Name: "ListLabelSelectors", Run: RunListLabelSelectors},
 		{Name: "ListFieldSelectors", Run: RunListFieldSelectors},
+		{Name: "ListResourceSliceFieldSelectors", Run: RunListResourceSliceFieldSelectors},
 		{Name: "WatchRVUnsetInitialEvents", Run: RunWatchRVUnsetInitialEvents, Exclusive: true},
 		{Name: "WatchRV0WithBookmarksIsWatchList", Run: RunWatchRV0WithBookmarksIsWatchList},
 		{Name: "WatchListExplicit", Run: RunWatchListExplicit},

@@ -7,6 +7,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -106,6 +107,26 @@ var builtin = map[schema.GroupKind]*Labels{
 		Keys:   []string{"metadata.name", "spec.signerName", "spec.podName", "spec.nodeName"},
 		Fields: typedFields(podCertificateRequestFields),
 	},
+	// resource/v1/conversion.go addConversionFuncs; resourceslice/strategy.go
+	// toSelectableFields. (resource.k8s.io's drivers and the DRA kubelet
+	// plugin list their slices by these.)
+	{Group: "resource.k8s.io", Kind: "ResourceSlice"}: {
+		Keys:   []string{"metadata.name", resourcev1.ResourceSliceSelectorNodeName, resourcev1.ResourceSliceSelectorDriver, resourcev1.ResourceSliceSelectorPoolName},
+		Fields: typedFields(resourceSliceFields),
+	},
+}
+
+// resourceSliceFields: a slice without spec.nodeName has "" for it.
+func resourceSliceFields(slice *resourcev1.ResourceSlice) fields.Set {
+	node := ""
+	if slice.Spec.NodeName != nil {
+		node = *slice.Spec.NodeName
+	}
+	return fields.Set{
+		resourcev1.ResourceSliceSelectorNodeName: node,
+		resourcev1.ResourceSliceSelectorDriver:   slice.Spec.Driver,
+		resourcev1.ResourceSliceSelectorPoolName: slice.Spec.Pool.Name,
+	}
 }
 
 func podFields(pod *corev1.Pod) fields.Set {

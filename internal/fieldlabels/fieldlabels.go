@@ -60,6 +60,9 @@ func Convert(gk schema.GroupKind, l *Labels, sel fields.Selector) (fields.Select
 // the common "field label not supported: %s".
 var errorFormats = map[schema.GroupKind]string{
 	{Group: "batch", Kind: "Job"}: "field label %q not supported for Job",
+	// resource/v1/conversion.go names the group-version and kind it was
+	// registered for; the server serves resource.k8s.io/v1.
+	{Group: "resource.k8s.io", Kind: "ResourceSlice"}: "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: %s",
 }
 
 // Set returns the field set of obj for matching: metadata.name and, for a

@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -151,6 +152,7 @@ func TestBuiltinFieldLabelsConsistent(t *testing.T) {
 		{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: &certificatesv1.CertificateSigningRequest{},
 		{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:        &certificatesv1.ClusterTrustBundle{},
 		{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}:     &certificatesv1.PodCertificateRequest{},
+		{Group: "resource.k8s.io", Kind: "ResourceSlice"}:                 &resourcev1.ResourceSlice{},
 	}
 	// status.podIPs passes conversion but pod/strategy.go never sets it
 	// ("TODO: add podIPs as a downward API value(s) with proper format").

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# fakeclient-proof: run upstream test suites that use client-go's fake
+# clientset twice, as published and with only the constructor's package
+# swapped for lw-sim's, and print pass counts and times side by side.
+#
+# Upstream code is copied from the Go module cache into a temporary
+# directory at run time and never committed. The swap is a sed over the
+# copied test files:
+#   - client-go's examples/fake-client: fake.NewSimpleClientset() becomes
+#     fakeclientset.NewClientset(t) (t is in scope);
+#   - module suites (k8s.io/cloud-provider, k8s.io/dynamic-resource-allocation):
+#     the import "k8s.io/client-go/kubernetes/fake" becomes
+#     "github.com/lw-sim/lw-sim/fakeclientset/fake", whose NewSimpleClientset
+#     and NewClientset return the same *fake.Clientset type; in files that
+#     use testing/synctest, fake.NewClientset() becomes
+#     fakeclientset.NewClientset(t).Clientset, closed by t before the bubble
+#     ends.
+# A go.mod replace points at this repository. Everything builds from the
+# module cache; the Go module proxy is asked only for what a suite's module
+# graph needs that the cache lacks (a go.mod file, once).
+#
+# Usage: tools/fakeclient-proof/run.sh [TARGET...]   (default: all)
+# Environment: PROOF_KEEP=1 keeps the temporary directory; PROOF_RUN passes
+# -run to go test.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+GO=${GO:-go}
+modcache=$("$GO" env GOMODCACHE)
+work=$(mktemp -d)
+if [ "${PROOF_KEEP:-}" != 1 ]; then trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT; else echo "keeping $work"; fi
+export GOSUMDB=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
+
+clientgo=$modcache/k8s.io/client-go@v0.37.2
+
+# targets: name|module dir|packages
+targets=(
+	"client-go/examples/fake-client|example|./..."
+	"k8s.io/cloud-provider@v0.37.2|$modcache/k8s.io/cloud-provider@v0.37.2|./controllers/..."
+	"k8s.io/dynamic-resource-allocation@v0.37.2|$modcache/k8s.io/dynamic-resource-allocation@v0.37.2|./resourceslice/... ./deviceclass/... ./client/..."
+)
+
+# prepare copies a target into $2 (as a module) and, for the swapped run,
+# rewrites its tests.
+prepare() {
+	local src=$1 dst=$2 swap=$3
+	if [ "$src" = example ]; then
+		mkdir -p "$dst"
+		cp "$clientgo"/examples/fake-client/*.go "$dst"/
+		sed 's#^module .*#module fakeclientproof#' "$repo/go.mod" >"$dst/go.mod"
+		cp "$repo/go.sum" "$dst/go.sum"
+		printf '\nreplace github.com/lw-sim/lw-sim => %s\n' "$repo" >>"$dst/go.mod"
+		chmod -R u+w "$dst"
+		if [ "$swap" = 1 ]; then
+			sed -i -e 's#"k8s.io/client-go/kubernetes/fake"#"github.com/lw-sim/lw-sim/fakeclientset"#' \
+				-e 's#fake\.NewSimpleClientset()#fakeclientset.NewClientset(t)#' "$dst"/main_test.go
+		fi
+		return
+	fi
+	cp -r "$src" "$dst"
+	chmod -R u+w "$dst"
+	if [ "$swap" = 1 ]; then
+		grep -rl --include='*_test.go' '"k8s.io/client-go/kubernetes/fake"' "$dst" | xargs sed -i \
+			's#"k8s.io/client-go/kubernetes/fake"#"github.com/lw-sim/lw-sim/fakeclientset/fake"#'
+		# A fake built inside a testing/synctest bubble must be closed
+		# before the bubble ends, which only a t can do: there the call
+		# becomes fakeclientset.NewClientset(t).Clientset (t is in scope).
+		grep -rl --include='*_test.go' 'testing/synctest' "$dst" | xargs -r grep -l 'fake\.NewClientset()' | while read -r f; do
+			sed -i -e 's#\bfake\.NewClientset()#fakeclientset.NewClientset(t).Clientset#' \
+				-e 's#^import (#import (\n\t"github.com/lw-sim/lw-sim/fakeclientset"#' "$f"
+		done
+		printf '\nrequire github.com/lw-sim/lw-sim v0.0.0\nreplace github.com/lw-sim/lw-sim => %s\n' "$repo" >>"$dst/go.mod"
+		cat "$repo/go.sum" >>"$dst/go.sum"
+	fi
+}
+
+# runsuite runs go test -v in $1 over packages $2 and prints
+# "PASS FAIL SKIP SECONDS" (subtests counted; seconds are the packages' own
+# test times, compile excluded).
+runsuite() {
+	local dir=$1 pkgs=$2 log=$3
+	(cd "$dir" && "$GO" test -count=1 -v ${PROOF_RUN:+-run "$PROOF_RUN"} $pkgs >"$log" 2>&1) || true
+	local pass fail skip secs
+	pass=$(grep -c -- '--- PASS:' "$log" || true)
+	fail=$(grep -c -- '--- FAIL:' "$log" || true)
+	skip=$(grep -c -- '--- SKIP:' "$log" || true)
+	secs=$(awk '/^(ok|FAIL)[ \t]+[^ \t]+[ \t]+[0-9.]+s$/ {sub("s$", "", $3); t += $3} END {printf "%.2f", t}' "$log")
+	if grep -q -E '^(FAIL|ok)[[:space:]]' "$log"; then :; else fail=$((fail + 1)); fi
+	if grep -q -E '\[build failed\]|\[setup failed\]' "$log"; then echo "build failed: see $log" >&2; fail=$((fail + 1)); fi
+	echo "$pass $fail $skip $secs"
+}
+
+printf '%-46s %-28s %-28s\n' target "client-go fake (pass/fail/skip, s)" "lw-sim (pass/fail/skip, s)"
+status=0
+for t in "${targets[@]}"; do
+	IFS='|' read -r name src pkgs <<<"$t"
+	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qxF "$name"; then continue; fi
+	slug=$(echo "$name" | tr '/@' '__')
+	prepare "$src" "$work/$slug-base" 0
+	prepare "$src" "$work/$slug-swap" 1
+	read -r bp bf bs bt < <(runsuite "$work/$slug-base" "$pkgs" "$work/$slug-base.log")
+	read -r sp sf ss st < <(runsuite "$work/$slug-swap" "$pkgs" "$work/$slug-swap.log")
+	printf '%-46s %-28s %-28s\n' "$name" "$bp/$bf/$bs, ${bt}s" "$sp/$sf/$ss, ${st}s"
+	if [ "$sf" != 0 ]; then
+		grep -- '--- FAIL:' "$work/$slug-swap.log" | sed 's/^/    lw-sim: /' | head -40
+		status=1
+	fi
+done
+exit $status
