@@ -44,23 +44,33 @@ type Options struct {
 	// certificate covers: the Host allowlist of the server. Without TLS,
 	// unused.
 	Hosts []string
+	// CertFile and KeyFile, when set, serve HTTPS with the certificate
+	// chain and private key in these PEM files (see [CertificateFiles])
+	// instead of a self-signed certificate, whatever TLS says. Both or
+	// neither.
+	CertFile, KeyFile string
 }
 
-// NewFront returns a front for handler, making its certificate when o.TLS
-// is set.
+// NewFront returns a front for handler, loading or making its certificate
+// when it serves HTTPS.
 func NewFront(handler http.Handler, o Options) (*Front, error) {
 	f := &Front{handler: handler}
-	if o.TLS {
-		var err error
-		if f.tls, f.ca, err = SelfSignedTLS(o.Hosts); err != nil {
-			return nil, err
-		}
+	var err error
+	switch {
+	case o.CertFile != "" || o.KeyFile != "":
+		f.tls, f.ca, err = CertificateFiles(o.CertFile, o.KeyFile)
+	case o.TLS:
+		f.tls, f.ca, err = SelfSignedTLS(o.Hosts)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return f, nil
 }
 
 // CA is the PEM that clients must trust to reach the front over TLS, nil
-// for plain HTTP. The caller must not modify it.
+// for plain HTTP: the self-signed CA, or the certificate chain of
+// [Options.CertFile]. The caller must not modify it.
 func (f *Front) CA() []byte { return f.ca }
 
 // Serve accepts connections on ln until Close and returns ErrClosed then;
