@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// envCleared are variables that would make envtest use something other
+// than the assets: an existing cluster, or per-binary overrides.
+var envCleared = []string{
+	"USE_EXISTING_CLUSTER", "TEST_ASSET_KUBE_APISERVER", "TEST_ASSET_ETCD", "TEST_ASSET_KUBECTL", "KUBECONFIG",
+}
+
+const (
+	// startTimeout is envtest's control-plane start timeout for the runs
+	// (KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, 20 s by default): a real
+	// kube-apiserver on two loaded cores can take longer, and a slow start
+	// is not what the suites measure.
+	startTimeout = "2m"
+	// ginkgoSeed fixes ginkgo's spec order, so two runs order specs alike.
+	ginkgoSeed = "1"
+	// interruptGrace is how long a suite interrupted by a signal has to
+	// stop its control plane (ginkgo runs its cleanup on SIGINT) before it
+	// is killed.
+	interruptGrace = time.Minute
+)
+
+// runSuite builds the test binary of pkg in the module copy mod, runs it
+// with the assets, and reads its ginkgo JSON report. An error means the
+// suite could not be built or started; a suite that fails or crashes is a
+// result.
+func runSuite(ctx context.Context, mod, pkg string, o options, log io.Writer) (suiteResult, error) {
+	name := strings.ReplaceAll(pkg, "/", "_")
+	bin := filepath.Join(o.work, "bin", filepath.Base(mod), name+".test")
+	fmt.Fprintf(log, "envtestsuites: building %s\n", pkg)
+	if _, err := goCommand(ctx, mod, "test", "-c", "-o", bin, "./"+pkg); err != nil {
+		return suiteResult{}, err
+	}
+	reports := filepath.Join(o.work, "reports", o.label)
+	logs := filepath.Join(o.work, "logs", o.label)
+	for _, d := range []string{reports, logs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return suiteResult{}, err
+		}
+	}
+	report := filepath.Join(reports, name+".json")
+	if err := os.Remove(report); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return suiteResult{}, err
+	}
+	logPath := filepath.Join(logs, name+".log")
+	fmt.Fprintf(log, "envtestsuites: running %s on %s (log %s)\n", pkg, o.label, logPath)
+	wall, exit, err := runTestBinary(ctx, bin, filepath.Join(mod, pkg), logPath, o,
+		"-test.v", "-test.timeout="+o.timeout.String(), "-ginkgo.json-report="+report, "-ginkgo.no-color", "-ginkgo.seed="+ginkgoSeed)
+	if err != nil {
+		return suiteResult{}, err
+	}
+	r := readSuiteReport(report, pkg)
+	r.addGoTests(logPath, filepath.Join(mod, pkg))
+	r.Wall, r.ExitCode = wall, exit
+	if pids := leftoverProcesses(o.assets); len(pids) > 0 {
+		// The suite ended without stopping its control plane (a crash or
+		// -test.timeout): its processes are in their own process groups.
+		fmt.Fprintf(log, "envtestsuites: warning: %s left %d control-plane process(es) running: %v; stopping them\n", pkg, len(pids), pids)
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	return r, nil
+}
+
+// runTestBinary runs bin in dir with the assets, its output in logPath, and
+// returns how long it ran and its exit code. An error means it could not
+// be started.
+func runTestBinary(ctx context.Context, bin, dir, logPath string, o options, args ...string) (time.Duration, int, error) {
+	out, err := os.Create(logPath)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer out.Close()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = suiteEnv(o.assets)
+	// On a signal, ginkgo stops the suite and its control plane itself.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = interruptGrace
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start)
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return wall, 0, nil
+	case errors.As(err, &exitErr):
+		return wall, exitErr.ExitCode(), nil
+	}
+	return wall, 0, fmt.Errorf("run %s: %w", bin, err)
+}
+
+// suiteEnv is this process's environment with KUBEBUILDER_ASSETS set to
+// assets, the control-plane start timeout raised unless set, and
+// envCleared removed.
+func suiteEnv(assets string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "KUBEBUILDER_ASSETS" || slices.Contains(envCleared, k) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "KUBEBUILDER_ASSETS="+assets)
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		env = append(env, "KUBEBUILDER_CONTROLPLANE_START_TIMEOUT="+startTimeout)
+	}
+	return env
+}
+
+// leftoverProcesses are the processes running an executable of the assets
+// directory (Linux: /proc/PID/exe); nil elsewhere.
+func leftoverProcesses(assets string) []int {
+	if resolved, err := filepath.EvalSymlinks(assets); err == nil {
+		assets = resolved
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil || pid == os.Getpid() {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err == nil && filepath.Dir(exe) == assets {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
