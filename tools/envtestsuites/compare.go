@@ -26,7 +26,9 @@ type expectedSuite struct {
 	Failed  int     `json:"failed"`
 	Skipped int     `json:"skipped"`
 	Seconds float64 `json:"seconds"`
-	Note    string  `json:"note,omitempty"`
+	// SetupSeconds is the BeforeSuite's time: envtest's start, mostly.
+	SetupSeconds float64 `json:"setupSeconds"`
+	Note         string  `json:"note,omitempty"`
 	// Passing are the names of the specs that passed, sorted.
 	Passing []string `json:"passing"`
 }
@@ -43,7 +45,7 @@ func writeExpected(path, version string, results []suiteResult) error {
 	for _, r := range results {
 		s := expectedSuite{
 			Package: r.Package, Specs: r.Specs, Passed: r.Passed, Failed: r.Failed, Skipped: r.Skipped,
-			Seconds: roundSeconds(r.Wall), Note: r.Note, Passing: []string{},
+			Seconds: roundSeconds(r.Wall), SetupSeconds: roundSeconds(r.Setup), Note: r.Note, Passing: []string{},
 		}
 		for name, sr := range r.Results {
 			if sr.Outcome == outcomePassed {
@@ -182,24 +184,27 @@ func printDiffs(w io.Writer, title string, diffs []specDiff) {
 }
 
 // printTable prints one markdown row per suite and a total; with the
-// reference, its passes and time beside this run's.
+// reference, its passes and times beside this run's. Set-up is the
+// BeforeSuite (envtest's start, mostly); time is the whole test binary's.
 func printTable(w io.Writer, label string, results []suiteResult, exp *expected) {
 	var total suiteResult
 	var totalRef expectedSuite
 	if exp == nil {
-		fmt.Fprintf(w, "| suite (%s) | specs | passed | failed | skipped | time |\n|---|---:|---:|---:|---:|---:|\n", label)
+		fmt.Fprintf(w, "| suite (%s) | specs | passed | failed | skipped | set-up | time |\n|---|---:|---:|---:|---:|---:|---:|\n", label)
 	} else {
-		fmt.Fprintf(w, "| suite | specs | passed real | passed %s | failed %s | time real | time %s |\n|---|---:|---:|---:|---:|---:|---:|\n", label, label, label)
+		fmt.Fprintf(w, "| suite | specs | passed real | passed %[1]s | failed %[1]s | set-up real | set-up %[1]s | time real | time %[1]s |\n"+
+			"|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", label)
 	}
 	for _, r := range results {
 		total.Specs, total.Passed, total.Failed, total.Skipped = total.Specs+r.Specs, total.Passed+r.Passed, total.Failed+r.Failed, total.Skipped+r.Skipped
 		total.Wall += r.Wall
+		total.Setup += r.Setup
 		pkg := r.Package
 		if r.Note != "" {
 			pkg += " (" + r.Note + ")"
 		}
 		if exp == nil {
-			fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.1f s |\n", pkg, r.Specs, r.Passed, r.Failed, r.Skipped, r.Wall.Seconds())
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.1f s | %.1f s |\n", pkg, r.Specs, r.Passed, r.Failed, r.Skipped, r.Setup.Seconds(), r.Wall.Seconds())
 			continue
 		}
 		ref := findSuite(exp, r.Package)
@@ -208,13 +213,16 @@ func printTable(w io.Writer, label string, results []suiteResult, exp *expected)
 		}
 		totalRef.Passed += ref.Passed
 		totalRef.Seconds += ref.Seconds
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.1f s | %.1f s |\n", pkg, r.Specs, ref.Passed, r.Passed, r.Failed, ref.Seconds, r.Wall.Seconds())
+		totalRef.SetupSeconds += ref.SetupSeconds
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.1f s | %.1f s | %.1f s | %.1f s |\n", pkg, r.Specs, ref.Passed, r.Passed, r.Failed,
+			ref.SetupSeconds, r.Setup.Seconds(), ref.Seconds, r.Wall.Seconds())
 	}
 	if exp == nil {
-		fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %.1f s |\n", total.Specs, total.Passed, total.Failed, total.Skipped, total.Wall.Seconds())
+		fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %.1f s | %.1f s |\n", total.Specs, total.Passed, total.Failed, total.Skipped, total.Setup.Seconds(), total.Wall.Seconds())
 		return
 	}
-	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %.1f s | %.1f s |\n", total.Specs, totalRef.Passed, total.Passed, total.Failed, totalRef.Seconds, total.Wall.Seconds())
+	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %.1f s | %.1f s | %.1f s | %.1f s |\n", total.Specs, totalRef.Passed, total.Passed, total.Failed,
+		totalRef.SetupSeconds, total.Setup.Seconds(), totalRef.Seconds, total.Wall.Seconds())
 }
 
 func roundSeconds(d time.Duration) float64 {

@@ -13,7 +13,7 @@ import (
 // report is a ginkgo JSON report (the fields read) of a suite with a
 // BeforeSuite and four specs.
 const report = `[{"SuiteSucceeded": false, "SpecReports": [
- {"LeafNodeType": "BeforeSuite", "State": "passed"},
+ {"LeafNodeType": "BeforeSuite", "State": "passed", "RunTime": 1500000000},
  {"ContainerHierarchyTexts": ["Client", "Create"], "LeafNodeType": "It", "LeafNodeText": "creates", "State": "passed"},
  {"ContainerHierarchyTexts": ["Client"], "LeafNodeType": "It", "LeafNodeText": "finalizes", "State": "failed",
   "Failure": {"Message": "Expected success, but got an error:\n    the server could not find the requested resource"}},
@@ -78,8 +78,8 @@ func TestReadAndCompare(t *testing.T) {
 
 	var table bytes.Buffer
 	printTable(&table, "lw-sim", []suiteResult{r}, exp)
-	if !strings.Contains(table.String(), "| pkg/client | 6 | 4 | 2 | 3 |") {
-		t.Errorf("table =\n%s\nwant the row: 6 specs, 4 passed real, 2 passed lw-sim, 3 failed", table.String())
+	if !strings.Contains(table.String(), "| pkg/client | 6 | 4 | 2 | 3 | 0.0 s | 1.5 s |") {
+		t.Errorf("table =\n%s\nwant the row: 6 specs, 4 passed real, 2 passed lw-sim, 3 failed, set-up 1.5 s", table.String())
 	}
 }
 
@@ -94,5 +94,29 @@ func TestNoReport(t *testing.T) {
 	c := compare(exp, nil, []suiteResult{r})
 	if len(c.regressions) != 1 || !strings.HasPrefix(c.regressions[0].Message, "not run: no report") {
 		t.Errorf("regressions = %+v, want Cache works, not run", c.regressions)
+	}
+}
+
+// TestDuplicateSpecNames: of two specs with one name, a failure wins and
+// a skipped copy never hides one that ran.
+func TestDuplicateSpecNames(t *testing.T) {
+	tests := []struct {
+		outcomes []string
+		want     string
+	}{
+		{outcomes: []string{outcomeSkipped, outcomePassed}, want: outcomePassed},
+		{outcomes: []string{outcomePassed, outcomeSkipped}, want: outcomePassed},
+		{outcomes: []string{outcomePassed, outcomeFailed}, want: outcomeFailed},
+		{outcomes: []string{outcomeFailed, outcomePassed}, want: outcomeFailed},
+		{outcomes: []string{outcomeSkipped, outcomeSkipped}, want: outcomeSkipped},
+	}
+	for _, tt := range tests {
+		r := suiteResult{Results: map[string]specResult{}}
+		for _, o := range tt.outcomes {
+			r.add("same", specResult{Outcome: o})
+		}
+		if got := r.Results["same"].Outcome; got != tt.want {
+			t.Errorf("add(%q) = %s, want %s", tt.outcomes, got, tt.want)
+		}
 	}
 }

@@ -74,6 +74,7 @@ type options struct {
 	expected string        // expected.json: compared with, or written with update
 	exempt   string        // exempt.json: known failures with their reasons
 	update   bool          // this run is the reference: write expected
+	reuse    bool          // read the last run's reports instead of running
 	timeout  time.Duration // per suite (-test.timeout), a guard against a hang
 }
 
@@ -100,13 +101,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var results []suiteResult
+	var build, wall time.Duration
 	for _, pkg := range o.packageList() {
 		r, err := runSuite(ctx, mod, pkg, o, stderr)
 		if err != nil {
 			return err
 		}
 		results = append(results, r)
+		build, wall = build+r.Build, wall+r.Wall
 	}
+	fmt.Fprintf(stderr, "envtestsuites: built %d test binaries in %.0f s, ran them in %.0f s\n", len(results), build.Seconds(), wall.Seconds())
 	if o.update {
 		if err := writeExpected(o.expected, o.version, results); err != nil {
 			return err
@@ -150,6 +154,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.expected, "expected", "", "expected.json: specs that pass on the real server (compared with; written with -update)")
 	fs.StringVar(&o.exempt, "exempt", "", "exempt.json: specs known to fail on lw-sim, each with its reason")
 	fs.BoolVar(&o.update, "update", false, "this run is the reference: write -expected from it")
+	fs.BoolVar(&o.reuse, "reuse", false, "run nothing: read the reports and logs the last run with this -label left in -work")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Minute, "-test.timeout of each suite (a guard against a hung suite)")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -21,6 +21,7 @@ type ginkgoSpec struct {
 	LeafNodeType            string
 	LeafNodeText            string
 	State                   string
+	RunTime                 time.Duration // nanoseconds in the JSON
 	Failure                 *struct{ Message string }
 }
 
@@ -44,7 +45,9 @@ type specResult struct {
 type suiteResult struct {
 	Package                        string
 	Specs, Passed, Failed, Skipped int
-	Wall                           time.Duration
+	Wall                           time.Duration // the test binary's run
+	Setup                          time.Duration // its BeforeSuite: envtest's start, mostly
+	Build                          time.Duration // go test -c
 	ExitCode                       int
 	// Note says why the suite has no spec results (no report: it crashed
 	// or was killed) or that a suite-level node (BeforeSuite, ...) failed.
@@ -67,6 +70,9 @@ func readSuiteReport(path, pkg string) suiteResult {
 		return r
 	}
 	for _, s := range suites[0].SpecReports {
+		if s.LeafNodeType == "BeforeSuite" || s.LeafNodeType == "SynchronizedBeforeSuite" {
+			r.Setup += s.RunTime
+		}
 		if s.LeafNodeType != "It" {
 			if outcome(s.State) == outcomeFailed {
 				r.Note = fmt.Sprintf("%s %s: %s", s.LeafNodeType, s.State, failureLine(s))
@@ -79,7 +85,8 @@ func readSuiteReport(path, pkg string) suiteResult {
 }
 
 // add records one spec. Two specs with the same name (a table's repeated
-// entry) are one: passed only if both passed.
+// entry, or a pending copy of a spec) are one, with the worse outcome
+// that ran: failed over passed over skipped.
 func (r *suiteResult) add(name string, s specResult) {
 	r.Specs++
 	switch s.Outcome {
@@ -90,11 +97,15 @@ func (r *suiteResult) add(name string, s specResult) {
 	default:
 		r.Skipped++
 	}
-	if prev, ok := r.Results[name]; ok && prev.Outcome != outcomePassed {
+	if prev, ok := r.Results[name]; ok && outcomeRank[prev.Outcome] >= outcomeRank[s.Outcome] {
 		return
 	}
 	r.Results[name] = s
 }
+
+// outcomeRank orders outcomes for add: a failure of either copy of a spec
+// wins, and a skipped copy never hides one that ran.
+var outcomeRank = map[string]int{outcomeSkipped: 0, outcomePassed: 1, outcomeFailed: 2}
 
 // specName is a spec's full text: its containers' texts and its own.
 func specName(s ginkgoSpec) string {

@@ -34,47 +34,95 @@ const (
 	interruptGrace = time.Minute
 )
 
-// runSuite builds the test binary of pkg in the module copy mod, runs it
-// with the assets, and reads its ginkgo JSON report. An error means the
-// suite could not be built or started; a suite that fails or crashes is a
-// result.
-func runSuite(ctx context.Context, mod, pkg string, o options, log io.Writer) (suiteResult, error) {
+// suiteFiles are where a suite's test binary, report, log and run record
+// live under the work directory.
+type suiteFiles struct {
+	bin, report, log, run string
+}
+
+func filesOf(o options, mod, pkg string) suiteFiles {
 	name := strings.ReplaceAll(pkg, "/", "_")
-	bin := filepath.Join(o.work, "bin", filepath.Base(mod), name+".test")
-	fmt.Fprintf(log, "envtestsuites: building %s\n", pkg)
-	if _, err := goCommand(ctx, mod, "test", "-c", "-o", bin, "./"+pkg); err != nil {
-		return suiteResult{}, err
-	}
 	reports := filepath.Join(o.work, "reports", o.label)
-	logs := filepath.Join(o.work, "logs", o.label)
-	for _, d := range []string{reports, logs} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	return suiteFiles{
+		bin:    filepath.Join(o.work, "bin", filepath.Base(mod), name+".test"),
+		report: filepath.Join(reports, name+".json"),
+		log:    filepath.Join(o.work, "logs", o.label, name+".log"),
+		run:    filepath.Join(reports, name+".run"),
+	}
+}
+
+// runSuite builds the test binary of pkg in the module copy mod, runs it
+// with the assets, and reads its ginkgo JSON report and its Go tests'
+// results. With o.reuse it only reads what the last run with this label
+// left. An error means the suite could not be built or started; a suite
+// that fails or crashes is a result.
+func runSuite(ctx context.Context, mod, pkg string, o options, log io.Writer) (suiteResult, error) {
+	f := filesOf(o, mod, pkg)
+	var build time.Duration
+	if !o.reuse {
+		var err error
+		if build, err = buildAndRun(ctx, mod, pkg, f, o, log); err != nil {
 			return suiteResult{}, err
 		}
 	}
-	report := filepath.Join(reports, name+".json")
-	if err := os.Remove(report); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return suiteResult{}, err
+	r := readSuiteReport(f.report, pkg)
+	r.addGoTests(f.log, filepath.Join(mod, pkg))
+	r.Build = build
+	if _, err := fmt.Sscan(readString(f.run), &r.Wall, &r.ExitCode); err != nil && r.Note == "" {
+		r.Note = "no run record: " + err.Error()
 	}
-	logPath := filepath.Join(logs, name+".log")
-	fmt.Fprintf(log, "envtestsuites: running %s on %s (log %s)\n", pkg, o.label, logPath)
-	wall, exit, err := runTestBinary(ctx, bin, filepath.Join(mod, pkg), logPath, o,
-		"-test.v", "-test.timeout="+o.timeout.String(), "-ginkgo.json-report="+report, "-ginkgo.no-color", "-ginkgo.seed="+ginkgoSeed)
+	return r, nil
+}
+
+// buildAndRun builds pkg's test binary and runs it, recording how long it
+// ran and its exit code in f.run; it returns how long the build took.
+func buildAndRun(ctx context.Context, mod, pkg string, f suiteFiles, o options, log io.Writer) (time.Duration, error) {
+	fmt.Fprintf(log, "envtestsuites: building %s\n", pkg)
+	start := time.Now()
+	if _, err := goCommand(ctx, mod, "test", "-c", "-o", f.bin, "./"+pkg); err != nil {
+		return 0, err
+	}
+	build := time.Since(start)
+	for _, d := range []string{filepath.Dir(f.report), filepath.Dir(f.log)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return 0, err
+		}
+	}
+	for _, old := range []string{f.report, f.run} {
+		if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return 0, err
+		}
+	}
+	fmt.Fprintf(log, "envtestsuites: running %s on %s (log %s)\n", pkg, o.label, f.log)
+	wall, exit, err := runTestBinary(ctx, f.bin, filepath.Join(mod, pkg), f.log, o,
+		"-test.v", "-test.timeout="+o.timeout.String(), "-ginkgo.json-report="+f.report, "-ginkgo.no-color", "-ginkgo.seed="+ginkgoSeed)
 	if err != nil {
-		return suiteResult{}, err
+		return 0, err
 	}
-	r := readSuiteReport(report, pkg)
-	r.addGoTests(logPath, filepath.Join(mod, pkg))
-	r.Wall, r.ExitCode = wall, exit
+	if err := os.WriteFile(f.run, fmt.Appendf(nil, "%d %d\n", int64(wall), exit), 0o644); err != nil {
+		return 0, err
+	}
 	if pids := leftoverProcesses(o.assets); len(pids) > 0 {
-		// The suite ended without stopping its control plane (a crash or
-		// -test.timeout): its processes are in their own process groups.
+		// The suite ended without stopping a control plane it started:
+		// it crashed, hit -test.timeout, or (as some upstream specs do)
+		// replaced its suite's Environment by a new one before
+		// AfterSuite stopped only the last. Its processes are in their
+		// own process groups, so nothing else stops them.
 		fmt.Fprintf(log, "envtestsuites: warning: %s left %d control-plane process(es) running: %v; stopping them\n", pkg, len(pids), pids)
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	return r, nil
+	return build, nil
+}
+
+// readString is the content of path, or "" when it cannot be read.
+func readString(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return string(data)
 }
 
 // runTestBinary runs bin in dir with the assets, its output in logPath, and
