@@ -93,8 +93,16 @@ func buildAndRun(ctx context.Context, mod, pkg string, f suiteFiles, o options, 
 			return 0, err
 		}
 	}
+	// The suite's temporary files (envtest's certificate and data
+	// directories, which specs that never stop their Environment leave
+	// behind) go to a directory of its own, removed after it.
+	tmp, err := os.MkdirTemp(o.work, "tmp-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
 	fmt.Fprintf(log, "envtestsuites: running %s on %s (log %s)\n", pkg, o.label, f.log)
-	wall, exit, err := runTestBinary(ctx, f.bin, filepath.Join(mod, pkg), f.log, o,
+	wall, exit, err := runTestBinary(ctx, f.bin, filepath.Join(mod, pkg), f.log, tmp, o,
 		"-test.v", "-test.timeout="+o.timeout.String(), "-ginkgo.json-report="+f.report, "-ginkgo.no-color", "-ginkgo.seed="+ginkgoSeed)
 	if err != nil {
 		return 0, err
@@ -128,7 +136,7 @@ func readString(path string) string {
 // runTestBinary runs bin in dir with the assets, its output in logPath, and
 // returns how long it ran and its exit code. An error means it could not
 // be started.
-func runTestBinary(ctx context.Context, bin, dir, logPath string, o options, args ...string) (time.Duration, int, error) {
+func runTestBinary(ctx context.Context, bin, dir, logPath, tmp string, o options, args ...string) (time.Duration, int, error) {
 	out, err := os.Create(logPath)
 	if err != nil {
 		return 0, 0, err
@@ -137,7 +145,7 @@ func runTestBinary(ctx context.Context, bin, dir, logPath string, o options, arg
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.Env = suiteEnv(o.assets)
+	cmd.Env = suiteEnv(o.assets, tmp)
 	// On a signal, ginkgo stops the suite and its control plane itself.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = interruptGrace
@@ -155,18 +163,18 @@ func runTestBinary(ctx context.Context, bin, dir, logPath string, o options, arg
 }
 
 // suiteEnv is this process's environment with KUBEBUILDER_ASSETS set to
-// assets, the control-plane start timeout raised unless set, and
-// envCleared removed.
-func suiteEnv(assets string) []string {
+// assets and TMPDIR to tmp, the control-plane start timeout raised unless
+// set, and envCleared removed.
+func suiteEnv(assets, tmp string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "KUBEBUILDER_ASSETS" || slices.Contains(envCleared, k) {
+		if k == "KUBEBUILDER_ASSETS" || k == "TMPDIR" || slices.Contains(envCleared, k) {
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "KUBEBUILDER_ASSETS="+assets)
+	env = append(env, "KUBEBUILDER_ASSETS="+assets, "TMPDIR="+tmp)
 	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
 		env = append(env, "KUBEBUILDER_CONTROLPLANE_START_TIMEOUT="+startTimeout)
 	}
