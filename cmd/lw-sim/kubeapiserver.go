@@ -34,6 +34,10 @@ const (
 	// default, in seconds (apiserver pkg/server/options
 	// server_run_options.go).
 	defaultMinRequestTimeout = 1800
+	// defaultServiceIPRange is kube-apiserver's service CIDR when
+	// --service-cluster-ip-range is not given (kubernetes
+	// pkg/kubeapiserver/options/options.go DefaultServiceIPCIDR).
+	defaultServiceIPRange = "10.0.0.0/24"
 )
 
 // kubeAPIServerOptions are kube-apiserver's flags that lw-sim kube-apiserver
@@ -96,7 +100,7 @@ ignored, so a suite that configures more flags still starts.`,
 			"are not authenticated yet: every client is a cluster admin)")
 	f.StringSliceVar(&o.authorizationMode, "authorization-mode", []string{"AlwaysAllow"},
 		"authorizer `modes` (accepted; nothing is enforced yet: every request is allowed)")
-	f.StringVar(&o.serviceIPRange, "service-cluster-ip-range", fakeapiserver.DefaultServiceClusterIPRange.String(),
+	f.StringVar(&o.serviceIPRange, "service-cluster-ip-range", defaultServiceIPRange,
 		"`CIDR` Services' cluster IPs are allocated from; of a dual-stack pair, the first")
 	f.IntVar(&o.minRequestTimeout, "min-request-timeout", defaultMinRequestTimeout,
 		"a watch without timeoutSeconds lasts this many `seconds` times a random factor in [1, 2)")
