@@ -92,6 +92,10 @@ build:
 # conformance and conformance-real (the suite against a real kube-apiserver).
 include conformance.mk
 
+# envtest-suites and envtest-suites-real (controller-runtime's envtest suites
+# on lw-sim's kube-apiserver and etcd stand-ins, and on real ones).
+include envtest.mk
+
 # BENCH_FLAGS are extra flags for lw-sim bench in `make bench-real`, e.g.
 # BENCH_FLAGS='--pods 2000 --watchers 500'.
 BENCH_FLAGS ?=

@@ -97,6 +97,16 @@ type Config struct {
 	// localhost and the AllowedHosts names (internal/serving SelfSignedTLS);
 	// its CA is in RESTConfig and the written kubeconfig.
 	TLS bool
+	// TLSCertFile and TLSKeyFile, when set (both or neither; one alone
+	// makes New fail), serve HTTPS with the certificate chain and private
+	// key in these PEM files instead of a self-signed certificate, as
+	// kube-apiserver's --tls-cert-file and --tls-private-key-file; they
+	// imply TLS. New reads them once (kube-apiserver reloads them when
+	// they change; this server keeps what it read). RESTConfig and the
+	// kubeconfig then trust exactly the certificates of TLSCertFile and
+	// verify the host of the server's URL (internal/serving
+	// CertificateFiles).
+	TLSCertFile, TLSKeyFile string
 	// Token, when set, is a bearer token ("Bearer" matched in any case)
 	// that authenticates as kube-apiserver's loopback admin:
 	// system:apiserver in system:authenticated and system:masters. With a

@@ -115,7 +115,10 @@ func New(cfg Config) (*Server, error) {
 	// Host check and 401s included.
 	s.handler = serving.LogRequests(cfg.Logger, s.buildHandler())
 	// The certificate covers the names the Host check lets in.
-	if s.front, err = serving.NewFront(s.handler, serving.Options{TLS: cfg.TLS, Hosts: cfg.AllowedHosts, ClientCAs: cfg.ClientCA}); err != nil {
+	if s.front, err = serving.NewFront(s.handler, serving.Options{
+		TLS: cfg.TLS, Hosts: cfg.AllowedHosts, ClientCAs: cfg.ClientCA,
+		CertFile: cfg.TLSCertFile, KeyFile: cfg.TLSKeyFile,
+	}); err != nil {
 		cancel()
 		return nil, fmt.Errorf("fakeapiserver: %w", err)
 	}
@@ -160,7 +163,13 @@ func (s *Server) URL() string { return s.front.URL() }
 func (s *Server) RESTConfig() *rest.Config {
 	cfg := &rest.Config{Host: s.URL(), BearerToken: s.cfg.Token, QPS: -1}
 	if ca := s.front.CA(); ca != nil {
-		cfg.TLSClientConfig = rest.TLSClientConfig{CAData: append([]byte(nil), ca...), ServerName: "localhost"}
+		cfg.TLSClientConfig = rest.TLSClientConfig{CAData: append([]byte(nil), ca...)}
+		// The self-signed certificate names localhost whatever address
+		// the server listens on; a certificate from files names what its
+		// maker chose, so the URL's host is checked against it.
+		if s.cfg.TLSCertFile == "" {
+			cfg.ServerName = "localhost"
+		}
 	}
 	return cfg
 }

@@ -24,7 +24,7 @@ var (
 	// block: the command and its arguments up to a backtick, quote,
 	// parenthesis, shell operator or comma. One followed by a colon is a
 	// line of output ("lw-sim serve: serving ..."), not a command.
-	docCommandLine = regexp.MustCompile("(?:go run \\./cmd/lw-sim|bin/lw-sim|lw-sim) (serve|proxy|demo|run|explain|version|completion)\\b((?: +[^\\s`\"')#&|;,]+)*)")
+	docCommandLine = regexp.MustCompile("(?:go run \\./cmd/lw-sim|bin/lw-sim|lw-sim) (serve|proxy|demo|run|explain|version|completion|envtest-assets)\\b((?: +[^\\s`\"')#&|;,]+)*)")
 	// shellComment is a comment in a shell code block.
 	shellComment = regexp.MustCompile(`(^|\s)#\s.*$`)
 	// docFlag is a --flag written in the README.

@@ -33,8 +33,8 @@ var (
 // two lines are stable for scripts: "lw-sim NAME: serving URL[ -> UPSTREAM]"
 // and "lw-sim NAME: kubeconfig PATH".
 type announcement struct {
-	name       string // the command: serve or proxy
-	kubeconfig string // path to write the kubeconfig at
+	name       string // the command: serve, proxy or kube-apiserver
+	kubeconfig string // path to write the kubeconfig at; "" writes none
 	upstream   string // what the endpoint forwards to, or ""
 	// hints returns the lines printed after the first two, given the
 	// kubeconfig's absolute path; nil for none.
@@ -73,6 +73,10 @@ func serveUntilDone(ctx context.Context, ep endpoint, ln net.Listener, a announc
 
 // announce writes the kubeconfig and tells the user where ep is.
 func (a announcement) announce(ep endpoint, stdout io.Writer) error {
+	if a.kubeconfig == "" {
+		fmt.Fprintf(stdout, "lw-sim %s: serving %s\n", a.name, ep.URL())
+		return nil
+	}
 	path, err := filepath.Abs(a.kubeconfig)
 	if err != nil {
 		return fmt.Errorf("%s: kubeconfig path: %w", a.name, err)

@@ -20,7 +20,9 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	// Run as DIR/kube-apiserver or DIR/etcd (lw-sim envtest-assets), it
+	// is that stand-in command.
+	err := run(ctx, commandArgs(os.Args), os.Stdout, os.Stderr)
 	stop()
 	if err == nil {
 		return

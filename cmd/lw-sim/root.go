@@ -41,6 +41,9 @@ Watch questions as scenarios on a virtual clock (lw-sim run, lw-sim explain).`,
 		newRunCommand(),
 		newExplainCommand(),
 		newBenchCommand(),
+		newEnvtestAssetsCommand(),
+		newKubeAPIServerCommand(),
+		newEtcdCommand(),
 		newVersionCommand(),
 	)
 	// The root runs only to refuse, so its usage shows "lw-sim [command]"

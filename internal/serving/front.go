@@ -52,26 +52,37 @@ type Options struct {
 	// verifies nothing, the server's authenticator does. Without TLS,
 	// unused.
 	ClientCAs *x509.CertPool
+	// CertFile and KeyFile, when set, serve HTTPS with the certificate
+	// chain and private key in these PEM files (see [CertificateFiles])
+	// instead of a self-signed certificate, whatever TLS says. Both or
+	// neither.
+	CertFile, KeyFile string
 }
 
-// NewFront returns a front for handler, making its certificate when o.TLS
-// is set.
+// NewFront returns a front for handler, loading or making its certificate
+// when it serves HTTPS.
 func NewFront(handler http.Handler, o Options) (*Front, error) {
 	f := &Front{handler: handler}
-	if o.TLS {
-		var err error
-		if f.tls, f.ca, err = SelfSignedTLS(o.Hosts); err != nil {
-			return nil, err
-		}
-		if o.ClientCAs != nil {
-			f.tls.ClientAuth, f.tls.ClientCAs = tls.RequestClientCert, o.ClientCAs
-		}
+	var err error
+	switch {
+	case o.CertFile != "" || o.KeyFile != "":
+		f.tls, f.ca, err = CertificateFiles(o.CertFile, o.KeyFile)
+	case o.TLS:
+		f.tls, f.ca, err = SelfSignedTLS(o.Hosts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Client CAs apply to a loaded certificate as to a made one.
+	if f.tls != nil && o.ClientCAs != nil {
+		f.tls.ClientAuth, f.tls.ClientCAs = tls.RequestClientCert, o.ClientCAs
 	}
 	return f, nil
 }
 
 // CA is the PEM that clients must trust to reach the front over TLS, nil
-// for plain HTTP. The caller must not modify it.
+// for plain HTTP: the self-signed CA, or the certificate chain of
+// [Options.CertFile]. The caller must not modify it.
 func (f *Front) CA() []byte { return f.ca }
 
 // Serve accepts connections on ln until Close and returns ErrClosed then;

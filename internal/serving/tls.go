@@ -2,8 +2,10 @@ package serving
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
+	"os"
 
 	"k8s.io/client-go/util/cert"
 )
@@ -27,6 +29,35 @@ func SelfSignedTLS(hosts []string) (*tls.Config, []byte, error) {
 	// GenerateSelfSignedCertKey returns the serving cert followed by its CA,
 	// so the whole chain is what a client trusts.
 	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, certPEM, nil
+}
+
+// CertificateFiles loads a serving certificate chain and its private key
+// from PEM files, as kube-apiserver's --tls-cert-file and
+// --tls-private-key-file (or the apiserver.crt and apiserver.key of its
+// --cert-dir), and returns the server's TLS config and the chain's PEM.
+// The files are read once: unlike kube-apiserver, which reloads them when
+// they change, a front keeps what it read. A client that trusts the
+// returned PEM trusts exactly these certificates (Go accepts a certificate
+// found among the roots as its own chain), which is how [Front.CA] lets a
+// caller reach the front without knowing the issuer.
+func CertificateFiles(certFile, keyFile string) (*tls.Config, []byte, error) {
+	if certFile == "" || keyFile == "" {
+		return nil, nil, errors.New("serving certificate: need both a certificate file and a key file")
+	}
+	// Each file is read once, so the chain returned is the one served.
+	chain, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serving certificate: %w", err)
+	}
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serving certificate: %w", err)
+	}
+	pair, err := tls.X509KeyPair(chain, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serving certificate %s: %w", certFile, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, chain, nil
 }
 
 // certSANs splits the loopback names and hosts into IP and DNS SANs.

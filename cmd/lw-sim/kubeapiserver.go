@@ -1,0 +1,230 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver"
+)
+
+const (
+	// kubeAPIServerName is the program "lw-sim kube-apiserver" stands in
+	// for, and its command's name.
+	kubeAPIServerName = "kube-apiserver"
+	// defaultCertDir and defaultSecurePort are kube-apiserver's defaults
+	// (apiserver pkg/server/options/serving.go; cmd/kube-apiserver
+	// app/options NewServerRunOptions).
+	defaultCertDir    = "/var/run/kubernetes"
+	defaultSecurePort = 6443
+	// servingPairName names the serving certificate and key kube-apiserver
+	// reads from (or generates into) --cert-dir: apiserver.crt and
+	// apiserver.key (controlplane/apiserver/options ServerCert.PairName).
+	servingPairName = "apiserver"
+	// defaultMinRequestTimeout is kube-apiserver's --min-request-timeout
+	// default, in seconds (apiserver pkg/server/options
+	// server_run_options.go).
+	defaultMinRequestTimeout = 1800
+	// defaultServiceIPRange is kube-apiserver's service CIDR when
+	// --service-cluster-ip-range is not given (kubernetes
+	// pkg/kubeapiserver/options/options.go DefaultServiceIPCIDR).
+	defaultServiceIPRange = "10.0.0.0/24"
+)
+
+// kubeAPIServerOptions are kube-apiserver's flags that lw-sim kube-apiserver
+// reads. Those that configure something the fake does not have (etcd,
+// admission plugins, service-account keys) are accepted and documented as
+// such, so envtest's command line parses without a warning.
+type kubeAPIServerOptions struct {
+	bindAddress       net.IP
+	securePort        int
+	certDir           string
+	tlsCertFile       string
+	tlsKeyFile        string
+	clientCAFile      string
+	authorizationMode []string
+	serviceIPRange    string
+	minRequestTimeout int
+	verbosity         int
+	// accepted only: parsed so envtest's flags are known, never read.
+	advertiseAddress, serviceAccountIssuer, serviceAccountKeyFile, serviceAccountSigningKeyFile string
+	etcdServers, enableAdmission, disableAdmission                                              []string
+	allowPrivileged                                                                             bool
+}
+
+func newKubeAPIServerCommand() *cobra.Command {
+	var o kubeAPIServerOptions
+	cmd := &cobra.Command{
+		Use:    kubeAPIServerName + " [flags]",
+		Short:  "Stand in for kube-apiserver under envtest: lw-sim's fake API server on its flags",
+		Hidden: true, // reached as DIR/kube-apiserver (lw-sim envtest-assets)
+		Long: `Serve lw-sim's in-memory fake API server as kube-apiserver would be
+started: HTTPS on --bind-address:--secure-port with the serving certificate
+of --tls-cert-file/--tls-private-key-file, or else apiserver.crt and
+apiserver.key in --cert-dir (generated there, self-signed, when missing, as
+kube-apiserver does), until SIGINT or SIGTERM.
+
+lw-sim envtest-assets writes this program as DIR/kube-apiserver; run under
+that name, lw-sim is this command. It keeps every object in its own memory:
+--etcd-servers is accepted and never contacted (DIR/etcd stores nothing).
+
+Not yet emulated: client certificates are not authenticated and
+--authorization-mode is not enforced; every client is a cluster admin.
+
+Any other kube-apiserver flag is accepted with a warning on stderr and
+ignored, so a suite that configures more flags still starts.`,
+		Example: `  lw-sim kube-apiserver --secure-port 6443 --cert-dir /tmp/certs -v 1`,
+	}
+	f := cmd.Flags()
+	f.IPVar(&o.bindAddress, "bind-address", net.ParseIP(loopbackHost),
+		"the `IP` address to listen on for --secure-port. Unlike kube-apiserver\n"+
+			"(0.0.0.0), loopback unless another address is named")
+	f.IntVar(&o.securePort, "secure-port", defaultSecurePort, "the `port` to serve HTTPS on (1 to 65535)")
+	f.StringVar(&o.certDir, "cert-dir", defaultCertDir,
+		"`directory` of the serving certificate and key, apiserver.crt and apiserver.key;\n"+
+			"a self-signed pair is generated there when they are missing. Ignored when\n"+
+			"--tls-cert-file and --tls-private-key-file are given")
+	f.StringVar(&o.tlsCertFile, "tls-cert-file", "", "PEM `file` of the serving certificate (its CA, if any, concatenated after it)")
+	f.StringVar(&o.tlsKeyFile, "tls-private-key-file", "", "PEM `file` of the private key of --tls-cert-file")
+	f.StringVar(&o.clientCAFile, "client-ca-file", "",
+		"`file` of the CA that signs client certificates (accepted; client certificates\n"+
+			"are not authenticated yet: every client is a cluster admin)")
+	f.StringSliceVar(&o.authorizationMode, "authorization-mode", []string{"AlwaysAllow"},
+		"authorizer `modes` (accepted; nothing is enforced yet: every request is allowed)")
+	f.StringVar(&o.serviceIPRange, "service-cluster-ip-range", defaultServiceIPRange,
+		"`CIDR` Services' cluster IPs are allocated from; of a dual-stack pair, the first")
+	f.IntVar(&o.minRequestTimeout, "min-request-timeout", defaultMinRequestTimeout,
+		"a watch without timeoutSeconds lasts this many `seconds` times a random factor in [1, 2)")
+	f.StringVar(&o.advertiseAddress, "advertise-address", "", "the `IP` address advertised to the cluster (accepted)")
+	f.StringSliceVar(&o.etcdServers, "etcd-servers", nil, "etcd `URLs` (accepted; never contacted: objects are kept in memory)")
+	f.BoolVar(&o.allowPrivileged, "allow-privileged", false, "allow privileged containers (accepted; the fake runs no containers)")
+	f.StringSliceVar(&o.enableAdmission, "enable-admission-plugins", nil, "admission `plugins` to enable (accepted)")
+	f.StringSliceVar(&o.disableAdmission, "disable-admission-plugins", nil, "admission `plugins` to disable (accepted)")
+	f.StringVar(&o.serviceAccountIssuer, "service-account-issuer", "", "service account token `issuer` (accepted)")
+	f.StringVar(&o.serviceAccountKeyFile, "service-account-key-file", "", "`file` of service account token verification keys (accepted)")
+	f.StringVar(&o.serviceAccountSigningKeyFile, "service-account-signing-key-file", "", "`file` of the service account token signing key (accepted)")
+	addVerbosityFlag(cmd, &o.verbosity)
+	return newStandInCommand(cmd, func(cmd *cobra.Command) error { return runKubeAPIServer(cmd, o) })
+}
+
+// runKubeAPIServer serves the fake on kube-apiserver's flags until the
+// command's context ends.
+func runKubeAPIServer(cmd *cobra.Command, o kubeAPIServerOptions) error {
+	cfg, addr, err := o.config(cmd)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	if o.clientCAFile != "" {
+		fmt.Fprintf(stderr, "lw-sim %s: warning: --client-ca-file: client certificates are not authenticated yet; every client is a cluster admin\n", kubeAPIServerName)
+	}
+	if !isLoopback(addr) {
+		fmt.Fprintf(stderr, "lw-sim %s: warning: listening on %s, beyond loopback; anyone who can reach it can read and write\n", kubeAPIServerName, addr)
+	}
+	cfg.Logger = newLogger(stderr, o.verbosity)
+	srv, err := fakeapiserver.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errors.Join(fmt.Errorf("%s: %w", kubeAPIServerName, err), srv.Close())
+	}
+	return serveUntilDone(cmd.Context(), srv, ln, announcement{name: kubeAPIServerName}, cmd.OutOrStdout())
+}
+
+// config maps the flags onto a fakeapiserver.Config and the address to
+// listen on; a flag value kube-apiserver would refuse is a usage error.
+func (o kubeAPIServerOptions) config(cmd *cobra.Command) (fakeapiserver.Config, string, error) {
+	var cfg fakeapiserver.Config
+	bind := o.bindAddress
+	if o.securePort < 1 || o.securePort > 65535 {
+		// kube-apiserver's own message (apiserver
+		// pkg/server/options/serving.go Validate, Required).
+		return cfg, "", usagef(cmd, "--secure-port %v must be between 1 and 65535, inclusive. It cannot be turned off with 0", o.securePort)
+	}
+	addr := net.JoinHostPort(bind.String(), strconv.Itoa(o.securePort))
+	cfg.AllowedHosts = []string{bind.String()}
+	var err error
+	if cfg.ServiceClusterIPRange, err = o.serviceRange(cmd); err != nil {
+		return cfg, "", err
+	}
+	switch {
+	case o.minRequestTimeout < 0:
+		// kube-apiserver's own message (server_run_options.go Validate).
+		return cfg, "", usagef(cmd, "--min-request-timeout can not be negative value")
+	case o.minRequestTimeout == 0:
+		// kube-apiserver then gives watches no default timeout; the
+		// fake's Config reads 0 as "the default".
+		return cfg, "", usagef(cmd, "--min-request-timeout 0 (watches without a default timeout) is not emulated")
+	}
+	cfg.MinRequestTimeout = time.Duration(o.minRequestTimeout) * time.Second
+	if cfg.TLSCertFile, cfg.TLSKeyFile, err = o.servingCertificate(bind); err != nil {
+		return cfg, "", err
+	}
+	return cfg, addr, nil
+}
+
+// serviceRange parses --service-cluster-ip-range; of a dual-stack pair
+// only the first range is used (the fake allocates single-stack), with a
+// warning.
+func (o kubeAPIServerOptions) serviceRange(cmd *cobra.Command) (netip.Prefix, error) {
+	first, second, dual := strings.Cut(o.serviceIPRange, ",")
+	p, err := netip.ParsePrefix(strings.TrimSpace(first))
+	if err != nil {
+		return netip.Prefix{}, usagef(cmd, "--service-cluster-ip-range %q: %v", o.serviceIPRange, err)
+	}
+	if dual {
+		fmt.Fprintf(cmd.ErrOrStderr(), "lw-sim %s: warning: --service-cluster-ip-range: single-stack only; ignoring %s\n", kubeAPIServerName, second)
+	}
+	return p.Masked(), nil
+}
+
+// servingCertificate returns the serving certificate and key files as
+// kube-apiserver picks them (apiserver pkg/server/options/serving.go
+// MaybeDefaultWithSelfSignedCerts): --tls-cert-file and
+// --tls-private-key-file when either is given; else apiserver.crt and
+// apiserver.key in --cert-dir, which are generated there, self-signed for
+// localhost and the bind address, when they cannot both be read.
+func (o kubeAPIServerOptions) servingCertificate(bind net.IP) (certFile, keyFile string, err error) {
+	if o.tlsCertFile != "" || o.tlsKeyFile != "" {
+		return o.tlsCertFile, o.tlsKeyFile, nil
+	}
+	certFile = filepath.Join(o.certDir, servingPairName+".crt")
+	keyFile = filepath.Join(o.certDir, servingPairName+".key")
+	if canRead, err := cert.CanReadCertAndKey(certFile, keyFile); err != nil || canRead {
+		return certFile, keyFile, err
+	}
+	var ips []net.IP
+	var names []string
+	if bind.IsUnspecified() {
+		names = append(names, "localhost")
+	} else {
+		ips = append(ips, bind)
+	}
+	// kube-apiserver names its public (advertised) address first.
+	host := o.advertiseAddress
+	if host == "" {
+		host = "localhost"
+	}
+	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(host, ips, names)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: generate a self-signed certificate: %w", kubeAPIServerName, err)
+	}
+	if err := cert.WriteCert(certFile, certPEM); err != nil {
+		return "", "", fmt.Errorf("%s: %w", kubeAPIServerName, err)
+	}
+	if err := keyutil.WriteKey(keyFile, keyPEM); err != nil {
+		return "", "", fmt.Errorf("%s: %w", kubeAPIServerName, err)
+	}
+	return certFile, keyFile, nil
+}
