@@ -55,10 +55,11 @@ type kubeAPIServerOptions struct {
 	serviceIPRange    string
 	minRequestTimeout int
 	verbosity         int
+	saIssuers         []string
 	// accepted only: parsed so envtest's flags are known, never read.
-	advertiseAddress, serviceAccountIssuer, serviceAccountKeyFile, serviceAccountSigningKeyFile string
-	etcdServers, enableAdmission, disableAdmission                                              []string
-	allowPrivileged                                                                             bool
+	advertiseAddress, serviceAccountKeyFile, serviceAccountSigningKeyFile string
+	etcdServers, enableAdmission, disableAdmission                        []string
+	allowPrivileged                                                       bool
 }
 
 func newKubeAPIServerCommand() *cobra.Command {
@@ -77,8 +78,12 @@ lw-sim envtest-assets writes this program as DIR/kube-apiserver; run under
 that name, lw-sim is this command. It keeps every object in its own memory:
 --etcd-servers is accepted and never contacted (DIR/etcd stores nothing).
 
-Not yet emulated: client certificates are not authenticated and
---authorization-mode is not enforced; every client is a cluster admin.
+Client certificates signed by --client-ca-file are authenticated (CN the
+user, O the groups, as envtest's AddUser makes them), --authorization-mode
+RBAC authorizes as kube-apiserver's RBAC authorizer over its bootstrap
+policy (other modes in the list, such as Node, are ignored with a warning),
+and service-account tokens name --service-account-issuer; they are signed
+with a key of the server's own, not --service-account-signing-key-file.
 
 Any other kube-apiserver flag is accepted with a warning on stderr and
 ignored, so a suite that configures more flags still starts.`,
@@ -96,10 +101,12 @@ ignored, so a suite that configures more flags still starts.`,
 	f.StringVar(&o.tlsCertFile, "tls-cert-file", "", "PEM `file` of the serving certificate (its CA, if any, concatenated after it)")
 	f.StringVar(&o.tlsKeyFile, "tls-private-key-file", "", "PEM `file` of the private key of --tls-cert-file")
 	f.StringVar(&o.clientCAFile, "client-ca-file", "",
-		"`file` of the CA that signs client certificates (accepted; client certificates\n"+
-			"are not authenticated yet: every client is a cluster admin)")
+		"PEM `file` of the CAs whose client certificates authenticate their CN as the\n"+
+			"user and O values as the groups")
 	f.StringSliceVar(&o.authorizationMode, "authorization-mode", []string{"AlwaysAllow"},
-		"authorizer `modes` (accepted; nothing is enforced yet: every request is allowed)")
+		"authorizer `modes`, in order: RBAC authorizes with the stored roles and bindings,\n"+
+			"AlwaysAllow allows every authenticated request; others (Node, Webhook, ...) are\n"+
+			"ignored with a warning")
 	f.StringVar(&o.serviceIPRange, "service-cluster-ip-range", defaultServiceIPRange,
 		"`CIDR` Services' cluster IPs are allocated from; of a dual-stack pair, the first")
 	f.IntVar(&o.minRequestTimeout, "min-request-timeout", defaultMinRequestTimeout,
@@ -109,7 +116,9 @@ ignored, so a suite that configures more flags still starts.`,
 	f.BoolVar(&o.allowPrivileged, "allow-privileged", false, "allow privileged containers (accepted; the fake runs no containers)")
 	f.StringSliceVar(&o.enableAdmission, "enable-admission-plugins", nil, "admission `plugins` to enable (accepted)")
 	f.StringSliceVar(&o.disableAdmission, "disable-admission-plugins", nil, "admission `plugins` to disable (accepted)")
-	f.StringVar(&o.serviceAccountIssuer, "service-account-issuer", "", "service account token `issuer` (accepted)")
+	f.StringArrayVar(&o.saIssuers, "service-account-issuer", nil,
+		"the `issuer` of the service-account tokens the server mints (the first given) and\n"+
+			"its API audience")
 	f.StringVar(&o.serviceAccountKeyFile, "service-account-key-file", "", "`file` of service account token verification keys (accepted)")
 	f.StringVar(&o.serviceAccountSigningKeyFile, "service-account-signing-key-file", "", "`file` of the service account token signing key (accepted)")
 	addVerbosityFlag(cmd, &o.verbosity)
@@ -124,9 +133,6 @@ func runKubeAPIServer(cmd *cobra.Command, o kubeAPIServerOptions) error {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	if o.clientCAFile != "" {
-		fmt.Fprintf(stderr, "lw-sim %s: warning: --client-ca-file: client certificates are not authenticated yet; every client is a cluster admin\n", kubeAPIServerName)
-	}
 	if !isLoopback(addr) {
 		fmt.Fprintf(stderr, "lw-sim %s: warning: listening on %s, beyond loopback; anyone who can reach it can read and write\n", kubeAPIServerName, addr)
 	}
@@ -171,7 +177,44 @@ func (o kubeAPIServerOptions) config(cmd *cobra.Command) (fakeapiserver.Config, 
 	if cfg.TLSCertFile, cfg.TLSKeyFile, err = o.servingCertificate(bind); err != nil {
 		return cfg, "", err
 	}
+	if err := o.auth(cmd, &cfg); err != nil {
+		return cfg, "", err
+	}
 	return cfg, addr, nil
+}
+
+// auth maps the authentication and authorization flags onto cfg:
+// --client-ca-file's CAs, the first --service-account-issuer, and the
+// authorizer of --authorization-mode. kube-apiserver chains the modes
+// (Node,RBAC is a cluster's usual list); the fake has one authorizer, so
+// RBAC anywhere in the list is RBAC, AlwaysAllow alone is AlwaysAllow, and
+// the modes it does not have are named in a warning.
+func (o kubeAPIServerOptions) auth(cmd *cobra.Command, cfg *fakeapiserver.Config) error {
+	if o.clientCAFile != "" {
+		pool, err := cert.NewPool(o.clientCAFile)
+		if err != nil {
+			return fmt.Errorf("%s: --client-ca-file: %w", kubeAPIServerName, err)
+		}
+		cfg.ClientCA = pool
+	}
+	if len(o.saIssuers) > 0 {
+		cfg.ServiceAccountIssuer = o.saIssuers[0]
+	}
+	cfg.Authorization = fakeapiserver.AuthorizationAlwaysAllow
+	var ignored []string
+	for _, m := range o.authorizationMode {
+		switch mode := fakeapiserver.AuthorizationMode(strings.TrimSpace(m)); mode {
+		case fakeapiserver.AuthorizationRBAC:
+			cfg.Authorization = mode
+		case fakeapiserver.AuthorizationAlwaysAllow:
+		default:
+			ignored = append(ignored, m)
+		}
+	}
+	if len(ignored) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "lw-sim %s: warning: --authorization-mode: %s not emulated, ignored\n", kubeAPIServerName, strings.Join(ignored, ","))
+	}
+	return nil
 }
 
 // serviceRange parses --service-cluster-ip-range; of a dual-stack pair

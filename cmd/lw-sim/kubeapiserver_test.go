@@ -1,9 +1,15 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"io"
+	"math/big"
 	"net"
 	"net/netip"
 	"os"
@@ -14,10 +20,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
 )
 
 // writeServingCert writes apiserver.crt (the leaf alone) and
@@ -39,6 +47,45 @@ func writeServingCert(t *testing.T, dir string) []byte {
 	return ca
 }
 
+// writeClientCA writes client-cert-auth-ca.crt into dir, a fresh CA as
+// envtest's CertAuthn makes it, and returns a client certificate and key
+// it signed for CN user, O groups (envtest's AddUser).
+func writeClientCA(t *testing.T, dir, user string, groups ...string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := cert.NewSelfSignedCACert(cert.Config{CommonName: "client-cert-auth-ca"}, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw})
+	if err := os.WriteFile(filepath.Join(dir, "client-cert-auth-ca.crt"), caPEM, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: user, Organization: groups},
+		NotBefore:    ca.NotBefore,
+		NotAfter:     ca.NotAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key); err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM
+}
+
 // envtestAPIServerArgs are the arguments envtest v0.25 starts
 // kube-apiserver with (controlplane/apiserver.go defaultArgs and
 // CertAuthn.Configure), for a server on port with certDir.
@@ -55,20 +102,30 @@ func envtestAPIServerArgs(certDir string, port int) []string {
 
 // TestKubeAPIServerStandIn: started with envtest's arguments, the stand-in
 // serves HTTPS with the certificate of --cert-dir (a client trusting its
-// CA gets through), answers envtest's readiness poll, allocates cluster
-// IPs from --service-cluster-ip-range, logs requests at -v 1, warns of the
-// flags it ignores, and stops cleanly when its context ends.
+// CA gets through), authenticates client certificates of --client-ca-file
+// and authorizes with RBAC (envtest's admin, in system:masters, may do
+// anything; a caller without credentials is forbidden), answers envtest's
+// readiness poll, allocates cluster IPs from --service-cluster-ip-range,
+// logs requests at -v 1, warns of the flags and modes it ignores, and
+// stops cleanly when its context ends.
 func TestKubeAPIServerStandIn(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ca := writeServingCert(t, dir)
 	port := freePort(t)
 	url := "https://127.0.0.1:" + strconv.Itoa(port)
+	adminCert, adminKey := writeClientCA(t, dir, "admin", "system:masters")
 	args := append([]string{"/assets/kube-apiserver"}, envtestAPIServerArgs(dir, port)...)
-	args = append(args, "--v=1", "--max-requests-inflight=1000", "--feature-gates", "WatchList=true")
+	args = append(args, "--v=1", "--max-requests-inflight=1000", "--feature-gates", "WatchList=true", "--authorization-mode=Node,RBAC")
 	r := startStandIn(t, "lw-sim kube-apiserver: serving "+url+"\n", args...)
 
-	cs := kubernetes.NewForConfigOrDie(&rest.Config{Host: url, TLSClientConfig: rest.TLSClientConfig{CAData: ca}})
+	anonymous := kubernetes.NewForConfigOrDie(&rest.Config{Host: url, TLSClientConfig: rest.TLSClientConfig{CAData: ca}})
+	if _, err := anonymous.CoreV1().Namespaces().List(t.Context(), metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("List(namespaces) without credentials = %v, want 403 Forbidden (system:anonymous under RBAC)", err)
+	}
+	cs := kubernetes.NewForConfigOrDie(&rest.Config{Host: url, TLSClientConfig: rest.TLSClientConfig{
+		CAData: ca, CertData: adminCert, KeyData: adminKey,
+	}})
 	// envtest's readiness poll (process.State.Start, pollURLUntilOK).
 	if body, err := cs.Discovery().RESTClient().Get().AbsPath("/healthz").DoRaw(t.Context()); err != nil || string(body) != "ok" {
 		t.Errorf("GET /healthz = %q, %v, want ok", body, err)
@@ -92,7 +149,7 @@ func TestKubeAPIServerStandIn(t *testing.T) {
 	stderr := r.stderr.String()
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^lw-sim kube-apiserver: warning: ignoring flags it does not emulate: --max-requests-inflight=1000 --feature-gates WatchList=true$`),
-		regexp.MustCompile(`(?m)^lw-sim kube-apiserver: warning: --client-ca-file: `),
+		regexp.MustCompile(`(?m)^lw-sim kube-apiserver: warning: --authorization-mode: Node not emulated, ignored$`),
 		regexp.MustCompile(`(?m)^time=\S+ level=DEBUG msg=request method=POST uri=/api/v1/namespaces/default/services status=201 duration=\S+$`),
 	} {
 		if !want.MatchString(stderr) {

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -69,18 +71,37 @@ func TestEnvtestOnLwSim(t *testing.T) {
 		t.Errorf("Create(widget) through the admin user = %v", err)
 	}
 
-	// A client-certificate user of its own (CN alice, O devs).
-	// TODO(issue 19, i19-auth): once client certificates are authenticated
-	// and RBAC enforced, alice gets 403 Forbidden here until a RoleBinding
-	// grants her the list.
+	// A client-certificate user of its own (CN alice, O devs): with
+	// envtest's --authorization-mode=RBAC, forbidden to list namespaces
+	// until a ClusterRoleBinding grants her the view of them, as on
+	// kube-apiserver.
 	alice, err := env.AddUser(envtest.User{Name: "alice", Groups: []string{"devs"}}, cfg)
 	if err != nil {
 		t.Fatalf("AddUser(alice) = %v", err)
 	}
 	cs := kubernetes.NewForConfigOrDie(alice.Config())
+	_, err = cs.CoreV1().Namespaces().List(t.Context(), metav1.ListOptions{})
+	const forbidden = `namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope`
+	if !apierrors.IsForbidden(err) || err.Error() != forbidden {
+		t.Errorf("List(namespaces) as alice before a binding = %v, want 403 %q", err, forbidden)
+	}
+	admin := kubernetes.NewForConfigOrDie(cfg)
+	if _, err := admin.RbacV1().ClusterRoles().Create(t.Context(), &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "namespace-reader"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("Create(ClusterRole) as the admin = %v", err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(t.Context(), &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "devs-namespace-reader"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "namespace-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "devs"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("Create(ClusterRoleBinding) as the admin = %v", err)
+	}
 	nss, err := cs.CoreV1().Namespaces().List(t.Context(), metav1.ListOptions{})
 	if err != nil {
-		t.Fatalf("List(namespaces) as alice = %v", err)
+		t.Fatalf("List(namespaces) as alice after the binding = %v", err)
 	}
 	if !slices.ContainsFunc(nss.Items, func(ns corev1.Namespace) bool { return ns.Name == "default" }) {
 		t.Errorf("List(namespaces) as alice = %v, want default among them", nss.Items)
