@@ -65,8 +65,8 @@ func (s *Server) updateCustomScale(req *request) (*autoscalingv1.Scale, error) {
 	if _, _, err := info.Serializer.Decode(body, &gvk, want); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	if want.Name != req.info.name {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", want.Name, req.info.name))
+	if err := checkName(want.Name, req.info.name); err != nil {
+		return nil, err
 	}
 	return s.writeCustomScale(req, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return want, nil })
 }

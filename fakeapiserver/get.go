@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
@@ -29,7 +30,12 @@ func (s *Server) handleGet(req *request) (response, error) {
 
 // getObject reads the named object after the resourceVersion wait.
 func (s *Server) getObject(req *request) (runtime.Object, error) {
-	rv, err := parseResourceVersion(req.r.URL.Query().Get("resourceVersion"))
+	// The registry builds the key before the watch cache parses the
+	// resourceVersion or waits for it (storage_key.go).
+	if err := itemKeyError(req.res, req.info.namespace, req.info.name); err != nil {
+		return nil, err
+	}
+	rv, err := parseRequestedRV(req.r.URL.Query().Get("resourceVersion"))
 	if err != nil {
 		// The watch cache returns the versioner's plain error: a 500 with no
 		// reason, like the WATCH case the spec observed (§2.5).
@@ -43,13 +49,28 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 	return s.current(req.res, req.info.namespace, req.info.name)
 }
 
-// current returns the live object or the API's 404.
+// current returns the live object or the API's 404, or the error of a
+// namespace and name that make no storage key (storage_key.go): every read,
+// update, patch and delete of one object comes here first.
 func (s *Server) current(res *resourceInfo, namespace, name string) (runtime.Object, error) {
+	if err := itemKeyError(res, namespace, name); err != nil {
+		return nil, err
+	}
 	obj, err := s.store.Get(res.storageKey, objectKey(res, namespace, name), 0)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierrors.NewNotFound(res.qualified(), name)
+		return nil, apierrors.NewNotFound(notFoundResource(res), name)
 	}
 	return obj, err
+}
+
+// notFoundResource is the resource a 404 of res names: its own, but for
+// componentstatuses, whose REST says "componentstatus" (kubernetes
+// pkg/registry/core/componentstatus/rest.go Get).
+func notFoundResource(res *resourceInfo) schema.GroupResource {
+	if gr := res.qualified(); gr != (schema.GroupResource{Resource: "componentstatuses"}) {
+		return gr
+	}
+	return schema.GroupResource{Resource: "componentstatus"}
 }
 
 // objectKey is the store key of an object: "<ns>/<name>" for namespaced

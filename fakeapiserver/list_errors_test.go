@@ -331,3 +331,34 @@ func recvList(t *testing.T, ch <-chan rawList) rawList {
 		return rawList{}
 	}
 }
+
+// TestListResourceVersionPastInt64 (issue 21): a resourceVersion the
+// versioner reads as a uint64 but past int64 is one no store reaches, so
+// every read waits, then answers the 504 naming it, as kube-apiserver does;
+// it wrapped to a negative RV before (a 200 or a 410). Past uint64 it is
+// the versioner's 400.
+func TestListResourceVersionPastInt64(t *testing.T) {
+	clk := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv := Start(t, WithClock(clk))
+	fiveCMs(t, srv.Clientset())
+	c := newListClient(t, srv)
+	cur := strconv.FormatInt(srv.store.CurrentRV(), 10)
+	for _, rv := range []string{"9223372036854775808", "18446744073709551615"} {
+		want := failure(http.StatusGatewayTimeout, metav1.StatusReasonTimeout, "Timeout: Too large resource version: "+rv+", current: "+cur)
+		want.Details = &metav1.StatusDetails{
+			Causes:            []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
+			RetryAfterSeconds: 1,
+		}
+		for _, q := range []url.Values{
+			query("resourceVersion", rv),
+			query("resourceVersion", rv, "resourceVersionMatch", "Exact"),
+			query("resourceVersion", rv, "limit", "2"),
+		} {
+			checkStatus(t, "LIST "+q.Encode(), getAfterClockStep(t, c, clk, listPath("t1", q), freshnessTimeout), want)
+		}
+		checkStatus(t, "GET at "+rv, getAfterClockStep(t, c, clk, "/api/v1/namespaces/t1/configmaps/cm-a?resourceVersion="+rv, freshnessTimeout), want)
+	}
+	got := c.do(listPath("t1", query("resourceVersion", "18446744073709551616")))
+	checkStatus(t, "LIST past uint64", got, failure(http.StatusBadRequest, metav1.StatusReasonBadRequest,
+		`invalid resource version: resourceVersion: Invalid value: "18446744073709551616": strconv.ParseUint: parsing "18446744073709551616": value out of range`))
+}

@@ -51,7 +51,7 @@ func jsonBodies(name string) []struct{ name, body string } {
 		{"rv-overflow", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","resourceVersion":"9223372036854775808"}}`},
 		{"rv-negative", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","resourceVersion":"-1"}}`},
 		{"uid-other", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","uid":"00000000-0000-0000-0000-000000000000"}}`},
-		{"generatename-only", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"` + strings.Repeat("g", 300) + `"}}`},
+		{"generatename-long", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","generateName":"` + strings.Repeat("g", 300) + `"}}`},
 		{"deep-100", `{` + meta + `,"nosuch":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`},
 		{"deep-10001", `{` + meta + `,"nosuch":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`},
 		{"deep-object-10001", `{` + meta + `,"nosuch":` + strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001) + `}`},
@@ -95,17 +95,15 @@ func yamlAliasBomb(name string) []byte {
 	return []byte(b.String())
 }
 
-// yamlAliasWide is one string of size bytes aliased n times in an unknown
-// field: few nodes (so go-yaml allows it), size × n bytes once expanded.
+// yamlAliasWide is one string of size bytes aliased n times in one
+// unknown field: few nodes (so go-yaml allows it), size × (n+1) bytes once
+// expanded.
 func yamlAliasWide(name string, size, n int) []byte {
 	var b strings.Builder
 	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n")
-	b.WriteString("s: &s " + strings.Repeat("x", size) + "\nx: [")
-	for i := range n {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		b.WriteString("*s")
+	b.WriteString("x: [&s " + strings.Repeat("x", size))
+	for range n {
+		b.WriteString(",*s")
 	}
 	b.WriteString("]\n")
 	return []byte(b.String())

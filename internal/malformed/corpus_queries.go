@@ -30,7 +30,7 @@ func queryValues() []struct {
 		{"limit", badNumbers},
 		{"timeoutSeconds", badNumbers},
 		{"resourceVersionMatch", []string{"", "exact", "Foo", "NotOlderThan", "Exact"}},
-		{"continue", []string{"", "abc", "%ZZ", "e30", base64.RawURLEncoding.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":1,"start":"x"}`)),
+		{"continue", []string{"", "abc", "%ZZ", "e30", base64.RawURLEncoding.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":0,"start":"x"}`)),
 			base64.RawURLEncoding.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":9223372036854775808,"start":"x"}`)),
 			base64.RawURLEncoding.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":-5,"start":"x"}`)),
 			base64.RawURLEncoding.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":1,"start":"../x"}`))}},
