@@ -15,6 +15,8 @@ const (
 	reasonGenerateNameOnUpdate = "an update's generateName is replaced by the stored one, so not validated (DIVERGENCES.md, Validation)"
 	reasonGarbageCollection    = "no garbage-collection finalizers: a delete that orphans dependents deletes at once " +
 		"(DIVERGENCES.md, The malformed-request corpus)"
+	reasonYAMLBound = "YAML aliases expanding past 24 MiB of JSON are a 413: kube-apiserver expands them " +
+		"(DIVERGENCES.md, YAML aliases are bounded)"
 )
 
 // malformedDivergences are the corpus requests (internal/malformed) the
@@ -24,6 +26,7 @@ var malformedDivergences = append(unservedRoutes(),
 	malformedDivergence{"verbs/events-v1/POST", reasonValidationSubset},
 	malformedDivergence{"body/update/json/generatename-long", reasonGenerateNameOnUpdate},
 	malformedDivergence{"write/delete/orphanDependents=maybe", reasonGarbageCollection},
+	malformedDivergence{"size/create/yaml-alias-32MiB", reasonYAMLBound},
 )
 
 // malformedDivergence excludes the corpus requests whose names match

@@ -60,6 +60,9 @@ func (s *Server) updateCustomScale(req *request) (*autoscalingv1.Scale, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkYAMLBody(info.MediaType, body); err != nil { // write_limits_yaml.go
+		return nil, err
+	}
 	want := &autoscalingv1.Scale{}
 	gvk := autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 	if _, _, err := info.Serializer.Decode(body, &gvk, want); err != nil {

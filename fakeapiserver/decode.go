@@ -111,6 +111,9 @@ func (s *Server) decodeObject(req *request, body []byte, directive string) (runt
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkYAMLBody(info.MediaType, body); err != nil { // write_limits_yaml.go
+		return nil, err
+	}
 	dec := info.Serializer
 	if directive != metav1.FieldValidationIgnore && info.StrictSerializer != nil {
 		dec = info.StrictSerializer

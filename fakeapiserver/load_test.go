@@ -175,7 +175,9 @@ func (ls *loadServer) stats(t *testing.T) loadStats {
 }
 
 // runLoadServer is the child: serve on loopback with serve's
-// slow-consumer defaults, answer "stats" lines on stdin, stop at EOF.
+// slow-consumer defaults, answer "stats" lines on stdin (and the peak RSS
+// commands of TestRequestMemory, write_limits_memory_test.go), stop at
+// EOF.
 func runLoadServer(t *testing.T) {
 	// Slow-consumer protection as lw-sim serve turns it on by default
 	// (cmd/lw-sim serveWatchMaxLag, serveWatchWriteTimeout): every event
@@ -193,6 +195,9 @@ func runLoadServer(t *testing.T) {
 	fmt.Printf("LOADSERVER %s\n", srv.URL())
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
+		if servePeakCommand(t, in.Text()) {
+			continue
+		}
 		runtime.GC()
 		fmt.Printf("STATS %d %d %d\n", runtime.NumGoroutine(), openFDs(t), rssBytes(t))
 	}

@@ -105,6 +105,9 @@ func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkYAMLBody(info.MediaType, body); err != nil { // write_limits_yaml.go
+			return nil, err
+		}
 		defaults := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
 		obj, _, err := metaDecoder(info).Decode(body, &defaults, opts)
 		if err != nil {

@@ -87,6 +87,9 @@ func (s *Server) readPatch(req *request, patchType types.PatchType) (patchInput,
 	if err != nil {
 		return patchInput{}, err
 	}
+	if err := s.checkYAMLBody(string(patchType), patch); err != nil { // write_limits_yaml.go
+		return patchInput{}, err
+	}
 	if err := checkPatchBody(patch, patchType); err != nil {
 		return patchInput{}, err
 	}

@@ -32,9 +32,10 @@ func acceptRequests(f Fixture) []Request {
 const maxBodyBytes = 3 * 1024 * 1024
 
 // sizeRequests are large bodies within what a CI run affords: one byte
-// over the body limit on each write, exactly the limit, a YAML alias
-// expanding to megabytes (which kube-apiserver stores, pruning the unknown
-// field), long labels, selectors and names.
+// over the body limit on each write, exactly the limit, YAML aliases
+// expanding to 2 and 32 MiB (which kube-apiserver stores, pruning the
+// unknown field; lw-sim's decoding bound is 24 MiB), long labels,
+// selectors and names.
 func sizeRequests(f Fixture) []Request {
 	over := []byte(strings.Repeat(" ", maxBodyBytes+1))
 	exact := []byte(strings.Repeat(" ", maxBodyBytes))
@@ -50,6 +51,8 @@ func sizeRequests(f Fixture) []Request {
 			Body: yamlAliasWide(f.ConfigMap, 64*1024, 32)},
 		{Name: "size/apply/yaml-alias-2MiB", Method: http.MethodPatch, Path: f.configMapItem(), Query: "fieldManager=corpus",
 			ContentType: applyYAML, Body: yamlAliasWide(f.ConfigMap, 64*1024, 32)},
+		{Name: "size/create/yaml-alias-32MiB", Method: http.MethodPost, Path: f.core("configmaps"), ContentType: "application/yaml",
+			Body: yamlAliasWide(NewName, 1<<20, 31)},
 		{Name: "size/create/data-1MiB", Method: http.MethodPost, Path: f.core("configmaps"), ContentType: "application/json",
 			Body: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + NewName + `"},"data":{"k":"` + strings.Repeat("x", 1<<20) + `"}}`)},
 		{Name: "size/create/data-over-1MiB", Method: http.MethodPost, Path: f.core("configmaps"), ContentType: "application/json",
