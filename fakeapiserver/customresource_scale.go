@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	jsonops "github.com/lw-sim/lw-sim/internal/jsonpatch"
 )
 
 // The scale subresource of a custom resource (apiextensions-apiserver
@@ -102,11 +104,11 @@ func (s *Server) patchCustomScale(req *request) (*autoscalingv1.Scale, error) {
 		}
 		var patched []byte
 		if patchType == types.JSONPatchType {
-			ops, err := jsonpatch.DecodePatch(patch)
+			ops, err := jsonops.DecodePatch(patch)
 			if err != nil {
 				return nil, apierrors.NewBadRequest(err.Error())
 			}
-			if patched, err = ops.Apply(original); err != nil {
+			if patched, err = ops.ApplyWithLimit(original, jsonPatchMaxCopyBytes); err != nil {
 				return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", emptyGR, "", err.Error(), 0, false)
 			}
 		} else if patched, err = jsonpatch.MergePatch(original, patch); err != nil {

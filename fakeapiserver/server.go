@@ -64,7 +64,6 @@ func New(cfg Config) (*Server, error) {
 	if err := checkCompressionLevel(cfg.ResponseCompressionLevel); err != nil {
 		return nil, err
 	}
-	limitJSONPatchCopies() // write_limits.go
 	table, err := newResourceTable(cfg.Scheme, cfg.GroupVersions, cfg.Resources)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
+
+	jsonops "github.com/lw-sim/lw-sim/internal/jsonpatch"
 )
 
 // maxJSONPatchOperations caps the operations of one JSON patch
@@ -207,14 +209,14 @@ func (p *patcher) applyJSON(original []byte) (runtime.Object, error) {
 				strictErrs[i] = fmt.Errorf("json patch %v", e)
 			}
 		}
-		ops, err := jsonpatch.DecodePatch(p.patch)
+		ops, err := jsonops.DecodePatch(p.patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		if len(ops) > maxJSONPatchOperations {
 			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
-		if patched, err = ops.Apply(original); err != nil {
+		if patched, err = ops.ApplyWithLimit(original, jsonPatchMaxCopyBytes); err != nil {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:
