@@ -222,7 +222,7 @@ func (w *watchStream) follow(cursor int64) {
 			return
 		}
 		hub.window.observe(w.req.res.storageKey, events)
-		if round > 0 && hub.cfg.SlowWatcherMaxLag > 0 && len(events) > hub.cfg.SlowWatcherMaxLag {
+		if round > 0 && w.lagging(events, hub.cfg.SlowWatcherMaxLag) {
 			hub.slow.Add(1) // ended as the cacher ends a blocked watcher: no ERROR
 			return
 		}
