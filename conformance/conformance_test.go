@@ -16,11 +16,8 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
-
-// caseTimeout bounds one case; the slowest real cases wait for a
-// compaction to be noticed (up to the watch cache's 15 s poll).
-const caseTimeout = 90 * time.Second
 
 // fakeTarget is the embedded fake with a fake clock.
 type fakeTarget struct {
@@ -175,7 +172,11 @@ func runAll(t *testing.T, target Target, res *results) {
 				}
 				res.record(c.Name, target.Name(), outcome)
 			})
-			ctx, cancel := context.WithTimeout(t.Context(), caseTimeout)
+			// A case waits for what it needs (the slowest real cases for a
+			// compaction the watch cache notices within its 15 s poll);
+			// only a hang, one that would outlast the test binary, ends
+			// its context (testdeadline).
+			ctx, cancel := testdeadline.Context(t)
 			defer cancel()
 			c.Run(ctx, t, target)
 		})

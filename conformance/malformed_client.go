@@ -19,16 +19,9 @@ import (
 	"github.com/lw-sim/lw-sim/internal/malformed"
 )
 
-const (
-	// malformedReadLimit bounds how much of an answer is read: the corpus's
-	// answers are Status bodies and small lists.
-	malformedReadLimit = 1 << 20
-	// malformedRequestTimeout bounds one request to a target without a
-	// [Clock] (the real server), whose slowest corpus answers wait its 3 s
-	// freshness timeout; a target with a clock runs on virtual time and is
-	// bounded by the case's context only.
-	malformedRequestTimeout = 30 * time.Second
-)
+// malformedReadLimit bounds how much of an answer is read: the corpus's
+// answers are Status bodies and small lists.
+const malformedReadLimit = 1 << 20
 
 // malformedAnswer is what two servers are compared on for one corpus
 // request: the status code and media type, and for a Status its reason,
@@ -77,10 +70,6 @@ var schemeInText = regexp.MustCompile(` in scheme "[^"]*"`)
 func (c *client) sendMalformed(ctx context.Context, r malformed.Request, ns string) malformedAnswer {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if _, ok := c.target.(Clock); !ok {
-		ctx, cancel = context.WithTimeout(ctx, malformedRequestTimeout)
-		defer cancel()
-	}
 	done := make(chan malformedAnswer, 1)
 	go func() { done <- c.roundTripMalformed(ctx, r, ns) }()
 	clk, ok := c.target.(Clock)
