@@ -158,12 +158,16 @@ func describeBody(a *malformedAnswer, body []byte, ns string) {
 		}
 		return
 	}
-	var tm metav1.TypeMeta
-	if err := json.Unmarshal(body, &tm); err != nil {
+	kind, ok := leadingKind(body)
+	if !ok {
 		a.Text = "not JSON"
 		return
 	}
-	a.Kind = tm.Kind
+	a.Kind = kind
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(body, &tm); err != nil {
+		return // a list longer than the read limit: its kind is all that is compared
+	}
 	var st metav1.Status
 	if tm.Kind != "Status" || json.Unmarshal(body, &st) != nil {
 		return
@@ -172,6 +176,31 @@ func describeBody(a *malformedAnswer, body []byte, ns string) {
 	if st.Details != nil {
 		a.Details = describeDetails(*st.Details, ns)
 	}
+}
+
+// leadingKind reads the "kind" of a JSON object from its first members,
+// where kube-apiserver writes it, so that an answer cut at the read limit
+// (an all-namespaces list on a busy server) still says what it is.
+func leadingKind(body []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		if key == "kind" {
+			var kind string
+			return kind, dec.Decode(&kind) == nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", true
 }
 
 // describeDetails is a Status's details as compact JSON, without the UID
