@@ -15,18 +15,18 @@ var badNumbers = []string{"", "abc", "-1", "1.5", "0x10", "+1", "%201", "1e3", "
 // badBools are values of a boolean query parameter besides true and false.
 var badBools = []string{"", "maybe", "1", "0", "TRUE", "False", "yes"}
 
+// paramValues are values of one query parameter.
+type paramValues struct {
+	param  string
+	values []string
+}
+
 // queryValues are the bad (and borderline) values of each list and watch
 // option (apimachinery meta/internalversion ListOptions and its
 // conversion from url.Values), raw as they go into the query.
-func queryValues() []struct {
-	param  string
-	values []string
-} {
+func queryValues() []paramValues {
 	longSelector := strings.Repeat("a", 64) + "=" + strings.Repeat("b", 64)
-	return []struct {
-		param  string
-		values []string
-	}{
+	return []paramValues{
 		{"limit", badNumbers},
 		{"timeoutSeconds", badNumbers},
 		{"resourceVersionMatch", []string{"", "exact", "Foo", "NotOlderThan", "Exact"}},
