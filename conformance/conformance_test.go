@@ -16,15 +16,8 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
-
-// caseTimeout bounds one case; the slowest real cases wait for a
-// compaction to be noticed (up to the watch cache's 15 s poll).
-const caseTimeout = 90 * time.Second
-
-// slowCaseTimeout bounds a Slow case on a real server: two compaction
-// intervals, the watch cache's 15 s compaction poll, and a margin.
-const slowCaseTimeout = 12 * time.Minute
 
 // fakeTarget is the embedded fake with a fake clock and a client CA.
 type fakeTarget struct {
@@ -197,14 +190,15 @@ func runAll(t *testing.T, target Target, res *results) {
 				}
 				res.record(c.Name, target.Name(), outcome)
 			})
-			timeout := caseTimeout
-			if c.Slow {
-				if !slowCaseAllowed(target) {
-					t.Skipf("slow case (minutes on %s): set %s=1 to run it", target.Name(), slowEnv)
-				}
-				timeout = slowCaseTimeout
+			if c.Slow && !slowCaseAllowed(target) {
+				t.Skipf("slow case (minutes on %s): set %s=1 to run it", target.Name(), slowEnv)
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), timeout)
+			// A case waits for what it needs (the slowest real cases for a
+			// compaction the watch cache notices within its 15 s poll, a
+			// Slow case for two compaction intervals); only a hang, one
+			// that would outlast the test binary, ends its context
+			// (testdeadline).
+			ctx, cancel := testdeadline.Context(t)
 			defer cancel()
 			c.Run(ctx, t, target)
 		})

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // Differential fuzzing: the same random operation sequences against two
@@ -221,7 +223,7 @@ func TestDifferential(t *testing.T) {
 	for i := 0; i < seqs; i++ {
 		ops := genOps(r, nops)
 		t.Run(fmt.Sprintf("seq%d", i), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+			ctx, cancel := testdeadline.Context(t)
 			defer cancel()
 			want := runOps(ctx, t, ts[0], ops)
 			got := runOps(ctx, t, ts[1], ops)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -20,10 +19,6 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 )
-
-// eventWait bounds how long a test waits for an event the server has
-// already written; it only fails slow runs, it orders nothing.
-const eventWait = 30 * time.Second
 
 // widget is a Widget named name in namespace default.
 func widget(name string) *unstructured.Unstructured {
@@ -142,7 +137,7 @@ func TestCustomResourceInformerAndCRDDeletion(t *testing.T) {
 			crd := ev.Object.(*apiextensionsv1.CustomResourceDefinition)
 			last := crd.Status.Conditions[len(crd.Status.Conditions)-1]
 			got = append(got, fmt.Sprintf("%s %v %s=%s %s", ev.Type, crd.Finalizers, last.Type, last.Status, last.Reason))
-		case <-time.After(eventWait):
+		case <-hangGuard(t):
 			t.Fatalf("CRD watch: got %v, want %v", got, want)
 		}
 	}
@@ -176,7 +171,7 @@ func expectEvents(t *testing.T, events <-chan string, want ...string) {
 		select {
 		case ev := <-events:
 			got = append(got, ev)
-		case <-time.After(eventWait):
+		case <-hangGuard(t):
 			t.Fatalf("events: got %v, want %v", got, want)
 		}
 	}
@@ -193,7 +188,7 @@ func expectEventSet(t *testing.T, events <-chan string, want ...string) {
 		select {
 		case ev := <-events:
 			got = append(got, ev)
-		case <-time.After(eventWait):
+		case <-hangGuard(t):
 			t.Fatalf("events: got %v, want %v", got, want)
 		}
 	}

@@ -1,13 +1,14 @@
 package fakeapiserver
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // kubectlCRD is a CRD manifest as operators ship them.
@@ -112,7 +113,7 @@ func TestKubectlCRD(t *testing.T) {
 // together and the exit error.
 func (k *kubectl) runErr(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	out, err := k.command(ctx, args...).CombinedOutput()
 	return string(out), err

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -26,9 +25,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
-
-// crudTimeout bounds every wait for a watch event in these tests.
-const crudTimeout = 10 * time.Second
 
 // writeResp is one HTTP exchange made without client-go, so tests can
 // compare status codes, headers and bodies byte for byte.
@@ -108,7 +104,7 @@ func rvOf(t testing.TB, m metav1.Object) int64 {
 	return n
 }
 
-// nextEvent receives one watch event or fails after crudTimeout.
+// nextEvent receives one watch event (only a hang fails it).
 func nextEvent(t testing.TB, w watch.Interface) watch.Event {
 	t.Helper()
 	select {
@@ -117,8 +113,8 @@ func nextEvent(t testing.TB, w watch.Interface) watch.Event {
 			t.Fatalf("watch closed early")
 		}
 		return ev
-	case <-time.After(crudTimeout):
-		t.Fatalf("no watch event within %v", crudTimeout)
+	case <-hangGuard(t):
+		t.Fatalf("no watch event before the test's deadline")
 	}
 	return watch.Event{}
 }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // crModelObject is what the model knows about one live Widget.
@@ -29,6 +31,8 @@ type crModelObject struct {
 // earlier RV against it: generation moves only with the spec, the main
 // resource never changes status, /status never changes spec.
 type crMachine struct {
+	// hung ends only when a watch would outlast the test binary (hangGuard).
+	hung   context.Context
 	dyn    dynamic.ResourceInterface
 	label  string
 	start  int64
@@ -188,7 +192,7 @@ func (m *crMachine) WatchFrom(t *rapid.T) {
 	} else {
 		idx = -1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), watchTestTimeout)
+	ctx, cancel := context.WithCancel(m.hung)
 	defer cancel()
 	w, err := m.dyn.Watch(ctx, metav1.ListOptions{ResourceVersion: from, LabelSelector: "run=" + m.label})
 	if err != nil {
@@ -225,9 +229,11 @@ func TestCustomResourceRapidAgainstModel(t *testing.T) {
 	installCRD(t, srv, testWidgetCRD())
 	dyn := dynamic.NewForConfigOrDie(srv.RESTConfig()).Resource(widgetGVR).Namespace("default")
 	var runs atomic.Int64
+	hung, stop := testdeadline.Context(t)
+	defer stop()
 	rapid.Check(t, func(t *rapid.T) {
 		m := &crMachine{
-			dyn: dyn, label: "r" + strconv.FormatInt(runs.Add(1), 10),
+			hung: hung, dyn: dyn, label: "r" + strconv.FormatInt(runs.Add(1), 10),
 			start: srv.store.CurrentRV(), live: map[string]crModelObject{},
 		}
 		t.Repeat(rapid.StateMachineActions(m))

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	jsonops "github.com/lw-sim/lw-sim/internal/jsonpatch"
 )
 
 // The scale subresource of a custom resource (apiextensions-apiserver
@@ -60,13 +62,16 @@ func (s *Server) updateCustomScale(req *request) (*autoscalingv1.Scale, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkYAMLBody(info.MediaType, body); err != nil { // write_limits_yaml.go
+		return nil, err
+	}
 	want := &autoscalingv1.Scale{}
 	gvk := autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 	if _, _, err := info.Serializer.Decode(body, &gvk, want); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	if want.Name != req.info.name {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", want.Name, req.info.name))
+	if err := checkName(want.Name, req.info.name); err != nil {
+		return nil, err
 	}
 	return s.writeCustomScale(req, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return want, nil })
 }
@@ -99,11 +104,11 @@ func (s *Server) patchCustomScale(req *request) (*autoscalingv1.Scale, error) {
 		}
 		var patched []byte
 		if patchType == types.JSONPatchType {
-			ops, err := jsonpatch.DecodePatch(patch)
+			ops, err := jsonops.DecodePatch(patch)
 			if err != nil {
 				return nil, apierrors.NewBadRequest(err.Error())
 			}
-			if patched, err = ops.Apply(original); err != nil {
+			if patched, err = ops.ApplyWithLimit(original, jsonPatchMaxCopyBytes); err != nil {
 				return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", emptyGR, "", err.Error(), 0, false)
 			}
 		} else if patched, err = jsonpatch.MergePatch(original, patch); err != nil {

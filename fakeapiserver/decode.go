@@ -111,6 +111,9 @@ func (s *Server) decodeObject(req *request, body []byte, directive string) (runt
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkYAMLBody(info.MediaType, body); err != nil { // write_limits_yaml.go
+		return nil, err
+	}
 	dec := info.Serializer
 	if directive != metav1.FieldValidationIgnore && info.StrictSerializer != nil {
 		dec = info.StrictSerializer
@@ -173,8 +176,14 @@ func wrongKind(res *resourceInfo, got schema.GroupVersionKind, body []byte) erro
 	if got.GroupKind() == res.Kind.GroupKind() {
 		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", got.GroupVersion(), res.Kind.GroupVersion()))
 	}
-	base := fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", versionPackage(got.GroupVersion()), got.Kind, internalPackage(res.Kind.Group), res.Kind.Kind)
-	return transformDecodeError(res, base, &got, body)
+	return transformDecodeError(res, conversionError(res, got), &got, body)
+}
+
+// conversionError is the scheme's error converting a decoded object of
+// kind got into res's internal type, which has no conversion from another
+// kind: "converting (v1.Pod) to (core.ConfigMap): unknown conversion".
+func conversionError(res *resourceInfo, got schema.GroupVersionKind) error {
+	return fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", versionPackage(got.GroupVersion()), got.Kind, internalPackage(res.Kind.Group), res.Kind.Kind)
 }
 
 // transformDecodeError words a decoding failure as handlers/rest.go does;

@@ -442,17 +442,24 @@ func TestDiscoveryAggregatedETag(t *testing.T) {
 	}
 }
 
-// TestDiscoveryNotServed checks that unserved groups and versions fall
-// through to the 404 Status, and that discovery only answers GET.
+// TestDiscoveryNotServed checks that unserved versions of served groups
+// fall through to the 404 Status, an unserved group to the plain-text 404
+// (no go-restful web service has its root path: routes_root.go), and that
+// discovery only answers GET.
 func TestDiscoveryNotServed(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
+	for _, path := range []string{"/apis/example.com", "/apis/example.com/v1", "/apis//", "//api/v1"} {
+		resp := getRaw(t, srv, http.MethodGet, path, nil)
+		if resp.code != http.StatusNotFound || string(resp.body) != "404 page not found\n" {
+			t.Errorf("GET %s = %d %q, want 404 \"404 page not found\\n\"", path, resp.code, resp.body)
+		}
+	}
 	tests := []struct {
 		method, path string
 		wantCode     int
 		wantReason   metav1.StatusReason
 	}{
-		{http.MethodGet, "/apis/example.com", http.StatusNotFound, metav1.StatusReasonNotFound},
 		{http.MethodGet, "/apis/batch/v1beta1", http.StatusNotFound, metav1.StatusReasonNotFound},
 		{http.MethodGet, "/apis/apps/v2", http.StatusNotFound, metav1.StatusReasonNotFound},
 		{http.MethodGet, "/api/v2", http.StatusNotFound, metav1.StatusReasonNotFound},

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/lw-sim/lw-sim/internal/malformed"
 )
 
 // The fuzz targets drive the server's handler in process (real routing,
@@ -17,6 +19,22 @@ import (
 // no panic, a status code HTTP allows, and for a JSON error answer a
 // Status whose code is the HTTP code. `make fuzz` runs each for FUZZTIME;
 // plain `go test` replays the seeds below and testdata/fuzz.
+
+// fuzzFixture is the malformed-request corpus's fixture on fuzzServer's
+// objects: its requests are seeds of every target here (issue 21).
+var fuzzFixture = malformed.Fixture{Namespace: "default", ConfigMap: "cm", Pod: "p", Deployment: "d"}
+
+// corpusSeeds calls add once for each distinct seed the corpus's requests
+// give through seed, which returns false for a request it has none for.
+func corpusSeeds[K comparable](seed func(malformed.Request) (K, bool), add func(K)) {
+	seen := map[K]bool{}
+	for _, r := range malformed.Corpus(fuzzFixture) {
+		if k, ok := seed(r); ok && !seen[k] {
+			seen[k] = true
+			add(k)
+		}
+	}
+}
 
 // fuzzServer is a server with one ConfigMap, default/cm, to read and patch.
 func fuzzServer(f *testing.F) *Server {
@@ -96,6 +114,9 @@ func FuzzRequestPath(f *testing.F) {
 		f.Add(http.MethodGet, s)
 	}
 	f.Add(http.MethodDelete, "/api/v1/namespaces/default/configmaps")
+	type methodPath struct{ method, path string }
+	corpusSeeds(func(r malformed.Request) (methodPath, bool) { return methodPath{r.Method, r.Path}, true },
+		func(s methodPath) { f.Add(s.method, s.path) })
 	f.Fuzz(func(t *testing.T, method, path string) {
 		if !validMethod(method) || !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " \t\r\n#?") {
 			return // not an HTTP request line net/http would accept
@@ -131,6 +152,7 @@ func FuzzListWatchOptions(f *testing.F) {
 		"resourceVersion=7&resourceVersionMatch=NotOlderThan", "w%61tch=1"} {
 		f.Add(s)
 	}
+	corpusSeeds(func(r malformed.Request) (string, bool) { return r.Query, r.Method == http.MethodGet && r.Query != "" }, func(q string) { f.Add(q) })
 	f.Fuzz(func(t *testing.T, query string) {
 		if _, err := url.Parse(cmPath + "?" + query); err != nil || strings.ContainsAny(query, " #") {
 			return // not a request line net/http would accept
@@ -153,6 +175,16 @@ func FuzzWriteBody(f *testing.F) {
 		`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm","resourceVersion":"1"}}`, "k8s\x00\n\x0f\n\x02v1\x12\tConfigMap", "[[[[", "\xa1\x61\x61\x01"} {
 		f.Add(uint8(i), true, []byte(b))
 	}
+	type writeSeed struct {
+		ct     uint8
+		create bool
+		body   string
+	}
+	corpusSeeds(func(r malformed.Request) (writeSeed, bool) {
+		create := r.Method == http.MethodPost && r.Path == cmPath
+		update := r.Method == http.MethodPut && r.Path == cmPath+"/cm"
+		return writeSeed{contentTypeIndex(r.ContentType, fuzzContentTypes), create, string(r.Body)}, create || update
+	}, func(s writeSeed) { f.Add(s.ct, s.create, []byte(s.body)) })
 	f.Fuzz(func(t *testing.T, ct uint8, create bool, body []byte) {
 		contentType := fuzzContentTypes[int(ct)%len(fuzzContentTypes)]
 		method, path := http.MethodPut, cmPath+"/cm"
@@ -176,6 +208,13 @@ func FuzzPatch(f *testing.F) {
 		`{"$setElementOrder/data":[]}`} {
 		f.Add(uint8(i%3), []byte(p))
 	}
+	type patchSeed struct {
+		pt    uint8
+		patch string
+	}
+	corpusSeeds(func(r malformed.Request) (patchSeed, bool) {
+		return patchSeed{contentTypeIndex(r.ContentType, fuzzPatchTypes), string(r.Body)}, r.Method == http.MethodPatch && r.Path == cmPath+"/cm"
+	}, func(s patchSeed) { f.Add(s.pt, []byte(s.patch)) })
 	f.Fuzz(func(t *testing.T, pt uint8, patch []byte) {
 		contentType := fuzzPatchTypes[int(pt)%len(fuzzPatchTypes)]
 		rec := fuzzDo(t, srv, http.MethodPatch, cmPath+"/cm", contentType, patch)
@@ -187,4 +226,15 @@ func FuzzPatch(f *testing.F) {
 			t.Fatalf("GET after an accepted patch = %d %s", got.Code, got.Body.Bytes())
 		}
 	})
+}
+
+// contentTypeIndex is the index of ct among types, as the targets draw a
+// content type; 0 (the first) for one not among them.
+func contentTypeIndex(ct string, types []string) uint8 {
+	for i, t := range types {
+		if t == ct {
+			return uint8(i)
+		}
+	}
+	return 0
 }

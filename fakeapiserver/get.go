@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
@@ -29,7 +30,12 @@ func (s *Server) handleGet(req *request) (response, error) {
 
 // getObject reads the named object after the resourceVersion wait.
 func (s *Server) getObject(req *request) (runtime.Object, error) {
-	rv, err := parseResourceVersion(req.r.URL.Query().Get("resourceVersion"))
+	// The registry builds the key before the watch cache parses the
+	// resourceVersion or waits for it (storage_key.go).
+	if err := itemKeyError(req.res, req.info.namespace, req.info.name); err != nil {
+		return nil, err
+	}
+	rv, err := parseRequestedRV(req.r.URL.Query().Get("resourceVersion"))
 	if err != nil {
 		// The watch cache returns the versioner's plain error: a 500 with no
 		// reason, like the WATCH case the spec observed (§2.5).
@@ -45,7 +51,9 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 
 // current returns the live object as a read returns it (a custom
 // resource under its CRD's current schema: customresource_view.go) or the
-// API's 404.
+// API's 404, or the error of a namespace and name that make no storage key
+// (storage_key.go): every read, update, patch and delete of one object
+// comes here first.
 func (s *Server) current(res *resourceInfo, namespace, name string) (runtime.Object, error) {
 	view, _, err := s.currentVersion(res, namespace, name)
 	return view, err
@@ -54,15 +62,28 @@ func (s *Server) current(res *resourceInfo, namespace, name string) (runtime.Obj
 // currentVersion is current with the object as stored: the two differ for
 // a custom resource stored before its CRD gained a default.
 func (s *Server) currentVersion(res *resourceInfo, namespace, name string) (view, stored runtime.Object, err error) {
+	if err := itemKeyError(res, namespace, name); err != nil {
+		return nil, nil, err
+	}
 	obj, enc, err := s.store.GetVersion(res.storageKey, objectKey(res, namespace, name), 0)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, apierrors.NewNotFound(res.qualified(), name)
+		return nil, nil, apierrors.NewNotFound(notFoundResource(res), name)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	view, err = s.readView(res, obj, enc)
 	return view, obj, err
+}
+
+// notFoundResource is the resource a 404 of res names: its own, but for
+// componentstatuses, whose REST says "componentstatus" (kubernetes
+// pkg/registry/core/componentstatus/rest.go Get).
+func notFoundResource(res *resourceInfo) schema.GroupResource {
+	if gr := res.qualified(); gr != (schema.GroupResource{Resource: "componentstatuses"}) {
+		return gr
+	}
+	return schema.GroupResource{Resource: "componentstatus"}
 }
 
 // objectKey is the store key of an object: "<ns>/<name>" for namespaced

@@ -83,9 +83,15 @@ func (s *Server) enter() bool {
 	return true
 }
 
-// route dispatches a request by path: discovery and the non-resource
-// endpoints, else a resource request to its verb's handler (serveVerb).
+// route dispatches a request by path: outside the paths kube-apiserver's
+// go-restful container serves, the exact non-resource endpoints
+// (routes_root.go); inside, discovery and the non-resource endpoints, else a
+// resource request to its verb's handler (serveVerb).
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if !s.restfulPath(r.URL.Path) {
+		s.serveNonRestful(w, r)
+		return
+	}
 	info, ok := parseResourcePath(r.URL.Path)
 	if !ok {
 		if s.serveDiscovery(w, r) || s.serveNonResource(w, r) {
@@ -107,16 +113,32 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 
 // resourceRequest routes a resource path to the served resource and the
 // verb, failing as go-restful's router does: 404 when no route serves the
-// path, then restfulRouteError's 405, 415 and 406.
+// path, then restfulRouteError's 405, 415 and 406; then, for a route with
+// an empty {name}, the handlers' 400.
 func (s *Server) resourceRequest(w http.ResponseWriter, r *http.Request, info requestInfo) (*request, error) {
+	if unservedCollection(info) {
+		return nil, unservedError([]string{http.MethodPost}, r.Method) // routes_unserved.go
+	}
 	res, ok := s.resources.lookup(info.gv.WithResource(info.resource))
-	if !ok || !s.validScope(info, res) {
+	if !ok {
+		return nil, notFound()
+	}
+	if !s.validScope(info, res) {
+		// A route kube-apiserver has and lw-sim does not serve still
+		// refuses the methods it does not take (routes_unserved.go); a
+		// subresource served here is never looked up there.
+		if route, ok := unservedRouteOf(info, res); ok {
+			return nil, unservedError(route.methods, r.Method)
+		}
 		return nil, notFound()
 	}
 	r = withResource(r, res) // its serializers, for custom resources (customresource_codec.go)
 	verb := info.verb(r.Method, isWatchParam(r))
 	if err := s.restfulRouteError(r, info, res, verb); err != nil {
 		return nil, err
+	}
+	if info.item && info.name == "" {
+		return nil, errNameRequired // every item handler asks its namer first (storage_key.go)
 	}
 	return &request{w: w, r: r, info: info, res: res, verb: verb}, nil
 }
@@ -137,20 +159,29 @@ func (s *Server) restfulRouteError(r *http.Request, info requestInfo, res *resou
 }
 
 // validScope rejects paths whose namespace part does not fit the resource's
-// scope or that name a subresource the resource lacks; kube-apiserver has
-// no route for them, so they are 404.
+// scope, that name a subresource the resource lacks, or that are a /watch/
+// path kube-apiserver has no route for; they are 404.
 func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
-	if res.ClusterScoped && info.namespace != "" {
+	if res.ClusterScoped && info.namespaced {
 		return false
 	}
 	// kube-apiserver installs the cluster-wide path of a namespaced
 	// resource only to list it, and the item path only for item verbs, so
 	// a review has neither.
-	if !res.ClusterScoped && info.namespace == "" && !slices.Contains(res.verbs, "list") {
+	if !res.ClusterScoped && !info.namespaced && !slices.Contains(res.verbs, "list") {
 		return false
 	}
-	if info.name != "" && !slices.ContainsFunc(res.verbs, isItemVerb) {
+	if info.item && !slices.ContainsFunc(res.verbs, isItemVerb) {
 		return false
+	}
+	// The /watch/ routes are installed for a resource that watches, never
+	// for a subresource (installer.go registerResourceHandlers: "watch/" +
+	// resourcePath and itemPath, both of the main resource here).
+	if info.forceWatch && (info.subresource != "" || !slices.Contains(res.verbs, "watch")) {
+		return false
+	}
+	if info.subpath {
+		return false // only unserved proxy routes take a subpath
 	}
 	switch info.subresource {
 	case "":
@@ -183,7 +214,7 @@ func verbAllowed(info requestInfo, res *resourceInfo, verb string) bool {
 	if !slices.Contains(res.verbs, verb) {
 		return false
 	}
-	if !res.ClusterScoped && info.namespace == "" {
+	if !res.ClusterScoped && !info.namespaced {
 		return verb == "list" || verb == "watch"
 	}
 	return true

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // kubectlApplyCM is applied by kubectl apply --server-side; VALUE is
@@ -72,7 +74,7 @@ func TestKubectlServerSideApply(t *testing.T) {
 // runFailing runs kubectl expecting a non-zero exit and returns its stderr.
 func (k *kubectl) runFailing(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	cmd := k.command(ctx, args...)
 	var stdout, stderr bytes.Buffer

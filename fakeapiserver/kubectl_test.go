@@ -15,15 +15,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 const (
 	// kubectlPath is where the machine image puts kubectl; the test is
 	// skipped where it is absent.
 	kubectlPath = "/usr/bin/kubectl"
-	// kubectlTimeout bounds every kubectl invocation, including the
-	// discovery and OpenAPI requests it makes first.
-	kubectlTimeout = 60 * time.Second
 	// kubectlWaitDelay bounds how long Wait waits for kubectl's output
 	// pipes after it was killed.
 	kubectlWaitDelay = 5 * time.Second
@@ -98,7 +97,7 @@ func testKubectlGet(t *testing.T, k *kubectl) {
 // kubectl watches from its list's resourceVersion, so the new pod shows even
 // if it is created before the WATCH request arrives.
 func testKubectlGetWatch(t *testing.T, k *kubectl, srv *Server) {
-	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	cmd := k.command(ctx, "get", "pods", "-w")
 	stdout, err := cmd.StdoutPipe()
@@ -174,7 +173,7 @@ func (k *kubectl) command(ctx context.Context, args ...string) *exec.Cmd {
 // timeout fails the test with stderr.
 func (k *kubectl) run(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	cmd := k.command(ctx, args...)
 	var stdout, stderr bytes.Buffer

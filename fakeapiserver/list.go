@@ -56,6 +56,9 @@ func (s *Server) listResponse(req *request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
+	if err := collectionKeyError(req.res, req.info.namespace); err != nil { // storage_key.go
+		return response{}, err
+	}
 	list, items, err := s.readList(req, p)
 	if err != nil {
 		return response{}, err
@@ -115,7 +118,7 @@ func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 	if opts.ResourceVersion == "" {
 		return read, nil
 	}
-	n, err := parseResourceVersion(opts.ResourceVersion)
+	n, err := parseRequestedRV(opts.ResourceVersion)
 	if err != nil {
 		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
 	}
@@ -128,7 +131,7 @@ func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 	exact := opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
 		(opts.ResourceVersionMatch == "" && opts.Limit > 0)
 	if exact {
-		read.rv = n
+		read.rv = storeRV(n) // reached, so no more than the current RV
 	}
 	return read, nil
 }
@@ -147,7 +150,7 @@ func (s *Server) continueRead(req *request, p listParams, read listRead) (listRe
 	}
 	read.start, read.continued = start, true
 	if rv > 0 {
-		if err := s.waitForRV(req.r.Context(), rv); err != nil {
+		if err := s.waitForRV(req.r.Context(), uint64(rv)); err != nil {
 			return read, err
 		}
 		read.rv = rv
@@ -170,7 +173,7 @@ func (s *Server) listReadError(err error, read listRead, p listParams) error {
 	case errors.Is(err, store.ErrCompacted):
 		return apierrors.NewResourceExpired(listTooOldMessage)
 	case errors.Is(err, store.ErrFutureRV):
-		return kubewire.TooLargeResourceVersion(read.rv, s.store.CurrentRV())
+		return kubewire.TooLargeResourceVersion(uint64(read.rv), s.store.CurrentRV())
 	}
 	return err
 }

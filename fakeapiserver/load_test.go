@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/lw-sim/lw-sim/internal/kubewire"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // Load test bounds: `make load` sets LWSIM_LOAD_WATCHERS and
@@ -32,10 +33,6 @@ import (
 const (
 	maxLoadWatchers = 10000
 	maxLoadWrites   = 100000
-	// loadTimeout bounds the whole run.
-	loadTimeout = 10 * time.Minute
-	// loadServerStopTimeout is how long the child may take to stop.
-	loadServerStopTimeout = 30 * time.Second
 )
 
 // TestLoad (`make load`, not part of `make test`) runs a server in a child
@@ -54,7 +51,7 @@ func TestLoad(t *testing.T) {
 	if watchers == 0 || writes == 0 {
 		t.Skip("set LWSIM_LOAD_WATCHERS and LWSIM_LOAD_WRITES (make load)")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), loadTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	child := startLoadServer(t)
 	cs, err := kubernetes.NewForConfig(&rest.Config{Host: child.url, QPS: -1})
@@ -139,10 +136,13 @@ func startLoadServer(t *testing.T) *loadServer {
 	}
 	t.Cleanup(func() {
 		// Shutdown chain: stdin closes → the child closes its server and
-		// exits → Wait returns. A child that does not is killed.
+		// exits → Wait returns. A child that would outlast the test binary
+		// is killed (testdeadline).
 		in.Close()
-		kill := time.AfterFunc(loadServerStopTimeout, func() { _ = cmd.Process.Kill() })
-		defer kill.Stop()
+		hung, stop := testdeadline.Derive(context.Background(), t)
+		defer stop()
+		kill := context.AfterFunc(hung, func() { _ = cmd.Process.Kill() })
+		defer kill()
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("load server: %v", err)
 		}
@@ -175,7 +175,9 @@ func (ls *loadServer) stats(t *testing.T) loadStats {
 }
 
 // runLoadServer is the child: serve on loopback with serve's
-// slow-consumer defaults, answer "stats" lines on stdin, stop at EOF.
+// slow-consumer defaults, answer "stats" lines on stdin (and the peak RSS
+// commands of TestRequestMemory, write_limits_memory_test.go), stop at
+// EOF.
 func runLoadServer(t *testing.T) {
 	// Slow-consumer protection as lw-sim serve turns it on by default
 	// (cmd/lw-sim serveWatchMaxLag, serveWatchWriteTimeout): every event
@@ -193,6 +195,9 @@ func runLoadServer(t *testing.T) {
 	fmt.Printf("LOADSERVER %s\n", srv.URL())
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
+		if servePeakCommand(t, in.Text()) {
+			continue
+		}
 		runtime.GC()
 		fmt.Printf("STATS %d %d %d\n", runtime.NumGoroutine(), openFDs(t), rssBytes(t))
 	}

@@ -120,7 +120,11 @@ func copyStatus(dst, src runtime.Object) {
 // maintains generation, as BeforeUpdate and the strategies do.
 func prepareUpdate(res *resourceInfo, obj, old runtime.Object) {
 	m, o := mustAccessor(obj), mustAccessor(old)
-	m.SetUID(o.GetUID())
+	if m.GetUID() == "" {
+		// BeforeUpdate keeps a uid the object brings, and validation then
+		// refuses a changed one as immutable (registry/rest/update.go).
+		m.SetUID(o.GetUID())
+	}
 	m.SetCreationTimestamp(o.GetCreationTimestamp())
 	m.SetDeletionTimestamp(o.GetDeletionTimestamp())
 	m.SetDeletionGracePeriodSeconds(o.GetDeletionGracePeriodSeconds())
@@ -160,10 +164,20 @@ func checkObjectNamespace(res *resourceInfo, namespace string, obj runtime.Objec
 	return nil
 }
 
-// checkObjectName rejects a body whose name differs from the URL's
-// (handlers/rest.go).
+// checkObjectName rejects a body whose name differs from the URL's, and
+// one without a name, which ScopeNamer.ObjectName cannot determine
+// (handlers/rest.go checkName, namer.go errEmptyName).
 func checkObjectName(obj runtime.Object, name string) error {
-	if got := mustAccessor(obj).GetName(); got != name {
+	return checkName(mustAccessor(obj).GetName(), name)
+}
+
+// checkName is handlers/rest.go checkName's name rule for a body naming
+// got on a URL naming name.
+func checkName(got, name string) error {
+	switch {
+	case got == "":
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", name))
+	case got != name:
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", got, name))
 	}
 	return nil

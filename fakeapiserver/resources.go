@@ -222,6 +222,24 @@ func (t *resourceTable) servedGroupVersions() []schema.GroupVersion {
 	return append(gvs, extra...)
 }
 
+// servesGroup reports whether any version of group is served (the empty
+// group is core's, served at /api, not under /apis).
+func (t *resourceTable) servesGroup(group string) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, gv := range t.groups {
+		if gv.Group == group {
+			return true
+		}
+	}
+	for gvr := range t.byGVR {
+		if gvr.Group == group {
+			return true
+		}
+	}
+	return false
+}
+
 // newResourceTable derives the served resources of every group-version in gvs
 // from the scheme: each kind K with a list kind KList is a resource.
 func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrides []Resource) (*resourceTable, error) {

@@ -29,15 +29,17 @@ func TestParseResourcePath(t *testing.T) {
 		want requestInfo
 		ok   bool
 	}{
-		{"/api/v1/namespaces/ns/pods/p/status", requestInfo{resource: "pods", namespace: "ns", name: "p", subresource: "status"}, true},
-		{"/api/v1/namespaces/ns", requestInfo{resource: "namespaces", name: "ns"}, true},
-		{"/api/v1/namespaces/ns/status", requestInfo{resource: "namespaces", name: "ns", subresource: "status"}, true},
-		{"/api/v1/watch/namespaces/ns/pods", requestInfo{resource: "pods", namespace: "ns", forceWatch: true}, true},
-		{"/api/v1/nodes/n", requestInfo{resource: "nodes", name: "n"}, true},
+		{"/api/v1/namespaces/ns/pods/p/status", requestInfo{resource: "pods", namespace: "ns", name: "p", subresource: "status", namespaced: true, item: true}, true},
+		{"/api/v1/namespaces/ns", requestInfo{resource: "namespaces", name: "ns", item: true}, true},
+		{"/api/v1/namespaces/ns/status", requestInfo{resource: "namespaces", name: "ns", subresource: "status", item: true}, true},
+		{"/api/v1/watch/namespaces/ns/pods", requestInfo{resource: "pods", namespace: "ns", namespaced: true, forceWatch: true}, true},
+		{"/api/v1/nodes/n", requestInfo{resource: "nodes", name: "n", item: true}, true},
 		{"/api/v1/namespaces/ns/pods/p/status/x", requestInfo{}, false},
+		{"/api/v1/namespaces/ns/pods/p/proxy/x/y", requestInfo{resource: "pods", namespace: "ns", name: "p", subresource: "proxy", namespaced: true, item: true, subpath: true}, true},
 		{"/api/v1/proxy/namespaces/ns/pods/p", requestInfo{}, false},
 		{"/api/v1/watch", requestInfo{}, false},
-		{"/apis/apps/v1/namespaces/ns/deployments/d/scale", requestInfo{resource: "deployments", namespace: "ns", name: "d", subresource: "scale"}, true},
+		{"/apis/apps/v1/namespaces/ns/deployments/d/scale", requestInfo{resource: "deployments", namespace: "ns", name: "d", subresource: "scale", namespaced: true, item: true}, true},
+		{"/apis/apps/v1/namespaces//deployments//scale", requestInfo{resource: "deployments", subresource: "scale", namespaced: true, item: true}, true},
 		{"/healthz", requestInfo{}, false},
 	}
 	for _, tt := range tests {

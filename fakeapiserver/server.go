@@ -82,7 +82,6 @@ func New(cfg Config) (*Server, error) {
 	if err := checkAuthConfig(cfg); err != nil {
 		return nil, err
 	}
-	limitJSONPatchCopies() // write_limits.go
 	table, err := newResourceTable(cfg.Scheme, cfg.GroupVersions, cfg.Resources)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -55,7 +54,7 @@ func TestScaleSubresource(t *testing.T) {
 		if ev.Type != watch.Modified || *got.Spec.Replicas != 5 || got.ResourceVersion != up.ResourceVersion || got.Generation != d.Generation+1 {
 			t.Errorf("event = %s replicas %d rv %s generation %d, want MODIFIED 5 at rv %s, generation %d", ev.Type, *got.Spec.Replicas, got.ResourceVersion, got.Generation, up.ResourceVersion, d.Generation+1)
 		}
-	case <-time.After(10 * time.Second):
+	case <-hangGuard(t):
 		t.Fatal("no event for the scale")
 	}
 

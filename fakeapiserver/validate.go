@@ -1,6 +1,8 @@
 package fakeapiserver
 
 import (
+	"slices"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -34,7 +36,26 @@ func validateWrite(res *resourceInfo, obj, old runtime.Object) error {
 	if validate == nil {
 		validate = validation.Generic
 	}
-	return invalidIfAny(res, obj, validate(obj, old))
+	errs := validate(obj, old)
+	if old == nil && !res.ClusterScoped && mustAccessor(obj).GetNamespace() == "" {
+		errs = withNamespaceRequired(errs)
+	}
+	return invalidIfAny(res, obj, errs)
+}
+
+// withNamespaceRequired adds ValidateObjectMeta's "metadata.namespace:
+// Required value" where it reports it, after the name errors. The
+// validation table reads an object's scope from its namespace, and one
+// namespaced object reaches it without one: a create at the route with an
+// empty namespace segment ("/api/v1/namespaces//configmaps"), which
+// kube-apiserver admits (NamespaceLifecycle passes objects without a
+// namespace) and its validation refuses.
+func withNamespaceRequired(errs field.ErrorList) field.ErrorList {
+	i := 0
+	for i < len(errs) && (errs[i].Field == "metadata.name" || errs[i].Field == "metadata.generateName") {
+		i++
+	}
+	return slices.Insert(errs, i, field.Required(field.NewPath("metadata", "namespace"), ""))
 }
 
 // validateStatusWrite is the validation of a write through the status

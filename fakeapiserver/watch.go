@@ -29,11 +29,18 @@ func (s *Server) serveWatch(req *request) {
 		return
 	}
 	p, err := s.parseListOptions(req)
+	if err == nil {
+		// The cacher checks its key before the resourceVersion
+		// (cacher.go Watch); a watch of one name watches the collection's
+		// key root (registry store.go Watch), so the namespace is what
+		// can make it invalid (storage_key.go).
+		err = collectionKeyError(req.res, req.info.namespace)
+	}
 	if err != nil {
 		s.writeError(req.w, req.r, err)
 		return
 	}
-	startRV, err := parseResourceVersion(p.opts.ResourceVersion)
+	requestedRV, err := parseRequestedRV(p.opts.ResourceVersion)
 	if err != nil {
 		// Cacher.Watch returns the versioner's plain error: 500, no reason.
 		s.writeError(req.w, req.r, err)
@@ -73,7 +80,8 @@ func (s *Server) serveWatch(req *request) {
 	s.watch.active.Add(1)
 	defer s.watch.active.Add(-1)
 	stream.deadline = deadline
-	stream.run(startRV)
+	stream.requestedRV = requestedRV
+	stream.run(storeRV(requestedRV)) // one past int64 is a future no event reaches: a silent watch
 	// Events the stream sent before it ended go out with the end of the
 	// response, as bytes written to the response would.
 	_ = stream.enc.drain()
@@ -112,6 +120,9 @@ type watchStream struct {
 	// event at or below it is ever sent (the cacher's processInterval rule),
 	// and the one send path panics if one would be.
 	lastRV int64
+	// requestedRV is the resourceVersion the watch asked for, which a
+	// watch-list's 504 names (it may be past int64).
+	requestedRV uint64
 	// bookmarks is set when the client allowed BOOKMARK events.
 	bookmarks bool
 	// bookmark schedules the periodic bookmarks (disabled without
@@ -164,7 +175,7 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 		return startRV, nil
 	}
 	if startRV > 0 {
-		if err := w.s.waitForRV(w.ctx, startRV); err != nil {
+		if err := w.s.waitForRV(w.ctx, w.requestedRV); err != nil {
 			return 0, err
 		}
 	}
@@ -214,7 +225,7 @@ func (w *watchStream) follow(cursor int64) {
 			return
 		}
 		hub.window.observe(w.req.res.storageKey, events)
-		if round > 0 && hub.cfg.SlowWatcherMaxLag > 0 && len(events) > hub.cfg.SlowWatcherMaxLag {
+		if round > 0 && w.lagging(events, hub.cfg.SlowWatcherMaxLag) {
 			hub.slow.Add(1) // ended as the cacher ends a blocked watcher: no ERROR
 			return
 		}

@@ -2,11 +2,9 @@ package fakeapiserver
 
 import (
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -62,7 +60,7 @@ func mustNextAdded(t *testing.T, w watch.Interface, name string) {
 		if cm, _ := ev.Object.(*corev1.ConfigMap); ev.Type != watch.Added || cm == nil || cm.Name != name {
 			t.Errorf("event = %s %+v, want ADDED of configmap %s", ev.Type, ev.Object, name)
 		}
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatalf("no event in %v, want the ADDED of %s", wait.ForeverTestTimeout, name)
+	case <-hangGuard(t):
+		t.Fatalf("no event before the test's deadline, want the ADDED of %s", name)
 	}
 }

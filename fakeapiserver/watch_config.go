@@ -51,8 +51,9 @@ type WatchConfig struct {
 	// before its deadline. If zero, 60 s.
 	BookmarkInterval time.Duration
 	// SlowWatcherMaxLag ends a watch, with no ERROR event, when it comes back
-	// for more and finds more than this many events of its resource waiting
-	// (the cacher ends a watcher whose buffer stays full). The replay at the
+	// for more and finds more than this many events waiting that it would
+	// send (the cacher ends a watcher whose buffer stays full); events
+	// outside its namespace or selectors do not count. The replay at the
 	// start of a watch is exempt. If zero, no limit (tests stay
 	// deterministic); lw-sim serve sets 200, the cacher's buffers for one
 	// watcher.

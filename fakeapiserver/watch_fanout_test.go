@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // TestWatchEncodesOncePerContentType: however many watchers receive an
@@ -156,4 +158,49 @@ func TestWatchThousandWatchers(t *testing.T) {
 			t.Errorf("memory per open watch = %d KiB, want <= 256 KiB", perWatcher>>10)
 		}
 	})
+}
+
+// TestWatchLagCountsOnlyMatches (issue 21): the lag rule counts the events
+// a watch would send. A watch blocked on a large event, then more than
+// SlowWatcherMaxLag writes outside its selector or namespace, is not
+// ended once its client reads again: its client never fell behind on
+// anything it is sent. It then gets its next event. (The rule counted the
+// resource's events and cut such watches.)
+func TestWatchLagCountsOnlyMatches(t *testing.T) {
+	tests := []struct {
+		name  string
+		path  string
+		other func(i int) *corev1.ConfigMap
+	}{
+		{"label selector", watchCMPath + "?watch=true&labelSelector=app%3Dx",
+			func(i int) *corev1.ConfigMap { return configMap("default", "o"+strconv.Itoa(i), "v", nil) }},
+		{"namespace", watchCMPath + "?watch=true",
+			func(i int) *corev1.ConfigMap { return configMap("kube-public", "o"+strconv.Itoa(i), "v", nil) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := startBubble(t, WithConfig(func(c *Config) { c.Watch.SlowWatcherMaxLag = 5 }))
+				resp := b.stalledWatch(t, tt.path+"&resourceVersion="+b.currentRV())
+				match := map[string]string{"app": "x"}
+				b.mustCreate(t, configMap("default", "big", bigData, match))
+				synctest.Wait() // the watcher is blocked writing "big"
+				for i := range 10 {
+					b.mustCreate(t, tt.other(i))
+				}
+				read := make(chan []byte)
+				go func() { body, _ := io.ReadAll(resp.Body); read <- body }()
+				synctest.Wait() // the client took "big"; the watcher read the 10 writes
+				b.mustCreate(t, configMap("default", "next", "v", match))
+				synctest.Wait()
+				if got := b.srv.WatchStats().SlowTerminated; got != 0 {
+					t.Errorf("WatchStats().SlowTerminated = %d, want 0: the 10 writes are not this watch's", got)
+				}
+				resp.Body.Close()
+				if body := <-read; !strings.Contains(string(body), `"name":"next"`) {
+					t.Errorf("the watch did not get the event after the burst; it got %d bytes", len(body))
+				}
+			})
+		})
+	}
 }

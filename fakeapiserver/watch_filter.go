@@ -37,6 +37,38 @@ func (w *watchStream) visible(ev store.Event) (watch.EventType, runtime.Object) 
 	return "", nil
 }
 
+// lagging reports whether more than maxLag of events are for this watcher
+// (0: no limit), the lag rule of [WatchConfig.SlowWatcherMaxLag]. Only the
+// events it would send count: the cacher's buffer for a watcher fills when
+// its client does not take what it is sent, and events outside a
+// watcher's namespace or selectors take nothing from its client. Counting
+// the resource's events cut selector watches whose clients kept up, after
+// a burst of writes they would never see (issue 21). Counting stops at
+// maxLag+1, and starts only when there are more events than that.
+func (w *watchStream) lagging(events []store.Event, maxLag int) bool {
+	if maxLag <= 0 || len(events) <= maxLag {
+		return false
+	}
+	n := 0
+	for _, ev := range events {
+		if ev.RV > w.lastRV && w.wouldSee(ev) {
+			if n++; n > maxLag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wouldSee reports whether visible gives ev to this watcher, without
+// building what it would send.
+func (w *watchStream) wouldSee(ev store.Event) bool {
+	if ev.PrevObject != nil && w.matches(ev.Key, ev.PrevObject) {
+		return true
+	}
+	return ev.Type != watch.Deleted && w.matches(ev.Key, ev.Object)
+}
+
 // matches reports whether an object under key is in the watch's namespace
 // and passes its selectors.
 func (w *watchStream) matches(key string, obj runtime.Object) bool {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
 	"github.com/lw-sim/lw-sim/internal/kubewire"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // Watch tests run inside testing/synctest bubbles (STYLE 23): the server
@@ -256,16 +257,21 @@ func (b *bubble) mustDelete(t testing.TB, ns, name string) {
 // currentRV is the server's current RV as a string.
 func (b *bubble) currentRV() string { return formatRV(b.srv.store.CurrentRV()) }
 
-// watchTestTimeout bounds every wait on real time (tests outside a bubble):
-// generous for -race on two cores, short enough that a hang fails fast.
-const watchTestTimeout = 30 * time.Second
+// hangGuard is closed only when a wait on real time (a test outside a
+// bubble waiting for a server's event or answer) would outlast the test
+// binary (testdeadline): tests wait for the event, never for a budget of
+// their own that a loaded machine exceeds.
+func hangGuard(t testing.TB) <-chan struct{} {
+	ctx, cancel := testdeadline.Context(t)
+	t.Cleanup(cancel)
+	return ctx.Done()
+}
 
-// recvRVs receives n events from w and returns their RVs; it fails the test
-// if they do not come within watchTestTimeout.
+// recvRVs receives n events from w and returns their RVs; only a hang
+// (hangGuard) fails the test.
 func recvRVs(t testing.TB, w watch.Interface, n int) []string {
 	t.Helper()
-	timeout := time.NewTimer(watchTestTimeout)
-	defer timeout.Stop()
+	hung := hangGuard(t)
 	var rvs []string
 	for len(rvs) < n {
 		select {
@@ -278,8 +284,8 @@ func recvRVs(t testing.TB, w watch.Interface, n int) []string {
 				t.Fatalf("event %s: %v", ev.Type, err)
 			}
 			rvs = append(rvs, m.GetResourceVersion())
-		case <-timeout.C:
-			t.Fatalf("got %d of %d events in %v", len(rvs), n, watchTestTimeout)
+		case <-hung:
+			t.Fatalf("got %d of %d events before the test's deadline", len(rvs), n)
 		}
 	}
 	return rvs

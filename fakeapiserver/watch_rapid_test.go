@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // watchModelEvent is one change as the model records it.
@@ -29,6 +31,8 @@ type watchModelEvent struct {
 // run labels its objects with its own id, and watches select that label, so
 // runs can share a server.
 type watchMachine struct {
+	// hung ends only when a watch would outlast the test binary (hangGuard).
+	hung  context.Context
 	cs    kubernetes.Interface
 	srv   *Server
 	label string
@@ -101,7 +105,7 @@ func (m *watchMachine) WatchFrom(t *rapid.T) {
 	if i := rapid.IntRange(-1, len(m.model)-1).Draw(t, "from"); i >= 0 {
 		from, _ = strconv.ParseInt(m.model[i].RV, 10, 64)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), watchTestTimeout)
+	ctx, cancel := context.WithCancel(m.hung)
 	defer cancel()
 	w, err := m.cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{
 		ResourceVersion: formatRV(from), LabelSelector: "run=" + m.label,
@@ -154,9 +158,11 @@ func TestWatchRapidAgainstModel(t *testing.T) {
 	srv := Start(t)
 	cs := srv.Clientset()
 	var runs atomic.Int64
+	hung, stop := testdeadline.Context(t)
+	defer stop()
 	rapid.Check(t, func(t *rapid.T) {
 		m := &watchMachine{
-			cs: cs, srv: srv, live: map[string]bool{},
+			hung: hung, cs: cs, srv: srv, live: map[string]bool{},
 			label: "r" + strconv.FormatInt(runs.Add(1), 10),
 			start: srv.store.CurrentRV(),
 		}

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -137,6 +138,9 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 			return nil, err
 		}
 		if !dryRun && isStorageRV(m.GetResourceVersion()) {
+			// etcd3 store Create: only an RV the versioner reads, and not
+			// 0, is refused; anything else is overwritten. Dry-run
+			// storage skips the check.
 			return nil, errResourceVersionOnCreate
 		}
 		stored, err := s.storeCreate(res, objectKey(res, m.GetNamespace(), m.GetName()), obj, dryRun)
@@ -159,15 +163,25 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 }
 
 // admitNamespace is the NamespaceLifecycle admission plugin for creates
-// (apiserver pkg/admission/plugin/namespace/lifecycle): the namespace must
-// exist (404 from the namespace lookup) and not be in phase Terminating
-// (403 with a NamespaceTerminating cause, naming the object by name, else
-// generateName, else "Unknown", as admission.NewForbidden does before the
-// name is generated).
+// (apiserver pkg/admission/plugin/namespace/lifecycle): an object without
+// a namespace passes (validation refuses it later); the namespace must
+// exist (404 from the namespace lookup, which the plugin's loopback
+// client refuses to make for a name that is no path segment: a 500) and
+// not be in phase Terminating (403 with a NamespaceTerminating cause,
+// naming the object by name, else generateName, else "Unknown", as
+// admission.NewForbidden does before the name is generated).
 func (s *Server) admitNamespace(res *resourceInfo, obj runtime.Object) error {
 	nsRes := s.namespaces()
 	m := mustAccessor(obj)
 	ns := m.GetNamespace()
+	if ns == "" {
+		return nil
+	}
+	if msgs := content.IsPathSegmentName(ns); len(msgs) != 0 {
+		// client-go rest/request.go Name: "invalid resource name", which
+		// the plugin wraps in NewInternalError.
+		return apierrors.NewInternalError(fmt.Errorf("invalid resource name %q: %v", ns, msgs))
+	}
 	cur, err := s.store.Get(nsRes.storageKey, ns, 0)
 	if errors.Is(err, store.ErrNotFound) {
 		return apierrors.NewNotFound(nsRes.qualified(), ns)

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,6 +49,9 @@ func (s *Server) handleDeleteCollection(req *request) (response, error) {
 	}
 	p, err := s.parseListOptions(req)
 	if err != nil {
+		return response{}, err
+	}
+	if err := collectionKeyError(req.res, req.info.namespace); err != nil { // storage_key.go
 		return response{}, err
 	}
 	page, err := s.store.List(req.res.storageKey, store.ListOptions{Prefix: p.prefix, Filter: p.filter})
@@ -100,12 +104,15 @@ func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 		return nil, err
 	}
 	if len(body) > 0 {
-		info, err := s.inputSerializer(nil, r.Header.Get("Content-Type")) // DeleteOptions: the scheme decodes them
+		info, err := s.inputSerializer(nil, r.Header.Get("Content-Type"))
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkYAMLBody(info.MediaType, body); err != nil { // write_limits_yaml.go
+			return nil, err
+		}
 		defaults := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
-		obj, _, err := info.Serializer.Decode(body, &defaults, opts)
+		obj, _, err := metaDecoder(info).Decode(body, &defaults, opts)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
@@ -120,6 +127,21 @@ func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
 	}
 	return opts, nil
+}
+
+// metaDecoder is the decoder of info's media type over the meta.k8s.io
+// scheme, converting to meta.k8s.io/v1, which delete.go decodes
+// DeleteOptions with (metainternalversionscheme.Codecs.DecoderToVersion):
+// a body of another kind is "not registered" there, whatever the server
+// serves.
+func metaDecoder(info runtime.SerializerInfo) runtime.Decoder {
+	codecs := metainternalversionscheme.Codecs
+	for _, m := range codecs.SupportedMediaTypes() {
+		if m.MediaType == info.MediaType {
+			return codecs.DecoderToVersion(m.Serializer, metav1.SchemeGroupVersion)
+		}
+	}
+	return info.Serializer
 }
 
 // deleteObject deletes one object as registry/generic/registry/store.go

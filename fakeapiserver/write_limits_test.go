@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -44,6 +45,32 @@ func TestPatchCopyBomb(t *testing.T) {
 	ok := doWrite(t, srv, http.MethodPatch, cmPath+"/bomb", copyBomb(t, 8), "Content-Type", "application/json-patch+json")
 	if ok.code != http.StatusOK {
 		t.Errorf("8 copies = %d %s, want 200", ok.code, ok.body)
+	}
+}
+
+// TestPatchCopyLimitNotGlobal (issue 21): a server limits a patch's copies
+// per request, not through json-patch's package variable, so starting one
+// changes nothing other users of the library in the process see: with the
+// limit unset there, the library applies the bomb the server refuses.
+func TestPatchCopyLimitNotGlobal(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	if jsonpatch.AccumulatedCopySizeLimit != 0 {
+		t.Fatalf("json-patch's AccumulatedCopySizeLimit = %d after New, want 0: set for the whole process", jsonpatch.AccumulatedCopySizeLimit)
+	}
+	created := doWrite(t, srv, http.MethodPost, cmPath, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bomb"}}`))
+	if created.code != http.StatusCreated {
+		t.Fatalf("create = %d %s", created.code, created.body)
+	}
+	if resp := doWrite(t, srv, http.MethodPatch, cmPath+"/bomb", copyBomb(t, 12), "Content-Type", "application/json-patch+json"); resp.code != 422 {
+		t.Errorf("12 doublings through the server = %d, want the 422 of the copy limit", resp.code)
+	}
+	ops, err := jsonpatch.DecodePatch(copyBomb(t, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ops.Apply([]byte(`{}`)); err != nil {
+		t.Errorf("json-patch in the same process applies 12 doublings: %v, want no limit (none was set)", err)
 	}
 }
 

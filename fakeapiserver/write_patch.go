@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
+
+	jsonops "github.com/lw-sim/lw-sim/internal/jsonpatch"
 )
 
 // maxJSONPatchOperations caps the operations of one JSON patch
@@ -87,6 +89,9 @@ func (s *Server) readPatch(req *request, patchType types.PatchType) (patchInput,
 	if err != nil {
 		return patchInput{}, err
 	}
+	if err := s.checkYAMLBody(string(patchType), patch); err != nil { // write_limits_yaml.go
+		return patchInput{}, err
+	}
 	if err := checkPatchBody(patch, patchType); err != nil {
 		return patchInput{}, err
 	}
@@ -147,15 +152,12 @@ type patcher struct {
 // apply patches the JSON of cur and decodes the result with the field
 // validation directive, then checks namespace and name (applyPatch).
 func (p *patcher) apply(cur runtime.Object) (runtime.Object, error) {
-	original, err := json.Marshal(cur)
-	if err != nil {
-		return nil, fmt.Errorf("encode current object: %w", err)
-	}
 	var obj runtime.Object
+	var err error
 	if p.patchType == types.StrategicMergePatchType {
-		obj, err = p.applyStrategic(original)
+		obj, err = p.applyStrategic(cur)
 	} else {
-		obj, err = p.applyJSON(original)
+		obj, err = p.applyJSONTo(cur)
 	}
 	if err != nil {
 		return nil, err
@@ -170,6 +172,25 @@ func (p *patcher) apply(cur runtime.Object) (runtime.Object, error) {
 // strict reports whether unknown and duplicate fields are looked for.
 func (p *patcher) strict() bool { return p.directive != metav1.FieldValidationIgnore }
 
+// jsonPatchOp is one JSON patch operation as handlers/patch.go reads it
+// for strict decoding (its type jsonPatchOp, whose name a type error
+// quotes).
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	From  string `json:"from"`
+	Value any    `json:"value"`
+}
+
+// applyJSONTo is applyJSON to cur's JSON.
+func (p *patcher) applyJSONTo(cur runtime.Object) (runtime.Object, error) {
+	original, err := json.Marshal(cur)
+	if err != nil {
+		return nil, fmt.Errorf("encode current object: %w", err)
+	}
+	return p.applyJSON(original)
+}
+
 // applyJSON is jsonPatcher.applyJSPatch plus the decode of the result.
 func (p *patcher) applyJSON(original []byte) (runtime.Object, error) {
 	var strictErrs []error
@@ -177,28 +198,25 @@ func (p *patcher) applyJSON(original []byte) (runtime.Object, error) {
 	switch p.patchType {
 	case types.JSONPatchType:
 		if p.strict() {
-			var ops []struct {
-				Op    string `json:"op"`
-				Path  string `json:"path"`
-				From  string `json:"from"`
-				Value any    `json:"value"`
-			}
+			var ops []jsonPatchOp
 			var err error
 			if strictErrs, err = kjson.UnmarshalStrict(p.patch, &ops); err != nil {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+				// A type error names the Go type, the handlers package's.
+				msg := strings.ReplaceAll(err.Error(), "fakeapiserver.jsonPatchOp", "handlers.jsonPatchOp")
+				return nil, apierrors.NewBadRequest("error decoding patch: " + msg)
 			}
 			for i, e := range strictErrs {
 				strictErrs[i] = fmt.Errorf("json patch %v", e)
 			}
 		}
-		ops, err := jsonpatch.DecodePatch(p.patch)
+		ops, err := jsonops.DecodePatch(p.patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		if len(ops) > maxJSONPatchOperations {
 			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
-		if patched, err = ops.Apply(original); err != nil {
+		if patched, err = ops.ApplyWithLimit(original, jsonPatchMaxCopyBytes); err != nil {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:
@@ -219,12 +237,18 @@ func (p *patcher) applyJSON(original []byte) (runtime.Object, error) {
 	return p.decodePatched(patched, string(patched), strictErrs)
 }
 
-// applyStrategic is smpPatcher: the patch is a JSON map merged with the
-// type's patch strategy.
-func (p *patcher) applyStrategic(original []byte) (runtime.Object, error) {
+// applyStrategic is smpPatcher (handlers/patch.go strategicPatchObject and
+// applyPatchToObject): the patch is a JSON map merged into cur's
+// unstructured map with the type's patch strategy, and the merged map is
+// converted, not decoded, into the type, so a "kind" in the patch is
+// ignored and type errors are the unstructured converter's.
+func (p *patcher) applyStrategic(cur runtime.Object) (runtime.Object, error) {
+	original, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cur)
+	if err != nil {
+		return nil, fmt.Errorf("convert current object: %w", err)
+	}
 	patchMap := map[string]any{}
 	var strictErrs []error
-	var err error
 	if p.strict() {
 		strictErrs, err = kjson.UnmarshalStrict(p.patch, &patchMap)
 	} else {
@@ -233,11 +257,38 @@ func (p *patcher) applyStrategic(original []byte) (runtime.Object, error) {
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	patched, err := strategicpatch.StrategicMergePatch(original, p.patch, p.req.res.newObject())
+	patched, err := strategicpatch.StrategicMergeMapPatch(original, patchMap, p.req.res.newObject())
 	if err != nil {
 		return nil, interpretStrategicMergePatchError(err)
 	}
-	return p.decodePatched(patched, fmt.Sprintf("%+v", patchMap), strictErrs)
+	shown := fmt.Sprintf("%+v", patchMap)
+	obj := p.req.res.newObject()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(patched, obj, p.strict()); err != nil {
+		strictErr, isStrict := runtime.AsStrictDecodingError(err)
+		if !isStrict {
+			return nil, patchInvalid(shown, err.Error()) // non-strict errors trump the patch's own strict ones
+		}
+		strictErrs = append(strictErrs, strictErr.Errors()...)
+	}
+	if err := p.strictErrors(shown, strictErrs); err != nil {
+		return nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(p.req.res.Kind)
+	p.req.res.applyDefaults(obj)
+	return obj, nil
+}
+
+// strictErrors turns the strict-decoding problems of a patch into the 422
+// on the field "patch", or under the Warn directive into warnings.
+func (p *patcher) strictErrors(shown string, strictErrs []error) error {
+	if len(strictErrs) == 0 {
+		return nil
+	}
+	if p.directive != metav1.FieldValidationWarn {
+		return patchInvalid(shown, runtime.NewStrictDecodingError(strictErrs).Error())
+	}
+	addWarnings(p.req.w, strictErrs)
+	return nil
 }
 
 // decodePatched decodes the patched document; strict-decoding problems
@@ -250,7 +301,7 @@ func (p *patcher) decodePatched(patched []byte, shown string, strictErrs []error
 	if p.strict() {
 		dec = info.StrictSerializer
 	}
-	obj, _, err := dec.Decode(patched, &p.req.res.Kind, p.req.res.newObject())
+	obj, gvk, err := dec.Decode(patched, &p.req.res.Kind, p.req.res.newObject())
 	if err != nil {
 		strictErr, isStrict := runtime.AsStrictDecodingError(err)
 		if !isStrict {
@@ -258,11 +309,16 @@ func (p *patcher) decodePatched(patched []byte, shown string, strictErrs []error
 		}
 		strictErrs = append(strictErrs, strictErr.Errors()...)
 	}
-	if len(strictErrs) > 0 {
-		if p.directive != metav1.FieldValidationWarn {
-			return nil, patchInvalid(shown, runtime.NewStrictDecodingError(strictErrs).Error())
-		}
-		addWarnings(p.req.w, strictErrs)
+	if gvk != nil && *gvk != p.req.res.Kind {
+		// A patch that changed kind or apiVersion decodes into another
+		// type, which does not convert into the resource's
+		// (handlers/patch.go applyPatchToObject's DecodeInto). The fake
+		// has no conversions, so another version of the same kind is
+		// refused too, where kube-apiserver converts it.
+		return nil, patchInvalid(shown, conversionError(p.req.res, *gvk).Error())
+	}
+	if err := p.strictErrors(shown, strictErrs); err != nil {
+		return nil, err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(p.req.res.Kind)
 	p.req.res.applyDefaults(obj)

@@ -1,8 +1,10 @@
 package fakeapiserver
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -111,8 +113,15 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		return nil, false, err
 	}
 	oldMeta, nextMeta := mustAccessor(old), mustAccessor(next)
-	wantRV := nextMeta.GetResourceVersion()
-	if wantRV != "" && wantRV != oldMeta.GetResourceVersion() {
+	// The store reads the precondition with the versioner
+	// (registry/generic/registry/store.go Update, ObjectResourceVersion):
+	// an RV that is no uint64 is its plain parse error (a 500), 0 is no
+	// precondition.
+	wantRV, err := strconv.ParseUint(cmp.Or(nextMeta.GetResourceVersion(), "0"), 10, 64)
+	if err != nil {
+		return nil, false, err
+	}
+	if oldRV, _ := parseResourceVersion(oldMeta.GetResourceVersion()); wantRV != 0 && wantRV != uint64(oldRV) {
 		return nil, false, conflict(res, name)
 	}
 	if req.isStatus() {

@@ -30,6 +30,10 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		p.control.ServeHTTP(w, r)
 		return
 	}
+	if strings.Trim(p.upstream.Path, "/") != "" && hasDotSegment(r.URL.Path) {
+		kubewire.WriteStatus(w, errDotSegments) // guard.go
+		return
+	}
 	info := faults.ParseRequest(r)
 	ctx, out := p.inj.Request(r.Context(), info)
 	r = r.WithContext(ctx)

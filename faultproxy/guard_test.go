@@ -97,9 +97,10 @@ func send(t *testing.T, srv *httptest.Server, host string, hdr map[string]string
 	return resp.StatusCode
 }
 
-// TestProxyDropsCallerCredentials: impersonation headers, cookies and the
-// caller's Authorization never reach the upstream; the upstream sees the
-// proxy's own token and the caller's other headers.
+// TestProxyDropsCallerCredentials: impersonation headers, cookies, the
+// caller's Authorization, request-header authentication identities and
+// client addresses (issue 21) never reach the upstream; the upstream sees
+// the proxy's own token and the caller's other headers.
 func TestProxyDropsCallerCredentials(t *testing.T) {
 	t.Parallel()
 	srv, up := startGuardedProxy(t, Config{})
@@ -112,6 +113,13 @@ func TestProxyDropsCallerCredentials(t *testing.T) {
 		"Cookie":                   "session=stolen",
 		"Authorization":            "Bearer caller-token",
 		"Proxy-Authorization":      "Basic Zm9vOmJhcg==",
+		"X-Remote-User":            "admin",
+		"x-remote-group":           "system:masters",
+		"X-Remote-Extra-Scopes":    "all",
+		"X-Forwarded-For":          "10.0.0.1",
+		"X-Forwarded-Host":         "internal.example",
+		"X-Real-Ip":                "10.0.0.1",
+		"Forwarded":                "for=10.0.0.1",
 		"X-Request-Id":             "kept",
 	})
 	if code != http.StatusOK {
@@ -120,7 +128,8 @@ func TestProxyDropsCallerCredentials(t *testing.T) {
 	got := up.last(t)
 	for k := range got {
 		switch http.CanonicalHeaderKey(k) {
-		case "Impersonate-User", "Impersonate-Group", "Impersonate-Uid", "Impersonate-Extra-Scopes", "Cookie", "Proxy-Authorization":
+		case "Impersonate-User", "Impersonate-Group", "Impersonate-Uid", "Impersonate-Extra-Scopes", "Cookie", "Proxy-Authorization",
+			"X-Remote-User", "X-Remote-Group", "X-Remote-Extra-Scopes", "X-Forwarded-For", "X-Forwarded-Host", "X-Real-Ip", "Forwarded":
 			t.Errorf("upstream received %s: %q", k, got[k])
 		}
 	}

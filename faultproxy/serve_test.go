@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,11 +15,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
-
-// serveTimeout bounds waits for a log line: generous for -race on two
-// cores, short enough that a missing line fails fast.
-const serveTimeout = 30 * time.Second
 
 // serveProxy builds a proxy in front of a fake server with cfg, serves it
 // on a loopback port and closes it at Cleanup, checking that Serve ended
@@ -130,12 +126,14 @@ func TestProxyRequestLog(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	hung, cancel := testdeadline.Context(t) // only a hang fails the wait
+	defer cancel()
 	select {
 	case line := <-lines.lines:
 		if !strings.Contains(line, "msg=request method=GET uri=/api/v1/namespaces/default status=200 duration=") {
 			t.Errorf("request log line = %q, want method, URI, status and duration", line)
 		}
-	case <-time.After(serveTimeout):
+	case <-hung.Done():
 		t.Fatal("no request log line")
 	}
 }

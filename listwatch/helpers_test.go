@@ -22,10 +22,8 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/internal/kubewire"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
-
-// testTimeout bounds every wait; generous for -race on a loaded machine.
-const testTimeout = 20 * time.Second
 
 // fastBackoff keeps fault tests on the real clock fast: 1 ms doubling to
 // 20 ms. Backoff shapes are tested on a fake clock (backoff_test.go).
@@ -141,15 +139,16 @@ func stateOf(objs []any) map[string]string {
 func (e *env) waitConverged(store cache.Store) {
 	e.t.Helper()
 	var diff string
-	deadline := time.Now().Add(testTimeout)
-	for time.Now().Before(deadline) {
+	hung, cancel := testdeadline.BinaryContext() // only a hang fails the wait
+	defer cancel()
+	for hung.Err() == nil {
 		want, _ := e.serverState()
 		if diff = cmp.Diff(want, stateOf(store.List())); diff == "" {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	e.t.Fatalf("store != server state after %v (-server +store):\n%s", testTimeout, diff)
+	e.t.Fatalf("store != server state before the test's deadline (-server +store):\n%s", diff)
 }
 
 // faultLW wraps a ListerWatcher to count requests and inject faults: cut
@@ -314,13 +313,15 @@ func continueRV(token string) uint64 {
 	return uint64(c.RV)
 }
 
-// waitUntil polls cond until it holds, failing after testTimeout.
+// waitUntil polls cond until it holds; only a hang, one that would
+// outlast the test binary (testdeadline), fails it.
 func waitUntil(t tb, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testTimeout)
+	hung, cancel := testdeadline.BinaryContext()
+	defer cancel()
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", testTimeout, what)
+		if hung.Err() != nil {
+			t.Fatalf("still waiting for %s at the test's deadline", what)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -477,14 +478,15 @@ func (r *recorder) checkOrder(t tb, strict bool) (repeats int) {
 func (r *recorder) waitCaughtUp(t tb, store cache.Store) {
 	t.Helper()
 	var diff string
-	deadline := time.Now().Add(testTimeout)
-	for time.Now().Before(deadline) {
+	hung, cancel := testdeadline.BinaryContext() // only a hang fails the wait
+	defer cancel()
+	for hung.Err() == nil {
 		if diff = cmp.Diff(rvsOf(stateOf(store.List())), r.view()); diff == "" {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	t.Fatalf("handler deliveries never added up to the store after %v (-store +handler):\n%s", testTimeout, diff)
+	t.Fatalf("handler deliveries never added up to the store before the test's deadline (-store +handler):\n%s", diff)
 }
 
 // checkNoLoss checks guarantee 3: every version current at some RV in held

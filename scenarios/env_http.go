@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -301,8 +300,8 @@ type getResult struct {
 	held []Entry
 }
 
-// Await receives a GetAsync result and records its response, failing after
-// waitTimeout.
+// Await receives a GetAsync result and records its response, failing if
+// the run's context ends first.
 func (e *Env) Await(ch <-chan getResult) (*ListResult, error) {
 	select {
 	case res := <-ch:
@@ -310,10 +309,8 @@ func (e *Env) Await(ch <-chan getResult) (*ListResult, error) {
 			e.append(en)
 		}
 		return res.r, res.err
-	case <-time.After(waitTimeout):
-		return nil, fmt.Errorf("%w: no response within %s", ErrExpectation, waitTimeout)
 	case <-e.ctx.Done():
-		return nil, e.ctx.Err()
+		return nil, e.waitEnded("no response yet")
 	}
 }
 
@@ -541,7 +538,8 @@ func typedEvent(in watch.Event) WatchEvent {
 }
 
 // Next returns the next event of the stream and records it; after the end
-// of the stream it returns an error. It fails after waitTimeout.
+// of the stream it returns an error. It fails if the run's context ends
+// first.
 func (s *Stream) Next() (WatchEvent, error) {
 	if s.ended {
 		return WatchEvent{}, errStreamEnded
@@ -567,10 +565,8 @@ func (s *Stream) receive() (WatchEvent, error) {
 	select {
 	case ev := <-s.events:
 		return ev, nil
-	case <-time.After(waitTimeout):
-		return WatchEvent{}, fmt.Errorf("%w: no event on %s within %s", ErrExpectation, s.name, waitTimeout)
 	case <-s.e.ctx.Done():
-		return WatchEvent{}, s.e.ctx.Err()
+		return WatchEvent{}, s.e.waitEnded("no event on " + s.name + " yet")
 	}
 }
 
@@ -637,10 +633,8 @@ func (s *Stream) Drain() (int, WatchEvent, error) {
 				return n, ev, nil
 			}
 			n++
-		case <-time.After(waitTimeout):
-			return n, WatchEvent{}, fmt.Errorf("%w: %s did not end within %s", ErrExpectation, s.name, waitTimeout)
 		case <-s.e.ctx.Done():
-			return n, WatchEvent{}, s.e.ctx.Err()
+			return n, WatchEvent{}, s.e.waitEnded(s.name + " had not ended")
 		}
 	}
 	return n, WatchEvent{}, errStreamEnded
@@ -649,7 +643,7 @@ func (s *Stream) Drain() (int, WatchEvent, error) {
 // ReadUntil reads events without recording them, up to and including the
 // first for which stop is true, and returns them; the scenario records
 // what matters of them (a summary of hundreds of events). It fails if the
-// stream ends first or after waitTimeout.
+// stream ends first or the run's context does.
 func (s *Stream) ReadUntil(stop func(WatchEvent) bool) ([]WatchEvent, error) {
 	var evs []WatchEvent
 	for {

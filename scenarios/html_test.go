@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"image"
 	"image/png"
@@ -12,9 +11,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -86,10 +86,6 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 }
 
-// chromiumTimeout bounds one headless Chromium run (wall time: it is
-// another process).
-const chromiumTimeout = 90 * time.Second
-
 // chromium runs headless Chromium on the page at path with args and
 // returns its standard output. It skips the test when Chromium is not
 // installed.
@@ -105,7 +101,7 @@ func chromium(t *testing.T, path string, args ...string) []byte {
 	if bin == "" {
 		t.Skip("chromium is not installed: `make html-check` installs Debian's chromium and runs this test")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), chromiumTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
 		"--user-data-dir=" + t.TempDir(), "--window-size=1600,1200"}

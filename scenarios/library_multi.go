@@ -148,14 +148,10 @@ func storeNames(s cache.Store) string {
 
 // awaitStore waits, in wall time, until the store's names are want.
 func (e *Env) awaitStore(s cache.Store, want string) error {
-	deadline := time.Now().Add(waitTimeout)
 	for storeNames(s) != want {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: the reflector's store is %s after %s, want %s", ErrExpectation, storeNames(s), waitTimeout, want)
-		}
 		select {
 		case <-e.ctx.Done():
-			return e.ctx.Err()
+			return e.waitEnded(fmt.Sprintf("the reflector's store is %s, want %s", storeNames(s), want))
 		case <-time.After(pollInterval):
 		}
 	}
@@ -164,14 +160,10 @@ func (e *Env) awaitStore(s cache.Store, want string) error {
 
 // awaitRV waits, in wall time, until the Reflector's last-synced RV is rv.
 func (e *Env) awaitRV(refl *cache.Reflector, rv string) error {
-	deadline := time.Now().Add(waitTimeout)
 	for refl.LastSyncResourceVersion() != rv {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: the reflector synced RV %s after %s, want %s", ErrExpectation, refl.LastSyncResourceVersion(), waitTimeout, rv)
-		}
 		select {
 		case <-e.ctx.Done():
-			return e.ctx.Err()
+			return e.waitEnded(fmt.Sprintf("the reflector synced RV %s, want %s", refl.LastSyncResourceVersion(), rv))
 		case <-time.After(pollInterval):
 		}
 	}

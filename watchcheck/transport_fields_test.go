@@ -3,7 +3,6 @@ package watchcheck_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 	"github.com/lw-sim/lw-sim/watchcheck"
 )
 
@@ -80,11 +80,13 @@ func TestTransportFieldSelectorWatches(t *testing.T) {
 	}
 	// The Transport records what the client reads: read each stream's
 	// events (the writes that match its selector), then stop it.
+	hung, cancel := testdeadline.Context(t) // only a hang fails the waits
+	defer cancel()
 	for i, n := range []int{writes, 4, 3, 4, 1, 2} {
 		for range n {
 			select {
 			case <-ws[i].ResultChan():
-			case <-time.After(time.Minute):
+			case <-hung.Done():
 				t.Fatalf("watch %d: fewer than %d events", i, n)
 			}
 		}

@@ -18,15 +18,12 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // articleKubeconfig is where the seed article's programs read their
 // kubeconfig, relative to their working directory.
 const articleKubeconfig = "k8s_watch/kubeconfig-local.conf"
-
-// articleTimeout bounds each program run; they finish in well under a
-// second, the bound only turns a hang into a failure.
-const articleTimeout = 2 * time.Minute
 
 // TestArticleList runs the article's List program, unchanged, against
 // `lw-sim serve`: it prints the names of the pods in default.
@@ -39,7 +36,7 @@ func TestArticleList(t *testing.T) {
 	for _, name := range []string{"web-1", "api-1", "db-1"} {
 		createPod(t, cs, name)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), articleTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Dir = dir
@@ -169,11 +166,12 @@ func runArticleProgram(t *testing.T, bin, dir string) <-chan string {
 }
 
 // waitForLines reads lines until n of them start with prefix and returns
-// those, failing after articleTimeout.
+// those; only a program that hangs past the test binary's deadline fails
+// it (testdeadline).
 func waitForLines(t *testing.T, lines <-chan string, prefix string, n int) []string {
 	t.Helper()
-	timeout := time.NewTimer(articleTimeout)
-	defer timeout.Stop()
+	ctx, cancel := testdeadline.Context(t)
+	defer cancel()
 	var got []string
 	for len(got) < n {
 		select {
@@ -184,8 +182,8 @@ func waitForLines(t *testing.T, lines <-chan string, prefix string, n int) []str
 			if strings.HasPrefix(l, prefix) {
 				got = append(got, l)
 			}
-		case <-timeout.C:
-			t.Fatalf("saw %d of %d %q lines in %v", len(got), n, prefix, articleTimeout)
+		case <-ctx.Done():
+			t.Fatalf("saw %d of %d %q lines before the test's deadline", len(got), n, prefix)
 		}
 	}
 	return got
@@ -195,12 +193,14 @@ func waitForLines(t *testing.T, lines <-chan string, prefix string, n int) []str
 // made next happens after the program's watch is established.
 func waitForWatchers(t *testing.T, srv *fakeapiserver.Server, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(articleTimeout)
+	ctx, cancel := testdeadline.Context(t)
+	defer cancel()
 	for srv.WatchStats().Active < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("no watch opened in %v", articleTimeout)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no watch opened before the test's deadline")
+		case <-time.After(10 * time.Millisecond): // polling a counter of another process's progress
 		}
-		time.Sleep(10 * time.Millisecond) // polling a counter of another process's progress
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 	"github.com/lw-sim/lw-sim/scenarios"
 )
 
@@ -21,7 +21,7 @@ import (
 // test.
 func runOK(t *testing.T, args ...string) (stdout, stderr string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	if err := run(ctx, args, &out, &errOut); err != nil {

@@ -24,9 +24,10 @@ const (
 	// demoNamespace is the default --namespace, one of the namespaces
 	// every server starts with.
 	demoNamespace = "default"
-	// demoTimeout bounds the whole demo. It takes milliseconds, so running
-	// into it means the server or the watch is stuck.
-	demoTimeout = 30 * time.Second
+	// demoTimeout bounds the whole demo, a guard against a stuck server or
+	// watch: the demo takes milliseconds on a quiet machine and seconds on
+	// a loaded one, which a tight budget would fail (issue 21).
+	demoTimeout = 10 * time.Minute
 	// demoListen is a free loopback port: the demo serves only itself.
 	demoListen = "127.0.0.1:0"
 	// maxDemoEvents bounds the events report reads; the changes cause

@@ -2,13 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 var (
@@ -19,7 +20,7 @@ var (
 
 func TestDemo(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	if err := run(ctx, []string{"demo"}, &stdout, &stderr); err != nil {

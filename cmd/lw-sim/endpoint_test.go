@@ -11,6 +11,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/faultproxy"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // TestServeUntilDone: serve and proxy run their endpoint with the same
@@ -50,7 +51,7 @@ func TestServeUntilDone(t *testing.T) {
 			go func() {
 				result <- serveUntilDone(ctx, ep, ln, announcement{name: name, kubeconfig: kubeconfig}, stdout)
 			}()
-			waitCtx, waitCancel := context.WithTimeout(t.Context(), runTestTimeout)
+			waitCtx, waitCancel := testdeadline.Context(t)
 			defer waitCancel()
 			stdout.waitFor(waitCtx, t, "lw-sim "+name+": kubeconfig "+kubeconfig+"\n")
 			// The endpoint answers through the kubeconfig it wrote.

@@ -71,7 +71,7 @@ func runExplain(ctx context.Context, name string, o explainOptions, stdout io.Wr
 		return err
 	}
 	sc := scs[0]
-	res, runErr := scenarios.Run(ctx, sc, scenarios.RunOptions{Seed: o.seed})
+	res, runErr := runScenario(ctx, sc, scenarios.RunOptions{Seed: o.seed}) // run.go
 	if o.htmlOut != "" {
 		if err := writeHTMLFile(o.htmlOut, sc, res); err != nil {
 			return err

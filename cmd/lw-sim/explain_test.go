@@ -2,17 +2,18 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 func TestExplain(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	if err := run(ctx, []string{"explain", "expired-continue"}, &stdout, &stderr); err != nil {
@@ -37,7 +38,7 @@ func TestExplain(t *testing.T) {
 
 func TestExplainHTML(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	out := filepath.Join(t.TempDir(), "page.html")
 	var stdout, stderr bytes.Buffer
@@ -66,7 +67,7 @@ func TestExplainHTML(t *testing.T) {
 // name, --html included.
 func TestExplainFile(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	const file = "../../scenarios/testdata/files/relist-stays-in-sync.yaml"
 	out := filepath.Join(t.TempDir(), "page.html")

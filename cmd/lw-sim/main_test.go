@@ -8,14 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 )
-
-// runTestTimeout bounds every wait on run in these tests: generous for
-// -race on two cores, short enough that a hang fails fast.
-const runTestTimeout = 30 * time.Second
 
 // runAsMainEnv, when set to 1, makes the test binary run main() itself
 // with its arguments, so TestExitStatus sees main's exit status and stderr.

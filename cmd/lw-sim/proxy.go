@@ -44,7 +44,10 @@ What it forwards: the method, path, query, body and headers of each request,
 with the upstream kubeconfig's credentials (token, client certificate,
 impersonation settings) in place of the caller's. It never forwards the
 caller's Authorization, Proxy-Authorization, Cookie or Impersonate-* headers,
-so a caller acts upstream only as the upstream kubeconfig's user.
+nor identity and address claims (X-Remote-User, X-Remote-Group,
+X-Remote-Extra-*, X-Forwarded-*, X-Real-Ip, Forwarded), so a caller acts
+upstream only as the upstream kubeconfig's user. Behind an upstream URL with
+a path prefix, a path with "." or ".." segments is refused (400).
 
 Anyone who can reach the proxy acts with those credentials: it listens on
 loopback only unless --listen names another interface, and then it requires

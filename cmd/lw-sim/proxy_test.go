@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // startProxy runs "lw-sim proxy" in front of a fake server started for
@@ -44,7 +45,7 @@ func startProxy(t *testing.T, flags ...string) (url, kubeconfig string) {
 			t.Errorf("run(proxy) after cancel = %v, want nil", err)
 		}
 	})
-	waitCtx, waitCancel := context.WithTimeout(returned, runTestTimeout)
+	waitCtx, waitCancel := testdeadline.Derive(returned, t)
 	defer waitCancel()
 	stdout.waitFor(waitCtx, t, "lw-sim proxy: kubeconfig "+kubeconfig+"\n")
 	out := stdout.String()

@@ -6,14 +6,23 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lw-sim/lw-sim/scenarios"
 )
 
-// runAll is the scenario name that runs the whole library.
-const runAll = "all"
+const (
+	// runAll is the scenario name that runs the whole library.
+	runAll = "all"
+	// scenarioBound is how long run and explain let one scenario run, a
+	// guard against a fake that is stuck: a scenario takes milliseconds on
+	// a quiet machine, seconds on a loaded one. Its waits for the server
+	// and clients end there, never at a budget of their own (package
+	// scenarios, env.go), so a slow machine does not fail a right run.
+	scenarioBound = 10 * time.Minute
+)
 
 // runOptions are the flags of run.
 type runOptions struct {
@@ -79,6 +88,13 @@ several names) as data instead of text.`,
 	return cmd
 }
 
+// runScenario runs sc within scenarioBound.
+func runScenario(ctx context.Context, sc *scenarios.Scenario, opts scenarios.RunOptions) (*scenarios.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, scenarioBound)
+	defer cancel()
+	return scenarios.Run(ctx, sc, opts)
+}
+
 // runScenarios runs what names name, in order, and prints each result as
 // text, or all of them as data with -o.
 func runScenarios(ctx context.Context, names []string, o runOptions, stdout io.Writer) error {
@@ -93,7 +109,7 @@ func runScenarios(ctx context.Context, names []string, o runOptions, stdout io.W
 	results := make([]*scenarios.Result, 0, len(scs))
 	var failed []string
 	for _, sc := range scs {
-		res, err := scenarios.Run(ctx, sc, scenarios.RunOptions{Seed: o.seed})
+		res, err := runScenario(ctx, sc, scenarios.RunOptions{Seed: o.seed})
 		if err != nil {
 			failed = append(failed, describeFailure(sc, err))
 			if !errors.Is(err, scenarios.ErrExpectation) && ctx.Err() != nil {

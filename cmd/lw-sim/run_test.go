@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 	"github.com/lw-sim/lw-sim/scenarios"
 )
 
@@ -34,7 +34,7 @@ func TestRunList(t *testing.T) {
 
 func TestRunOne(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	if err := run(ctx, []string{"run", "watch-timeout"}, &stdout, &stderr); err != nil {
@@ -56,7 +56,7 @@ func TestRunOne(t *testing.T) {
 
 func TestRunJSONSeed(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	// The flag after the name works as well as before it.
@@ -75,7 +75,7 @@ func TestRunJSONSeed(t *testing.T) {
 
 func TestRunAll(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	if err := run(ctx, []string{"run", "all"}, &stdout, &stderr); err != nil {
@@ -138,7 +138,7 @@ func TestPrintResultFail(t *testing.T) {
 // same every time.
 func TestRunChaosFile(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	const file = "../../scenarios/testdata/chaos/relist-after-restart-deletes.json"
 	var outs []string
@@ -163,7 +163,7 @@ func TestRunChaosFile(t *testing.T) {
 // file and the expectation that did not hold.
 func TestRunFiles(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	const good, bad = "../../scenarios/testdata/files/relist-stays-in-sync.yaml", "../../scenarios/testdata/files/wrong-expectation.yaml"
 	var stdout, stderr bytes.Buffer

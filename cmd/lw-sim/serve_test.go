@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 func TestServe(t *testing.T) {
@@ -111,7 +112,7 @@ func TestServeRequestLog(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
 		t.Fatalf("Get(namespace default) = %v", err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), runTestTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	out := sr.stderr.waitFor(ctx, t, "uri=/api/v1/namespaces/default")
 	line := regexp.MustCompile(`(?m)^time=\S+ level=DEBUG msg=request method=GET uri=/api/v1/namespaces/default status=200 duration=\S+$`)
@@ -168,6 +169,9 @@ type serveRun struct {
 
 	cancel context.CancelFunc
 	result chan error // receives run's result once
+	// hung ends only when a stop would outlast the test binary
+	// (testdeadline): stop waits for run, not for a budget of its own.
+	hung context.Context
 
 	stopOnce sync.Once
 	stopErr  error
@@ -187,6 +191,8 @@ func startServe(t *testing.T, flags ...string) *serveRun {
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", sr.kubeconfig}, flags...)
 	ctx, cancel := context.WithCancel(context.Background())
 	sr.cancel = cancel
+	hung, stopHung := testdeadline.Derive(context.Background(), t)
+	sr.hung = hung
 	// returned is cancelled when run returns, so waiting for output stops
 	// at once if serve fails to start.
 	returned, markReturned := context.WithCancelCause(context.Background())
@@ -196,11 +202,12 @@ func startServe(t *testing.T, flags ...string) *serveRun {
 		sr.result <- err
 	}()
 	t.Cleanup(func() {
+		defer stopHung()
 		if err := sr.stop(); err != nil {
 			t.Errorf("run(serve) after cancel = %v, want nil", err)
 		}
 	})
-	waitCtx, waitCancel := context.WithTimeout(returned, runTestTimeout)
+	waitCtx, waitCancel := testdeadline.Derive(returned, t)
 	defer waitCancel()
 	sr.stdout.waitFor(waitCtx, t, "lw-sim serve: kubeconfig "+sr.kubeconfig+"\n")
 	return sr
@@ -213,7 +220,7 @@ func (sr *serveRun) stop() error {
 		sr.cancel()
 		select {
 		case sr.stopErr = <-sr.result:
-		case <-time.After(runTestTimeout):
+		case <-sr.hung.Done():
 			sr.stopErr = errors.New("run(serve) did not return after cancel")
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr/testr"
 	"github.com/google/go-cmp/cmp"
@@ -24,6 +23,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // widgetGVK is the kind served by widgetCRD.
@@ -31,10 +31,6 @@ var widgetGVK = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kin
 
 // fieldOwner is the field manager of the reconciler's applies.
 const fieldOwner = "widget-controller"
-
-// pollTimeout bounds every wait of the test. It is generous because the
-// machine running -race may be loaded; a healthy run waits milliseconds.
-const pollTimeout = 30 * time.Second
 
 // widgetCRD is a namespaced CRD with spec.size, status.observedSize and the
 // status subresource.
@@ -172,7 +168,7 @@ func childConfigMap(w *unstructured.Unstructured, size int64) *unstructured.Unst
 // a spec change and delete.
 func TestManagerReconcilesWidget(t *testing.T) {
 	srv := fakeapiserver.Start(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*pollTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 
 	scheme := runtime.NewScheme()

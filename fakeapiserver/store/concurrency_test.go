@@ -6,14 +6,11 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// concurrencyTimeout bounds every wait of the concurrency tests, so that a
-// lost wake-up fails with a message instead of hanging the run.
-const concurrencyTimeout = 30 * time.Second
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
+)
 
 // writeCycle makes n writes to resource: it creates, updates and deletes the
 // keys prefix/0..4 in turn, so every write succeeds without coordination.
@@ -39,8 +36,8 @@ func writeCycle(t *testing.T, s *Store, resource, prefix string, n int) {
 // watchAll follows resource with Changes from the start until it has seen
 // want events, and returns their RVs in the order seen.
 func watchAll(t *testing.T, s *Store, resource string, want int) []int64 {
-	timeout := time.NewTimer(concurrencyTimeout)
-	defer timeout.Stop()
+	hung, cancel := testdeadline.Context(t) // only a hang fails the wait
+	defer cancel()
 	var seen []int64
 	last := int64(0)
 	for {
@@ -61,8 +58,8 @@ func watchAll(t *testing.T, s *Store, resource string, want int) []int64 {
 		}
 		select {
 		case <-ch:
-		case <-timeout.C:
-			t.Errorf("watcher of %s: saw %d of %d events after %v", resource, len(seen), want, concurrencyTimeout)
+		case <-hung.Done():
+			t.Errorf("watcher of %s: saw %d of %d events before the test's deadline", resource, len(seen), want)
 			return seen
 		}
 	}

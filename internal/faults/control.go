@@ -1,9 +1,11 @@
 package faults
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -17,9 +19,15 @@ import (
 // /openapi, /version, /.well-known), so it cannot shadow a resource.
 const ControlPrefix = "/_lwsim/"
 
-// maxControlBody bounds a control request body; a fault is a few hundred
-// bytes.
-const maxControlBody = 1 << 20
+const (
+	// maxControlBody bounds a control request body; a fault is a few
+	// hundred bytes.
+	maxControlBody = 1 << 20
+	// maxControlDrain is how much more of a too-large body is read and
+	// dropped before the 413, so that a client still sending it reads the
+	// answer instead of a connection reset; past it the connection closes.
+	maxControlDrain = 64 << 20
+)
 
 // ControlHandler serves the control API of in, JSON in and out:
 //
@@ -42,8 +50,13 @@ func ControlHandler(in *Injector) http.Handler {
 		writeJSON(w, http.StatusOK, in.Records())
 	})
 	mux.HandleFunc("POST /_lwsim/faults", func(w http.ResponseWriter, r *http.Request) {
+		body, err := readControlBody(w, r)
+		if err != nil {
+			kubewire.WriteStatus(w, err)
+			return
+		}
 		var f Fault
-		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
+		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
 			kubewire.WriteStatus(w, apierrors.NewBadRequest(fmt.Sprintf("fault: %v", err)))
@@ -76,6 +89,26 @@ func ControlHandler(in *Injector) http.Handler {
 		kubewire.WriteStatus(w, apierrors.NewGenericServerResponse(http.StatusNotFound, "", emptyGR, "", "no control endpoint "+r.Method+" "+r.URL.Path, 0, false))
 	})
 	return guardBrowser(mux) // control_guard.go
+}
+
+// readControlBody reads a request body of at most maxControlBody bytes. A
+// larger one is the 413 kube-apiserver words for its own bodies
+// ("Request entity too large: limit is N"), answered once the client has
+// sent the rest (up to maxControlDrain more, then the connection closes):
+// a server that answers mid-upload and closes makes the client's next
+// write fail, and the client sees a reset, not the answer.
+func readControlBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxControlBody+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("fault: %v", err))
+	}
+	if len(body) <= maxControlBody {
+		return body, nil
+	}
+	if n, _ := io.CopyN(io.Discard, r.Body, maxControlDrain); n == maxControlDrain {
+		w.Header().Set("Connection", "close")
+	}
+	return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", maxControlBody))
 }
 
 // IsControlPath reports whether path belongs to the control API.

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -49,7 +50,9 @@ func guardBrowser(next http.Handler) http.Handler {
 // browserOrigin returns an error for a request a browser sent on behalf of
 // another site.
 func browserOrigin(r *http.Request) error {
-	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	// Header values are case-sensitive, but browsers send lower case and a
+	// check that a capitalised "Cross-Site" passes protects nothing.
+	switch site := r.Header.Get("Sec-Fetch-Site"); strings.ToLower(strings.TrimSpace(site)) {
 	case "cross-site", "same-site":
 		return fmt.Errorf("the control API refuses requests from web pages (Sec-Fetch-Site: %s)", site)
 	}

@@ -1,8 +1,11 @@
 package faults
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -37,6 +40,10 @@ func TestControlRefusesBrowsers(t *testing.T) {
 			header: map[string]string{"Origin": "http://attacker.example"}, wantCode: 403, wantReason: metav1.StatusReasonForbidden},
 		{name: "cross-site fetch", method: http.MethodPost, contentType: "application/json", body: endWatch,
 			header: map[string]string{"Sec-Fetch-Site": "cross-site"}, wantCode: 403, wantReason: metav1.StatusReasonForbidden},
+		{name: "cross-site fetch, capitalised", method: http.MethodPost, contentType: "application/json", body: endWatch,
+			header: map[string]string{"Sec-Fetch-Site": "Cross-Site"}, wantCode: 403, wantReason: metav1.StatusReasonForbidden},
+		{name: "same-site fetch, upper case", method: http.MethodGet,
+			header: map[string]string{"Sec-Fetch-Site": "SAME-SITE"}, wantCode: 403, wantReason: metav1.StatusReasonForbidden},
 		{name: "same-site fetch", method: http.MethodGet,
 			header: map[string]string{"Sec-Fetch-Site": "same-site"}, wantCode: 403, wantReason: metav1.StatusReasonForbidden},
 		{name: "foreign Origin DELETE", method: http.MethodDelete,
@@ -82,5 +89,67 @@ func TestControlRefusesBrowsers(t *testing.T) {
 				t.Errorf("body %s: reason %q (err %v), want %q", body, st.Reason, err, tt.wantReason)
 			}
 		})
+	}
+}
+
+// TestControlBodyTooLarge (issue 21): a body past the control API's 1 MiB
+// is a 413 Status the client reads, even one of 10 MiB sent over a real
+// connection (it was a 400, and the connection was reset before the
+// client had sent it all); no fault is added.
+func TestControlBodyTooLarge(t *testing.T) {
+	t.Parallel()
+	in, _, _ := newTestInjector(t)
+	srv := httptest.NewServer(ControlHandler(in))
+	defer srv.Close()
+	for _, size := range []int{maxControlBody + 1, 10 << 20} {
+		body := `{"kind":"EndWatch","match":{"verbs":["` + strings.Repeat("x", size) + `"]}}`
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/_lwsim/faults", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatalf("POST of %d bytes: %v, want the 413", len(body), err)
+		}
+		var st metav1.Status
+		err = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || st.Reason != metav1.StatusReasonRequestEntityTooLarge {
+			t.Errorf("POST of %d bytes = %d %+v (%v), want a 413 Status", len(body), resp.StatusCode, st, err)
+		}
+	}
+	if n := len(in.Faults()); n != 0 {
+		t.Errorf("faults after the refused POSTs = %d, want 0", n)
+	}
+}
+
+// TestControlBodyTooLargeRawConnection: over a raw connection, a client
+// writing a 10 MiB body to the end (as curl does, never reading before it
+// has sent everything) completes its write and reads the 413: the server
+// reads the rest before answering instead of closing under it.
+func TestControlBodyTooLargeRawConnection(t *testing.T) {
+	t.Parallel()
+	in, _, _ := newTestInjector(t)
+	srv := httptest.NewServer(ControlHandler(in))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := strings.Repeat(" ", 10<<20)
+	head := fmt.Sprintf("POST /_lwsim/faults HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+		srv.Listener.Addr(), len(body))
+	if _, err := io.WriteString(conn, head+body); err != nil {
+		t.Fatalf("writing the 10 MiB request: %v (the server closed the connection under it)", err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("10 MiB POST = %d, want 413", resp.StatusCode)
 	}
 }

@@ -173,7 +173,7 @@ func (in *Injector) TooLargeRV(ctx context.Context, rv int64) error {
 			continue
 		}
 		pretend = min(pretend, rv-1)
-		err = kubewire.TooLargeResourceVersion(rv, pretend)
+		err = kubewire.TooLargeResourceVersion(uint64(rv), pretend)
 		in.recordRequestLocked(e, e.f.Kind, &info, fmt.Sprintf("rv %d: too large, current %d", rv, pretend), &fx)
 	}
 	in.mu.Unlock()

@@ -36,6 +36,12 @@ type ContinueToken struct {
 	Start string `json:"start"`
 }
 
+// continueToken is [ContinueToken] under the name of apiserver's own type
+// (pkg/storage/continue.go), which a JSON type error quotes: "json: cannot
+// unmarshal number 9223372036854775808 into Go struct field
+// continueToken.rv of type int64".
+type continueToken ContinueToken
+
 // EncodeContinue is the token resuming a list at rv after the store key
 // last, relative to prefix (storage.EncodeContinue of last+"\x00").
 // withSlash selects the watch cache's form of the start key ("/name\x00"),
@@ -71,10 +77,11 @@ func ParseContinue(token string) (ContinueToken, error) {
 	if err != nil {
 		return c, fmt.Errorf("%w: %v", ErrGenericInvalidKey, err)
 	}
-	if err := json.Unmarshal(data, &c); err != nil {
+	var raw continueToken
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return c, fmt.Errorf("%w: %v", ErrGenericInvalidKey, err)
 	}
-	return c, nil
+	return ContinueToken(raw), nil
 }
 
 // DecodeContinue is the server's reading of a token for a list under the

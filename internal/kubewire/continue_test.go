@@ -59,6 +59,8 @@ func TestDecodeContinue(t *testing.T) {
 			wantText: "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"},
 		{name: "empty start", token: js(`{"v":"meta.k8s.io/v1","rv":5,"start":""}`), wantErr: ErrEmptyStartKey,
 			wantText: "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)"},
+		{name: "rv past int64", token: js(`{"v":"meta.k8s.io/v1","rv":9223372036854775808,"start":"x"}`), wantErr: ErrGenericInvalidKey,
+			wantText: "continue key is not valid: json: cannot unmarshal number 9223372036854775808 into Go struct field continueToken.rv of type int64"},
 		{name: "traversal", token: js(`{"v":"meta.k8s.io/v1","rv":5,"start":"/../x"}`), wantErr: ErrGenericInvalidKey,
 			wantText: "continue key is not valid: /../x"},
 	}

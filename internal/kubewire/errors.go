@@ -15,8 +15,9 @@ const TooLargeRetryAfterSeconds = 1
 // TooLargeResourceVersion is the watch cache's 504 for a read at want when
 // it has only reached current (apiserver pkg/storage/errors.go
 // NewTooLargeResourceVersionError, with Retry-After
-// [TooLargeRetryAfterSeconds]).
-func TooLargeResourceVersion(want, current int64) *apierrors.StatusError {
+// [TooLargeRetryAfterSeconds]). want is a uint64, as the versioner parses a
+// requested resourceVersion: one past int64 is only ever too large.
+func TooLargeResourceVersion(want uint64, current int64) *apierrors.StatusError {
 	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), TooLargeRetryAfterSeconds)
 	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
 		Type:    metav1.CauseTypeResourceVersionTooLarge,

@@ -13,6 +13,8 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/internal/malformed"
 )
 
 // The fuzz targets check what must hold for any input; `make fuzz` runs
@@ -28,6 +30,16 @@ func FuzzParsePath(f *testing.F) {
 	}
 	f.Add(http.MethodGet, "/api/v1/configmaps", "watch=False&fieldSelector=metadata.name%3Dcm&limit=2")
 	f.Add(http.MethodDelete, "/api/v1/namespaces", "")
+	// Issue 21's malformed-request corpus: every method, path and query,
+	// the path decoded as the server reads it.
+	seen := map[[3]string]bool{}
+	for _, r := range malformed.Corpus(malformed.NewFixture("ns")) {
+		path, err := url.PathUnescape(r.Path)
+		if s := [3]string{r.Method, path, r.Query}; err == nil && !seen[s] {
+			seen[s] = true
+			f.Add(r.Method, path, r.Query)
+		}
+	}
 	f.Fuzz(func(t *testing.T, method, path, rawQuery string) {
 		query, _ := url.ParseQuery(rawQuery)
 		r := &http.Request{Method: method, URL: &url.URL{Path: path, RawQuery: query.Encode()}}

@@ -34,6 +34,12 @@ type RequestInfo struct {
 	// is that namespace itself, as RequestInfoFactory scopes it for
 	// authorization; see [RequestInfo.ObjectNamespace].
 	Namespace string
+	// InNamespace is set when the resource comes after a namespace segment
+	// (/namespaces/<ns>/<resource>), even an empty one: such a path is a
+	// namespaced route's (an empty Namespace there is "Namespace parameter
+	// required", not the cluster-wide path). A Namespace object's own path
+	// is not in a namespace.
+	InNamespace bool
 	// Resource, Name and Subresource are the resource/name/subresource
 	// segments after the namespace.
 	Resource, Name, Subresource string
@@ -100,6 +106,7 @@ func scopeParts(info *RequestInfo, parts []string) []string {
 	}
 	info.Namespace = parts[1]
 	if len(parts) > 2 && !namespaceSubresources[parts[2]] {
+		info.InNamespace = true
 		return parts[2:]
 	}
 	return parts

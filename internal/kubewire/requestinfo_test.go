@@ -20,8 +20,9 @@ func TestNewRequestInfo(t *testing.T) {
 			prefix = "apis"
 		}
 		return RequestInfo{IsResourceRequest: true, Verb: verb, APIPrefix: prefix, Group: group, Version: version,
-			Namespace: ns, Resource: resource, Subresource: sub, Name: name, Parts: parts}
+			Namespace: ns, InNamespace: ns != "" && resource != "namespaces", Resource: resource, Subresource: sub, Name: name, Parts: parts}
 	}
+	inEmptyNamespace := func(info RequestInfo) RequestInfo { info.InNamespace = true; return info }
 	tests := []struct {
 		method, url string
 		want        RequestInfo
@@ -54,6 +55,9 @@ func TestNewRequestInfo(t *testing.T) {
 		{"DELETE", "/api/v1/namespaces", ri("deletecollection", "", "v1", "", "namespaces", "", "", "namespaces")},
 		{"DELETE", "/apis/extensions/v1/namespaces/other/pods", ri("deletecollection", "extensions", "v1", "other", "pods", "", "", "pods")},
 		{"POST", "/apis/extensions/v1beta3/namespaces/other/pods", ri("create", "extensions", "v1beta3", "other", "pods", "", "", "pods")},
+		// An empty namespace segment is still a namespaced route's (issue 21).
+		{"GET", "/api/v1/namespaces//pods", inEmptyNamespace(ri("list", "", "v1", "", "pods", "", "", "pods"))},
+		{"DELETE", "/api/v1/namespaces//pods/foo", inEmptyNamespace(ri("delete", "", "v1", "", "pods", "", "foo", "pods", "foo"))},
 		// The fake's paths.
 		{"GET", "/apis/apps/v1/namespaces/ns/deployments/d/scale", ri("get", "apps", "v1", "ns", "deployments", "scale", "d", "deployments", "d", "scale")},
 		{"POST", "/api/v1/namespaces/ns/pods/p/eviction", ri("create", "", "v1", "ns", "pods", "eviction", "p", "pods", "p", "eviction")},

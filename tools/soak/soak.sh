@@ -1,10 +1,15 @@
 #!/bin/sh
 # soak.sh: run the chaos property machines with many rapid checks, under a
-# time limit, and print checks per second for each. Used by "make soak".
+# time limit, and print checks per second for each; then issue 21's race
+# run (fakeapiserver TestSoakRace): writers and watchers over real HTTP for
+# a few minutes under -race, and its figures. Used by "make soak".
 #
-#   SOAK_CHECKS  rapid checks per machine (default 3000)
-#   SOAK_TIME    go test -timeout for the whole run (default 30m)
-#   GO           the go command (default go)
+#   SOAK_CHECKS    rapid checks per machine (default 3000)
+#   SOAK_TIME      go test -timeout for each part (default 30m)
+#   SOAK_WRITERS   writers of the race run (default 32)
+#   SOAK_WATCHERS  watchers of the race run (default 200)
+#   SOAK_DURATION  how long the race run writes (default 2m30s)
+#   GO             the go command (default go)
 set -eu
 GO=${GO:-go}
 checks=${SOAK_CHECKS:-3000}
@@ -29,4 +34,18 @@ awk '
 if [ "$status" -ne 0 ]; then
 	grep -v '^\s*$' "$out" | grep -E -- '--- FAIL|rapid\]|panic|timed out' | head -40
 	exit "$status"
+fi
+
+# The race run: its figures are its log line (events delivered and
+# expected, losses, duplicates, reorders, re-watches, and the goroutines and
+# fds back to idle).
+race=$(mktemp)
+trap 'rm -f "$out" "$race"' EXIT
+rstatus=0
+LWSIM_SOAK_WRITERS=${SOAK_WRITERS:-32} LWSIM_SOAK_WATCHERS=${SOAK_WATCHERS:-200} LWSIM_SOAK_DURATION=${SOAK_DURATION:-2m30s} \
+	"$GO" test -race -count=1 -timeout "$limit" -v -run '^TestSoakRace$' ./fakeapiserver/ >"$race" 2>&1 || rstatus=$?
+grep -E 'soak:|idle again|--- (PASS|FAIL)|DATA RACE' "$race" | sed 's/^ *//'
+if [ "$rstatus" -ne 0 ]; then
+	grep -v '^\s*$' "$race" | grep -E -- '--- FAIL|soak|panic|timed out|WARNING: DATA RACE' | head -40
+	exit "$rstatus"
 fi
