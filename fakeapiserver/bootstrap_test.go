@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"context"
 	"net/url"
 	"strconv"
 	"testing"
@@ -14,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // TestKubernetesServiceTargetsListener: the Service default/kubernetes
@@ -70,7 +71,7 @@ func TestFlowSchemaDanglingWatch(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
 	fss := srv.Clientset().FlowcontrolV1().FlowSchemas()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	fs, err := fss.Create(ctx, &flowcontrolv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "dangling"},
 		Spec: flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "missing"}}},

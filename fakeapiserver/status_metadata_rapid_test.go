@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // statusMetaKind is one kind the status metadata model writes, with the
@@ -223,6 +224,8 @@ func TestStatusMetadataModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hung, stop := testdeadline.Context(t)
+	defer stop()
 	rapid.Check(t, func(rt *rapid.T) {
 		kind := rapid.SampledFrom(statusMetaKinds).Draw(rt, "kind")
 		var res dynamic.ResourceInterface = dyn.Resource(kind.gvr)
@@ -241,7 +244,7 @@ func TestStatusMetadataModel(t *testing.T) {
 			// The APF config controller writes the new FlowSchema's
 			// Dangling condition (apf_status.go): the model's writes start
 			// after it, as they would on a cluster.
-			awaitStatusWrite(rt, res, created)
+			awaitStatusWrite(hung, rt, res, created)
 		}
 		m := &statusMetaMachine{kind: kind, res: res, name: name, labels: map[string]string{}, annotations: map[string]string{}}
 		m.Check(rt)
@@ -256,11 +259,9 @@ func TestStatusMetadataModel(t *testing.T) {
 	})
 }
 
-// awaitStatusWrite waits (in real time, bounded) for the MODIFIED event
-// of the server's own status write on obj.
-func awaitStatusWrite(t *rapid.T, res dynamic.ResourceInterface, obj *unstructured.Unstructured) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+// awaitStatusWrite waits for the MODIFIED event of the server's own
+// status write on obj, until ctx ends (a hang: testdeadline).
+func awaitStatusWrite(ctx context.Context, t *rapid.T, res dynamic.ResourceInterface, obj *unstructured.Unstructured) {
 	w, err := res.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + obj.GetName(), ResourceVersion: obj.GetResourceVersion()})
 	if err != nil {
 		t.Fatalf("watch %s: %v", obj.GetName(), err)
@@ -272,6 +273,6 @@ func awaitStatusWrite(t *rapid.T, res dynamic.ResourceInterface, obj *unstructur
 			t.Fatalf("watch %s: %s, want the status write's MODIFIED", obj.GetName(), ev.Type)
 		}
 	case <-ctx.Done():
-		t.Fatalf("no status write on %s within 10 s", obj.GetName())
+		t.Fatalf("no status write on %s: %v", obj.GetName(), ctx.Err())
 	}
 }

@@ -22,6 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // metadataReconciler records the labels of the PartialObjectMetadata it
@@ -66,7 +67,7 @@ func (r *metadataReconciler) seen(name string) (map[string]string, bool) {
 // change and delete, reading the object's metadata from the cache.
 func TestManagerOnlyMetadata(t *testing.T) {
 	srv := fakeapiserver.Start(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*pollTimeout)
+	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
