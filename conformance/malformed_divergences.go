@@ -55,8 +55,6 @@ func unservedRoutes() []malformedDivergence {
 		"service-proxy":           proxy,
 		"pod-ephemeralcontainers": {http.MethodGet, http.MethodPut, http.MethodPatch},
 		"pod-resize":              {http.MethodGet, http.MethodPut, http.MethodPatch},
-		"serviceaccount-token":    {http.MethodPost},
-		"namespace-finalize":      {http.MethodPut},
 		"bindings":                {http.MethodPost},
 	}
 	var out []malformedDivergence
