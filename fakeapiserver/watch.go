@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -66,6 +67,14 @@ func (s *Server) serveWatch(req *request) {
 	// scheduled, not computed after the move (then it is an interval away).
 	bookmark := newBookmarkTimer(s.cfg.Clock, s.watch.cfg.BookmarkInterval, deadline, p.opts.AllowWatchBookmarks)
 	defer bookmark.stop()
+	startRV := storeRV(requestedRV) // one past int64 is a future no event reaches: a silent watch
+	if startRV == 0 && !sendsInitialEvents(p.opts) {
+		// "Start at the most recent" means the RV when the watch was
+		// made, before its headers: the cacher registers its watcher at
+		// its current RV before the handler writes them, so a write the
+		// client makes once it has the 200 is an event of this watch.
+		startRV = s.store.CurrentRV()
+	}
 	stream, err := s.beginStream(ctx, req, out, p)
 	if err != nil {
 		return // the client went away before the headers
@@ -81,7 +90,7 @@ func (s *Server) serveWatch(req *request) {
 	defer s.watch.active.Add(-1)
 	stream.deadline = deadline
 	stream.requestedRV = requestedRV
-	stream.run(storeRV(requestedRV)) // one past int64 is a future no event reaches: a silent watch
+	stream.run(startRV)
 	// Events the stream sent before it ended go out with the end of the
 	// response, as bytes written to the response would.
 	_ = stream.enc.drain()
@@ -163,7 +172,7 @@ func (w *watchStream) run(startRV int64) {
 // the WatchList defaulting parseListOptions applies (spec §4.1).
 func (w *watchStream) start(startRV int64) (int64, error) {
 	opts := w.p.opts
-	if opts.SendInitialEvents == nil || !*opts.SendInitialEvents {
+	if !sendsInitialEvents(opts) {
 		if startRV == 0 {
 			w.lastRV = w.s.store.CurrentRV()
 			return w.lastRV, nil
@@ -445,4 +454,11 @@ func (s *Server) negotiateWatchOutput(r *http.Request) (outputType, error) {
 		return out, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "", emptyGR, "", notAcceptableMessage, 0, false)
 	}
 	return out, nil
+}
+
+// sendsInitialEvents reports whether a watch begins with the synthetic
+// initial events (sendInitialEvents=true, which parseListOptions also
+// sets for the WatchList default).
+func sendsInitialEvents(opts metainternalversion.ListOptions) bool {
+	return opts.SendInitialEvents != nil && *opts.SendInitialEvents
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -337,4 +338,68 @@ func replaceAll(s string, pairs ...string) string {
 		s = strings.ReplaceAll(s, pairs[i], pairs[i+1])
 	}
 	return s
+}
+
+// headerHookWriter is a streaming http.ResponseWriter that runs hook when
+// the handler writes its status line, before WriteHeader returns: the
+// moment a client would have the 200 of a watch and could write.
+type headerHookWriter struct {
+	header http.Header
+	hook   func()
+	body   *io.PipeWriter
+}
+
+func (w *headerHookWriter) Header() http.Header { return w.header }
+
+func (w *headerHookWriter) WriteHeader(int) {
+	if hook := w.hook; hook != nil {
+		w.hook = nil
+		hook()
+	}
+}
+
+func (w *headerHookWriter) Write(p []byte) (int, error) { return w.body.Write(p) }
+
+func (w *headerHookWriter) Flush() {}
+
+// TestWatchFromNowSeesWritesAfterItsHeaders: a watch that starts at the
+// most recent RV (sendInitialEvents=false, RV unset) takes that RV before
+// it answers 200, as the cacher registers its watcher before the handler
+// writes the headers, so a write made once the 200 is out is its first
+// event. (Read after the headers, that RV passed the write by: the first
+// event was the next write's.)
+func TestWatchFromNowSeesWritesAfterItsHeaders(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		b := startBubble(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		body, pw := io.Pipe()
+		w := &headerHookWriter{header: http.Header{}, body: pw, hook: func() {
+			b.mustCreate(t, configMap("default", "after-the-200", "v", nil))
+		}}
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, watchCMPath+"?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan", nil)
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			b.srv.Handler().ServeHTTP(w, req)
+		}()
+		synctest.Wait() // the watch has sent what it will send, or waits
+		b.mustCreate(t, configMap("default", "next", "v", nil))
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Metadata metav1.ObjectMeta `json:"metadata"`
+			} `json:"object"`
+		}
+		if err := json.NewDecoder(body).Decode(&ev); err != nil {
+			t.Fatalf("reading the watch's first event: %v", err)
+		}
+		if got, want := []string{ev.Type, ev.Object.Metadata.Name}, []string{"ADDED", "after-the-200"}; !cmp.Equal(got, want) {
+			t.Errorf("first event (type, name):\n%s", cmp.Diff(want, got))
+		}
+		cancel()
+		body.Close() // the handler's next write fails: it returns
+		<-served
+	})
 }
