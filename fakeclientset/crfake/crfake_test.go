@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -409,5 +410,40 @@ func TestManagedFields(t *testing.T) {
 		if has := len(got.ManagedFields) > 0; has != keep {
 			t.Errorf("WithReturnManagedFields %v: Get has managedFields %v", keep, has)
 		}
+	}
+}
+
+// TestWithCRDs: a CRD given with WithCRDs is installed instead of a
+// generated one: its scope (cluster) and its schema (size at most 10) are
+// the server's rules for the kind.
+func TestWithCRDs(t *testing.T) {
+	ctx := context.Background()
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
+			Scope: apiextensionsv1.ClusterScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object",
+					Properties: map[string]apiextensionsv1.JSONSchemaProps{
+						"spec":   {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"size": {Type: "integer", Maximum: ptr.To(10.0)}}},
+						"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"observedSize": {Type: "integer"}}},
+					},
+				}},
+			}},
+		},
+	}
+	c := crfake.NewClientBuilder(t).WithScheme(widgetScheme()).WithCRDs(crd).
+		WithObjects(&Widget{ObjectMeta: metav1.ObjectMeta{Name: "w"}, Spec: WidgetSpec{Size: 1}}).Build()
+	var got Widget
+	if err := c.Get(ctx, client.ObjectKey{Name: "w"}, &got); err != nil || got.Namespace != "" {
+		t.Fatalf("Get cluster-scoped widget = namespace %q, %v", got.Namespace, err)
+	}
+	err := c.Create(ctx, &Widget{ObjectMeta: metav1.ObjectMeta{Name: "big"}, Spec: WidgetSpec{Size: 11}})
+	if !apierrors.IsInvalid(err) {
+		t.Errorf("Create of a widget the schema refuses = %v, want the server's 422", err)
 	}
 }
