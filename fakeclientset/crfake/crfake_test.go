@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -21,6 +22,9 @@ import (
 	"github.com/lw-sim/lw-sim/fakeclientset"
 	"github.com/lw-sim/lw-sim/fakeclientset/crfake"
 )
+
+// Every testing.TB is a crfake.TB (so is Ginkgo's GinkgoT()).
+var _ crfake.TB = testing.TB(nil)
 
 func newPod(ns, name string) *corev1.Pod {
 	return &corev1.Pod{
@@ -445,5 +449,19 @@ func TestWithCRDs(t *testing.T) {
 	err := c.Create(ctx, &Widget{ObjectMeta: metav1.ObjectMeta{Name: "big"}, Spec: WidgetSpec{Size: 11}})
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("Create of a widget the schema refuses = %v, want the server's 422", err)
+	}
+}
+
+// TestCustomKindWithoutList: a kind whose list type the scheme lacks (as
+// tests register only the type they need) still gets a CRD.
+func TestCustomKindWithoutList(t *testing.T) {
+	ctx := context.Background()
+	s := runtime.NewScheme()
+	s.AddKnownTypes(widgetGV, &Widget{})
+	metav1.AddToGroupVersion(s, widgetGV)
+	c := crfake.NewClientBuilder(t).WithScheme(s).WithObjects(&Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w"}}).Build()
+	var got Widget
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "w"}, &got); err != nil || got.UID == "" {
+		t.Errorf("Get = uid %q, %v; want the seeded widget", got.UID, err)
 	}
 }
