@@ -97,11 +97,12 @@ html-check:
 soak:
 	GO=$(GO) sh tools/soak/soak.sh
 
-## fakeclient-proof: client-go's examples/fake-client and the unit tests of
+## fakeclient-proof: client-go's examples/fake-client, the unit tests of
 ## k8s.io/cloud-provider's controllers and k8s.io/dynamic-resource-allocation,
-## copied from the module cache at run time, run with client-go's fake and
-## with only the constructor's package swapped for fakeclientset; prints
-## pass counts and times side by side (tools/fakeclient-proof/run.sh)
+## and controller-runtime's tests of and with its fake client, copied from the
+## module cache at run time, run with the upstream fake and with only the
+## constructor's package swapped for fakeclientset or fakeclientset/crfake;
+## prints pass counts and times side by side (tools/fakeclient-proof/run.sh)
 fakeclient-proof:
 	GO=$(GO) bash tools/fakeclient-proof/run.sh
 

@@ -39,12 +39,12 @@ var defaultResources struct {
 // zero Config uses the process's memo. CRDs created later are not in it;
 // the mapper falls back for them (seed.go).
 func (s *Server) resources() (*apiResources, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.defaultConfig {
 		defaultResources.once.Do(func() { defaultResources.res, defaultResources.err = s.readResources() })
 		return defaultResources.res, defaultResources.err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.discovered == nil {
 		res, err := s.readResources()
 		if err != nil {
@@ -53,6 +53,22 @@ func (s *Server) resources() (*apiResources, error) {
 		s.discovered = res
 	}
 	return s.discovered, nil
+}
+
+// rereadResources reads the server's discovery again and keeps it, for a
+// kind the kept one does not know: a CRD created since it was read (seeding
+// the objects of a CRD the test just created maps them with it). From then
+// on the server no longer uses the process's memo.
+func (s *Server) rereadResources() (*apiResources, error) {
+	res, err := s.readResources()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.defaultConfig = false
+	s.discovered = res
+	return res, nil
 }
 
 // readResources asks the server's discovery.

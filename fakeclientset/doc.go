@@ -40,8 +40,11 @@
 // namespaces (see [Server.Clientset]); [Clientset.Tracker] is backed by the
 // server; Discovery is client-go's fake discovery filled with the server's
 // resources and version. [Server.RESTConfig] serves generated clientsets
-// of CRDs and controller-runtime clients on the same server, and one
-// [Server] can back a typed, a dynamic and a metadata client at once.
+// of CRDs and controller-runtime clients on the same server ([Server.Seed]
+// seeds for them), and one [Server] can back a typed, a dynamic and a
+// metadata client at once. Package
+// [github.com/lw-sim/lw-sim/fakeclientset/crfake] replaces
+// controller-runtime's fake client the same way.
 //
 // A [Server] blocks durably on its pipe, so it runs inside testing/synctest
 // bubbles: watch timeouts, bookmarks, informer resyncs and backoffs run on

@@ -226,7 +226,14 @@ func (c *unstructuredCodec) encode(obj runtime.Object, gv schema.GroupVersion) (
 	return encodeBody(obj, gv)
 }
 
+// decode checks the answer's error first, as the dynamic client does
+// (dynamic/simple.go): Error decodes a failure's Status into the server's
+// *apierrors.StatusError, where Raw has only client-go's generic error for
+// the status code.
 func (c *unstructuredCodec) decode(res rest.Result) (runtime.Object, error) {
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
 	raw, err := res.Raw()
 	if err != nil {
 		return nil, err

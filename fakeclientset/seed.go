@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -84,6 +85,57 @@ func (t *tracker) seed(objs []runtime.Object) error {
 	return nil
 }
 
+// Seed creates objs on s as the constructors of this package seed theirs
+// (namespaces first, then each object in the order given, its status
+// written through the status subresource, a given deletionTimestamp kept
+// where the server keeps the object marked; see [Server.NewClientset]),
+// for clients built from [Server.RESTConfig]: controller-runtime's client,
+// a generated clientset of a CRD. kinds names the kinds of typed objects
+// that do not name their own (nil: client-go's scheme), so objects of a
+// CRD's Go type seed too once the CRD exists. Lists seed their items. It
+// returns the first error, after the objects before it were created.
+func (s *Server) Seed(kinds *runtime.Scheme, objs ...runtime.Object) error {
+	if kinds == nil {
+		kinds = scheme.Scheme
+	}
+	codec, err := newUnstructuredCodec(s)
+	if err != nil {
+		return err
+	}
+	items := make([]runtime.Object, 0, len(objs))
+	for _, obj := range objs {
+		expanded, err := expandWith(kinds, obj)
+		if err != nil {
+			return err
+		}
+		for _, item := range expanded {
+			u, err := toUnstructured(kinds, item)
+			if err != nil {
+				return fmt.Errorf("fakeclientset: seed: %w", err)
+			}
+			items = append(items, u)
+		}
+	}
+	return (&tracker{srv: s, codec: codec}).seed(items)
+}
+
+// expandWith is [expand] for a list of any kind of scheme: a typed list's
+// items are typed, an unstructured list's unstructured.
+func expandWith(kinds *runtime.Scheme, obj runtime.Object) ([]runtime.Object, error) {
+	if !meta.IsListType(obj) {
+		return []runtime.Object{obj}, nil
+	}
+	items, err := meta.ExtractList(obj)
+	if err != nil {
+		return nil, fmt.Errorf("fakeclientset: seed list %T: %w", obj, err)
+	}
+	codecs := serializer.NewCodecFactory(kinds)
+	if errs := runtime.DecodeList(items, unstructured.UnstructuredJSONScheme, codecs.UniversalDecoder()); len(errs) > 0 {
+		return nil, fmt.Errorf("fakeclientset: seed list %T: %w", obj, errors.Join(errs...))
+	}
+	return items, nil
+}
+
 // planSeed expands lists and maps each object to its resource.
 func (t *tracker) planSeed(objs []runtime.Object) ([]seedObject, error) {
 	res, err := t.srv.resources()
@@ -97,7 +149,14 @@ func (t *tracker) planSeed(objs []runtime.Object) ([]seedObject, error) {
 			return nil, err
 		}
 		for _, item := range items {
-			so, err := res.place(item)
+			so, mapped, err := res.place(item)
+			if err == nil && !mapped {
+				// A kind the kept discovery does not know may be a
+				// CRD's created since: read it again once.
+				if res, err = t.srv.rereadResources(); err == nil {
+					so, _, err = res.place(item)
+				}
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -125,27 +184,28 @@ func expand(obj runtime.Object) ([]runtime.Object, error) {
 
 // place finds obj's kind (its own apiVersion and kind when set, else
 // client-go's scheme's) and, through the server's discovery, its resource
-// and scope. A kind discovery does not know (a CRD's, created after the
-// discovery was read) gets client-go's guess of the resource, namespaced
-// when obj has a namespace.
-func (r *apiResources) place(obj runtime.Object) (seedObject, error) {
+// and scope; mapped says whether discovery knew the kind. A kind it does
+// not know gets client-go's guess of the resource, namespaced when obj has
+// a namespace (the server then answers a create of a kind it does not
+// serve with its 404).
+func (r *apiResources) place(obj runtime.Object) (so seedObject, mapped bool, err error) {
 	m, err := metaAccessor(obj)
 	if err != nil {
-		return seedObject{}, err
+		return seedObject{}, false, err
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	if gvk.Kind == "" {
 		gvks, _, err := scheme.Scheme.ObjectKinds(obj)
 		if err != nil {
-			return seedObject{}, fmt.Errorf("fakeclientset: seed %T: %w", obj, err)
+			return seedObject{}, false, fmt.Errorf("fakeclientset: seed %T: %w", obj, err)
 		}
 		gvk = gvks[0]
 	}
-	so := seedObject{obj: obj, gvk: gvk, namespace: m.GetNamespace()}
+	so = seedObject{obj: obj, gvk: gvk, namespace: m.GetNamespace()}
 	mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		so.gvr, _ = meta.UnsafeGuessKindToResource(gvk)
-		return so, nil
+		return so, false, nil
 	}
 	so.gvr = mapping.Resource
 	switch {
@@ -154,7 +214,7 @@ func (r *apiResources) place(obj runtime.Object) (seedObject, error) {
 	case so.namespace == "":
 		so.namespace = metav1.NamespaceDefault
 	}
-	return so, nil
+	return so, true, nil
 }
 
 // seedNamespace creates a given Namespace, or replaces the existing one

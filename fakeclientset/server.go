@@ -35,17 +35,17 @@ type Server struct {
 	// they open, end with it.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// defaultConfig is set when the server was built from the zero Config
-	// (its discovery is the process-wide memo, discovery.go).
-	defaultConfig bool
 	// hc is the one HTTP client of every client made from this server, so
 	// close can drop their idle connections.
 	hc *http.Client
 
 	// mu guards the fields below.
-	mu         sync.Mutex
-	closed     bool
-	discovered *apiResources // the server's discovery, read on first use (discovery.go)
+	mu     sync.Mutex
+	closed bool
+	// defaultConfig is set while the server's discovery is the
+	// process-wide memo of the zero Config's (discovery.go).
+	defaultConfig bool
+	discovered    *apiResources // the server's discovery, read on first use (discovery.go)
 }
 
 // NewServer starts a fake API server configured by cfg (the zero Config
@@ -105,6 +105,12 @@ func (s *Server) RESTConfig() *rest.Config {
 		Burst:     -1,
 	}
 }
+
+// HTTPClient is the one HTTP client of every client made from this
+// server, on its pipe: pass it with [Server.RESTConfig] to clients that
+// take one (controller-runtime's client.Options.HTTPClient) so that Close
+// also drops their idle connections.
+func (s *Server) HTTPClient() *http.Client { return s.hc }
 
 // Close ends every request and watch of this package's clients, closes the
 // server and waits for its serving goroutine, then closes the idle

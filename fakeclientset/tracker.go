@@ -22,6 +22,11 @@ type tracker struct {
 
 var _ clienttesting.ObjectTracker = (*tracker)(nil)
 
+// Server is the server this tracker's requests go to: code handed the
+// tracker (controller-runtime fake's WithObjectTracker, crfake) reaches
+// the same server through it.
+func (t *tracker) Server() *Server { return t.srv }
+
 // Add seeds obj (a list adds its items), as the constructors seed: see
 // [Server.NewClientset].
 func (t *tracker) Add(obj runtime.Object) error { return t.seed([]runtime.Object{obj}) }
