@@ -3,8 +3,9 @@
 // embedded fake (the default of this package's tests) or a real
 // kube-apiserver reached through a kubeconfig (LWSIM_KUBECONFIG).
 //
-// Each case is an exported RunXxx(ctx, t, target) function (the
-// k8s.io/apiserver storage/testing pattern); [Cases] lists them all by name.
+// Each case is a function of (ctx, t, target) holding the assertions (the
+// k8s.io/apiserver storage/testing pattern), registered by name in its
+// file's table; [Cases] lists them all.
 // A case speaks raw HTTP with JSON, works in a fresh namespace of its own,
 // and compares only what two correct servers agree on: status codes,
 // reasons, messages with resourceVersions masked, details, event types, and
