@@ -17,8 +17,11 @@
 // compaction) and [Clock] (virtual time, the fake only). A case that needs
 // an ability the target lacks is skipped with the reason, never faked.
 //
-// The reference is kube-apiserver v1.37.2 with its default feature gates;
-// the behaviour pinned here is written down in
-// ../../shared/spec/apiserver-listwatch.md (section numbers in comments refer
-// to it) and known differences in DIVERGENCES.md.
+// The reference is kube-apiserver v1.37.2 with its default feature gates.
+// A case's comment cites the upstream source of the rule it pins: a path
+// such as storage/cacher/cacher.go is below k8s.io/apiserver@v0.37.2/pkg/;
+// "apimachinery", "client-go" and "kubernetes" name those modules' pkg/
+// (k8s.io/kubernetes@v1.37.2 for the last); "[observed on v1.37.2]" marks
+// what only the real server's answers show. Known differences are in
+// DIVERGENCES.md.
 package conformance

@@ -25,7 +25,8 @@ func listCases() []Case {
 		{Name: "ListLegacyRVIsNotOlderThan", Run: runListLegacyRVIsNotOlderThan},
 		{Name: "ListNotOlderThanOldRV", Run: runListNotOlderThanOldRV},
 		{Name: "ListNotOlderThanHonoursLimit", Run: runListNotOlderThanHonoursLimit},
-		// LIST resourceVersion=N>current waits, then 504 (§3.1).
+		// LIST resourceVersion=N>current waits, then 504
+		// (storage/cacher/watch_cache.go waitUntilFreshLocked).
 		tooLargeCase("ListTooLargeRV", collection, q()),
 		// The same with resourceVersionMatch=Exact.
 		tooLargeCase("ListTooLargeRVExact", collection, q("resourceVersionMatch", "Exact")),
@@ -33,13 +34,15 @@ func listCases() []Case {
 		tooLargeCase("ListTooLargeRVNotOlderThan", collection, q("resourceVersionMatch", "NotOlderThan")),
 		// The same with limit (legacy exact).
 		tooLargeCase("ListTooLargeRVPaged", collection, q("limit", "2")),
-		// GET ?resourceVersion=N>current waits, then 504 (§3.5).
+		// GET ?resourceVersion=N>current waits, then 504 (storage/cacher/delegator.go
+		// Get, storage/cacher/watch_cache.go waitUntilFreshLocked).
 		tooLargeCase("GetTooLargeRV", func(e *env) string { return e.cms() + "/a" }, q()),
 	}
 }
 
 // runListEmpty: an empty collection lists as "items":[] (never null) with a
-// non-empty list resourceVersion (spec §3.4, §8.3).
+// non-empty list resourceVersion (storage/cacher/cacher.go GetList: "never
+// return a nil Items"; storage/api_object_versioner.go UpdateList).
 func runListEmpty(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Path: e.cms()})
@@ -58,8 +61,10 @@ func runListEmpty(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// runListKeyOrder: items come in name order whatever the creation order,
-// each with its own RV, and the list RV is at least every item's RV (§1.5, §3.4).
+// runListKeyOrder: items come in name order whatever the creation order, each
+// with its own RV, and the list RV is at least every item's RV
+// (storage/cacher/store/store_btree.go OrderedListPrefix,
+// storage/api_object_versioner.go UpdateList).
 func runListKeyOrder(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "c", "a", "b")
@@ -78,7 +83,8 @@ func runListKeyOrder(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// runListItemsHaveNoKind: list items carry no kind/apiVersion (§3.4).
+// runListItemsHaveNoKind: list items carry no kind/apiVersion [observed on
+// v1.37.2].
 func runListItemsHaveNoKind(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -93,7 +99,7 @@ func runListItemsHaveNoKind(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runListRV0IgnoresLimit: resourceVersion=0 drops the limit: all items, no
-// continue (§3.1 computeListLimit).
+// continue (storage/cacher/cacher.go computeListLimit).
 func runListRV0IgnoresLimit(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
@@ -108,10 +114,10 @@ func runListRV0IgnoresLimit(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runListRV0NotOlderThan: resourceVersion=0&resourceVersionMatch=NotOlderThan
-// is the "any" read (§3.1): some consistent state, not necessarily the
-// newest — the real watch cache may not have seen a write acknowledged a
-// moment ago (DIVERGENCES.md) — so the case checks that the list is exactly
-// the state at the resourceVersion it reports.
+// is the "any" read (storage/cacher/delegator.go GetList): some consistent
+// state, not necessarily the newest — the real watch cache may not have seen a
+// write acknowledged a moment ago (DIVERGENCES.md) — so the case checks that
+// the list is exactly the state at the resourceVersion it reports.
 func runListRV0NotOlderThan(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b")
@@ -124,7 +130,7 @@ func runListRV0NotOlderThan(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runListExactOldState: an Exact LIST at an older RV returns the state at
-// that RV, and reports exactly that RV (§3.1).
+// that RV, and reports exactly that RV (storage/cacher/delegator.go GetList).
 func runListExactOldState(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
@@ -148,7 +154,7 @@ func runListExactOldState(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runListLegacyPagedIsExact: resourceVersion=N with limit>0 and no match is
-// an exact read at N (legacy paging semantics, §3.1).
+// an exact read at N (legacy paging semantics, storage/cacher/delegator.go GetList).
 func runListLegacyPagedIsExact(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b", "c")
@@ -162,7 +168,7 @@ func runListLegacyPagedIsExact(ctx context.Context, t *testing.T, target Target)
 }
 
 // runListLegacyRVIsNotOlderThan: resourceVersion=N without limit or match
-// returns the latest state, at an RV >= N (§3.1).
+// returns the latest state, at an RV >= N (storage/cacher/delegator.go GetList).
 func runListLegacyRVIsNotOlderThan(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b", "c")
@@ -177,7 +183,7 @@ func runListLegacyRVIsNotOlderThan(ctx context.Context, t *testing.T, target Tar
 }
 
 // runListNotOlderThanOldRV: NotOlderThan with an old RV returns the latest
-// state (§3.1 "always fine").
+// state (storage/cacher/delegator.go GetList "always fine").
 func runListNotOlderThanOldRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
@@ -192,11 +198,11 @@ func runListNotOlderThanOldRV(ctx context.Context, t *testing.T, target Target) 
 	}
 }
 
-// runListNotOlderThanHonoursLimit: NotOlderThan with a limit pages (§3.1).
-// It asks for "not older than the last create": at an earlier RV the real
-// server may answer from a watch cache that has not applied the later
-// creates yet (a loaded run got a and b, no token), which NotOlderThan
-// allows.
+// runListNotOlderThanHonoursLimit: NotOlderThan with a limit pages
+// (storage/cacher/delegator.go GetList). It asks for "not older than the last
+// create": at an earlier RV the real server may answer from a watch cache that
+// has not applied the later creates yet (a loaded run got a and b, no token),
+// which NotOlderThan allows.
 func runListNotOlderThanHonoursLimit(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b", "c")

@@ -81,7 +81,8 @@ func listErrorsCases() []Case {
 // continueToken is a continue token whose decoded form is the given JSON.
 func continueToken(json string) string { return kubewire.EncodeContinueJSON([]byte(json)) }
 
-// listOptionsInvalid is the 422 of ListOptions validation (§2.5): message
+// listOptionsInvalid is the 422 of ListOptions validation (apimachinery
+// apis/meta/internalversion/validation/validation.go ValidateListOptions): message
 // `ListOptions.meta.k8s.io "" is invalid: <field>: <detail>`, one cause.
 func listOptionsInvalid(field, causeType, detail string) statusShape {
 	return wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
@@ -116,7 +117,8 @@ func runListNotAcceptable(ctx context.Context, t *testing.T, target Target) {
 		"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch", &metav1.StatusDetails{}))
 }
 
-// runListLabelSelectors: equality and set-based label selectors (§3.3).
+// runListLabelSelectors: equality and set-based label selectors (apimachinery
+// labels/selector.go).
 func runListLabelSelectors(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", map[string]string{"app": "x", "tier": "web"})
@@ -140,7 +142,8 @@ func runListLabelSelectors(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// runListFieldSelectors: metadata.name selectors (§3.3).
+// runListFieldSelectors: metadata.name selectors (kubernetes
+// registry/core/configmap/strategy.go SelectableFields).
 func runListFieldSelectors(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")

@@ -33,7 +33,7 @@ func listPagingCases() []Case {
 
 // runListPagination: 5 items, limit 2: pages of 2, 2, 1; remainingItemCount
 // 3 then 1 then absent; a continue token until the last page; every page at
-// the first page's RV (§3.2).
+// the first page's RV (storage/continue.go).
 func runListPagination(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d", "e")
@@ -59,7 +59,7 @@ func runListPagination(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runListExactlyLimitRemainingNoToken: when exactly limit items remain, the
-// page carries no continue token (§3.2 hasMore).
+// page carries no continue token (storage/etcd3/store.go GetList: hasMore).
 func runListExactlyLimitRemainingNoToken(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d")
@@ -78,7 +78,7 @@ func runListExactlyLimitRemainingNoToken(ctx context.Context, t *testing.T, targ
 }
 
 // runListContinuePinnedRV: later pages show the state at the first page's
-// RV, not writes made in between (§3.2).
+// RV, not writes made in between (storage/continue.go).
 func runListContinuePinnedRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
@@ -102,7 +102,7 @@ func runListContinuePinnedRV(ctx context.Context, t *testing.T, target Target) {
 
 // runListContinueTokenFormat: the token is unpadded URL base64 of
 // {"v":"meta.k8s.io/v1","rv":<list RV>,"start":"<last name>\u0000"}; the
-// cache writes "/b\u0000", etcd "b\u0000" (§3.2).
+// cache writes "/b\u0000", etcd "b\u0000" (storage/continue.go EncodeContinue).
 func runListContinueTokenFormat(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
@@ -119,7 +119,8 @@ func runListContinueTokenFormat(ctx context.Context, t *testing.T, target Target
 	}
 }
 
-// runListContinueLimitChange: the limit may change between pages (§3.2).
+// runListContinueLimitChange: the limit may change between pages
+// (storage/continue.go).
 func runListContinueLimitChange(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d", "e")
@@ -134,7 +135,7 @@ func runListContinueLimitChange(ctx context.Context, t *testing.T, target Target
 }
 
 // runListRemainingCountOmittedWithSelector: with a label selector the
-// page has no remainingItemCount (§3.2).
+// page has no remainingItemCount (storage/etcd3/store.go GetList).
 func runListRemainingCountOmittedWithSelector(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d")
@@ -149,7 +150,7 @@ func runListRemainingCountOmittedWithSelector(ctx context.Context, t *testing.T,
 
 // runListSelectorTokenWithoutMoreMatches: with a selector a token may be
 // issued when no further item matches; the next page is then empty and
-// final (§3.2).
+// final (storage/etcd3/store.go GetList).
 func runListSelectorTokenWithoutMoreMatches(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", map[string]string{"app": "x"})
@@ -169,7 +170,7 @@ func runListSelectorTokenWithoutMoreMatches(ctx context.Context, t *testing.T, t
 }
 
 // runListContinueWithRV0Accepted: continue with resourceVersion=0 is
-// accepted and the token's RV wins (§2.5).
+// accepted and the token's RV wins (storage/interfaces.go ValidateListOptions).
 func runListContinueWithRV0Accepted(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
@@ -184,7 +185,7 @@ func runListContinueWithRV0Accepted(ctx context.Context, t *testing.T, target Ta
 }
 
 // runListContinueLatestToken: a token with rv -1 continues at the latest
-// RV from its start key, with fresh tokens at that RV (§3.2).
+// RV from its start key, with fresh tokens at that RV (storage/continue.go).
 func runListContinueLatestToken(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d")
@@ -209,8 +210,10 @@ func runListContinueLatestToken(ctx context.Context, t *testing.T, target Target
 	}
 }
 
-// runListAllNamespacesOrder: an all-namespaces LIST orders by
-// namespace/name; fieldSelector metadata.namespace narrows it (§1.5, §3.3).
+// runListAllNamespacesOrder: an all-namespaces LIST orders by namespace/name;
+// fieldSelector metadata.namespace narrows it
+// (storage/cacher/store/store_btree.go OrderedListPrefix; kubernetes
+// registry/core/configmap/strategy.go SelectableFields).
 func runListAllNamespacesOrder(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e2 := setupSibling(ctx, t, e)
@@ -255,7 +258,8 @@ func setupSibling(ctx context.Context, t *testing.T, e *env) *env {
 }
 
 // runListExactCompacted: an Exact LIST at a compacted RV is 410 Expired
-// "The resourceVersion for the provided list is too old." (§3.1).
+// "The resourceVersion for the provided list is too old." (storage/etcd3/errors.go
+// interpretListError).
 func runListExactCompacted(ctx context.Context, t *testing.T, target Target) {
 	comp := requireCompactor(t, target)
 	e := setup(ctx, t, target)
@@ -277,7 +281,7 @@ func runListExactCompacted(ctx context.Context, t *testing.T, target Target) {
 // runListContinueCompacted: a continue token whose RV was compacted is 410
 // Expired with the inconsistent-continue message and a fresh token with
 // rv -1 in metadata.continue; that token resumes after the same key at the
-// latest RV (§3.2).
+// latest RV (storage/interfaces.go ValidateListOptions).
 func runListContinueCompacted(ctx context.Context, t *testing.T, target Target) {
 	comp := requireCompactor(t, target)
 	e := setup(ctx, t, target)

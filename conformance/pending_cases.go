@@ -222,7 +222,8 @@ func runDeleteScheduledPod(ctx context.Context, t *testing.T, target Target) {
 
 // runWatchAfterCompaction: etcd compaction at C does not stop a watch
 // from an RV below C: the watch cache serves it from its own history
-// (spec §4.4). The fake drops its watch history on compaction, the
+// (storage/cacher/watch_cache_history.go GetIntervalLocked). The fake drops its
+// watch history on compaction, the
 // divergence DIVERGENCES.md documents; on a target that answers so the
 // case is skipped with that reason.
 func runWatchAfterCompaction(ctx context.Context, t *testing.T, target Target) {

@@ -35,18 +35,20 @@ func watchCases() []Case {
 		{Name: "WatchBookmarkBeforeDeadline", Run: runWatchBookmarkBeforeDeadline, Exclusive: true},
 		{Name: "WatchNoBookmarksUnlessAllowed", Run: runWatchNoBookmarksUnlessAllowed},
 		{Name: "WatchTooOldRV", Run: runWatchTooOldRV, Exclusive: true},
-		// sendInitialEvents needs resourceVersionMatch=NotOlderThan (422, §2.5).
+		// sendInitialEvents needs resourceVersionMatch=NotOlderThan (422).
 		watchErrorCase("WatchSendInitialEventsWithoutMatch", q("sendInitialEvents", "true"),
 			listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
 				"Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")),
-		// resourceVersionMatch on a watch needs sendInitialEvents (422, §2.5).
+		// resourceVersionMatch on a watch needs sendInitialEvents (422).
 		watchErrorCase("WatchMatchWithoutSendInitialEvents", q("resourceVersionMatch", "NotOlderThan", "resourceVersion", "5"),
 			listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
 				"Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")),
-		// Exact is not a watch match (422, §2.5).
+		// Exact is not a watch match (422).
 		watchErrorCase("WatchMatchExactUnsupported", q("sendInitialEvents", "true", "resourceVersionMatch", "Exact"),
 			watchMatchExactInvalid()),
-		// A non-numeric RV on a watch is 500 with no reason (§2.5).
+		// A non-numeric RV on a watch is 500 with no reason: Cacher.Watch
+		// returns ParseResourceVersion's error, no Status
+		// (storage/cacher/cacher.go Watch).
 		watchErrorCase("WatchInvalidRV", q("resourceVersion", "abc"),
 			wantStatus(http.StatusInternalServerError, "",
 				`resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`, nil)),
@@ -58,7 +60,8 @@ func watchCases() []Case {
 const initialEventsEnd = "k8s.io/initial-events-end"
 
 // shortWatch is the timeoutSeconds of watches that must end by themselves:
-// short enough to keep the suite fast on a real server (spec §4.6).
+// short enough to keep the suite fast on a real server
+// (endpoints/handlers/get.go handleWatch).
 const shortWatch = "2"
 
 // shortWatchWait bounds waiting for a shortWatch to end.
@@ -92,7 +95,8 @@ func (w *watchStream) takeN(ctx context.Context, n int, what string) []event {
 
 // runWatchRVUnsetInitialEvents: a watch with RV unset is defaulted to
 // sendInitialEvents: synthetic ADDED for every object in name order with
-// their own RVs, and no bookmark without allowWatchBookmarks (§4.1).
+// their own RVs, and no bookmark without allowWatchBookmarks (apimachinery
+// apis/meta/internalversion/defaults.go SetListOptionsDefaults).
 //
 // The case is exclusive and takes the initial events before it moves a
 // fake's clock: the 2 s timeout runs from the request, and other cases
@@ -116,8 +120,10 @@ func runWatchRVUnsetInitialEvents(ctx context.Context, t *testing.T, target Targ
 }
 
 // runWatchRV0WithBookmarksIsWatchList: resourceVersion=0 with
-// allowWatchBookmarks becomes a watch-list: ADDED for all, then the
-// annotated initial-events-end BOOKMARK (§4.1, §4.5).
+// allowWatchBookmarks becomes a watch-list: ADDED for all, then the annotated
+// initial-events-end BOOKMARK (apimachinery
+// apis/meta/internalversion/defaults.go SetListOptionsDefaults,
+// storage/cacher/cacher.go setInitialEventsEndBookmarkIfRequested).
 func runWatchRV0WithBookmarksIsWatchList(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
@@ -131,7 +137,8 @@ func runWatchRV0WithBookmarksIsWatchList(ctx context.Context, t *testing.T, targ
 }
 
 // checkEndBookmark checks an initial-events-end bookmark: kind ConfigMap,
-// only metadata.resourceVersion (>= minRV) and the annotation (§4.5).
+// only metadata.resourceVersion (>= minRV) and the annotation (storage/util.go
+// AnnotateInitialEventsEndBookmark).
 func checkEndBookmark(t *testing.T, ev event, minRV int64) {
 	t.Helper()
 	if ev.Type != "BOOKMARK" {
@@ -162,7 +169,8 @@ func checkEndBookmark(t *testing.T, ev event, minRV int64) {
 
 // runWatchListExplicit: sendInitialEvents=true&resourceVersionMatch=
 // NotOlderThan&allowWatchBookmarks: initial ADDED, the end bookmark, then
-// live events with RV above it on the same stream (§8.12).
+// live events with RV above it on the same stream (storage/cacher/cache_watcher.go
+// processInterval).
 func runWatchListExplicit(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "b", "a")
@@ -191,7 +199,7 @@ func runWatchListExplicit(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runWatchListEmptyCollection: a watch-list of an empty collection sends
-// only the annotated bookmark (§4.5).
+// only the annotated bookmark (storage/cacher/cache_watcher.go nextBookmarkTime).
 func runWatchListEmptyCollection(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "true",
@@ -200,7 +208,8 @@ func runWatchListEmptyCollection(ctx context.Context, t *testing.T, target Targe
 }
 
 // runWatchListFromRVCurrentState: a watch-list from an old RV sends the
-// current state, not the state at that RV (§4.2).
+// current state, not the state at that RV (storage/cacher/cacher.go
+// Watch, storage/cacher/watch_cache.go getAllEventsSinceLocked).
 func runWatchListFromRVCurrentState(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
@@ -217,7 +226,8 @@ func runWatchListFromRVCurrentState(ctx context.Context, t *testing.T, target Ta
 }
 
 // runWatchFromRVReplay: a watch from RV N replays every later change in RV
-// order, each with its own RV, and no synthetic events (§4.2).
+// order, each with its own RV, and no synthetic events
+// (storage/cacher/watch_cache_history.go GetIntervalLocked).
 func runWatchFromRVReplay(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
@@ -236,7 +246,7 @@ func runWatchFromRVReplay(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runWatchFromCurrentRVLiveOnly: a watch from the current RV sends only
-// changes made after it (§4.2).
+// changes made after it (storage/cacher/cacher.go Watch).
 func runWatchFromCurrentRVLiveOnly(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -248,8 +258,10 @@ func runWatchFromCurrentRVLiveOnly(ctx context.Context, t *testing.T, target Tar
 	}
 }
 
-// runWatchLiveEvents: ADDED, MODIFIED, DELETED on a live watch, with the
-// write responses' RVs; DELETED carries the last state with a new RV (§4.3).
+// runWatchLiveEvents: ADDED, MODIFIED, DELETED on a live watch, with the write
+// responses' RVs; DELETED carries the last state with a new RV
+// (storage/cacher/cache_watcher.go convertToWatchEvent, storage/etcd3/store.go
+// conditionalDelete).
 func runWatchLiveEvents(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
@@ -271,9 +283,10 @@ func runWatchLiveEvents(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// runWatchEventObjectsHaveKind: watch event objects carry kind/apiVersion
-// and the stream's Content-Type is application/json even when
-// application/json;stream=watch was asked for (§4.7).
+// runWatchEventObjectsHaveKind: watch event objects carry kind/apiVersion and
+// the stream's Content-Type is application/json even when
+// application/json;stream=watch was asked for (endpoints/handlers/watch.go
+// serveWatchHandler).
 func runWatchEventObjectsHaveKind(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -287,7 +300,8 @@ func runWatchEventObjectsHaveKind(ctx context.Context, t *testing.T, target Targ
 	}
 }
 
-// runWatchLimitIgnored: limit on a watch is ignored (§2.2).
+// runWatchLimitIgnored: limit on a watch is ignored (endpoints/handlers/get.go
+// ListResource).
 func runWatchLimitIgnored(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
@@ -299,7 +313,7 @@ func runWatchLimitIgnored(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runWatchLegacyPath: /api/v1/watch/namespaces/{ns}/configmaps works as
-// ?watch=true (§2.1).
+// ?watch=true (endpoints/handlers/get.go ListResource).
 func runWatchLegacyPath(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -311,7 +325,8 @@ func runWatchLegacyPath(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runWatchLegacyNamedPathConflict: a name in the legacy watch path and a
-// different metadata.name field selector (400, §2.1).
+// different metadata.name field selector (400, endpoints/handlers/get.go
+// ListResource).
 func runWatchLegacyNamedPathConflict(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Path: "/api/v1/watch/namespaces/" + e.ns + "/configmaps/a", Query: q("fieldSelector", "metadata.name=b")})
@@ -319,7 +334,8 @@ func runWatchLegacyNamedPathConflict(ctx context.Context, t *testing.T, target T
 }
 
 // runWatchLabelSelectorTransitions: leaving a label-selected watch is
-// DELETED with the old labels and the new RV; entering it is ADDED (§4.3).
+// DELETED with the old labels and the new RV; entering it is ADDED
+// (storage/cacher/cache_watcher.go convertToWatchEvent).
 func runWatchLabelSelectorTransitions(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", map[string]string{"app": "x"})
@@ -339,7 +355,8 @@ func runWatchLabelSelectorTransitions(ctx context.Context, t *testing.T, target 
 }
 
 // runWatchFieldSelectorName: a metadata.name field selector gets only that
-// object's events (§2.1, §8.31).
+// object's events (storage/cacher/cache_watcher.go
+// convertToWatchEvent).
 func runWatchFieldSelectorName(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
@@ -355,7 +372,7 @@ func runWatchFieldSelectorName(ctx context.Context, t *testing.T, target Target)
 }
 
 // runWatchTooLargeRVSilent: a watch from an RV above the current one (no
-// sendInitialEvents) is accepted and sends nothing (§4.2).
+// sendInitialEvents) is accepted and sends nothing (storage/cacher/cacher.go Watch).
 func runWatchTooLargeRVSilent(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -366,8 +383,10 @@ func runWatchTooLargeRVSilent(ctx context.Context, t *testing.T, target Target) 
 	}
 }
 
-// runWatchListTooLargeRV: a watch-list from an RV above the current one is
-// 200, then after the freshness wait one ERROR 504 event, then the end (§4.2).
+// runWatchListTooLargeRV: a watch-list from an RV above the current one is 200,
+// then after the freshness wait one ERROR 504 event, then the end
+// (storage/cacher/cacher.go Watch, storage/cacher/watch_cache.go
+// waitUntilFreshLocked).
 func runWatchListTooLargeRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -392,7 +411,7 @@ func checkErrorEvent(t *testing.T, ev event, want statusShape) {
 }
 
 // runWatchTimeoutEndsCleanly: timeoutSeconds ends the stream at the
-// deadline with no final event (§4.6).
+// deadline with no final event (endpoints/handlers/get.go handleWatch).
 func runWatchTimeoutEndsCleanly(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
@@ -410,8 +429,9 @@ func runWatchTimeoutEndsCleanly(ctx context.Context, t *testing.T, target Target
 }
 
 // runWatchBookmarkBeforeDeadline: with allowWatchBookmarks a watch whose
-// collection moved past what it was sent gets a BOOKMARK about 2 s before
-// its deadline, without the annotation (§4.5).
+// collection moved past what it was sent gets a BOOKMARK about 2 s before its
+// deadline, without the annotation (storage/cacher/cache_watcher.go
+// nextBookmarkTime).
 //
 // On a fake's clock the case is exclusive and steps it itself: other cases
 // pumping a shared clock could pass the bookmark's time before the create
@@ -475,8 +495,8 @@ func (w *watchStream) collectToEnd(ctx context.Context, d time.Duration) (evs []
 	return evs, ended
 }
 
-// runWatchNoBookmarksUnlessAllowed: the same watch without
-// allowWatchBookmarks gets nothing (§4.5).
+// runWatchNoBookmarksUnlessAllowed: the same watch without allowWatchBookmarks
+// gets nothing (storage/cacher/cache_watcher.go nextBookmarkTime).
 func runWatchNoBookmarksUnlessAllowed(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
@@ -489,11 +509,11 @@ func runWatchNoBookmarksUnlessAllowed(ctx context.Context, t *testing.T, target 
 	}
 }
 
-// runWatchTooOldRV: a watch from an RV older than the server's watch
-// history is HTTP 200, then one ERROR event 410 Expired "too old resource
-// version: N (M)", then the end (§4.4). Etcd compaction alone does not
-// shorten a real server's watch history (the watch cache keeps it), hence
-// the HistoryForgetter ability.
+// runWatchTooOldRV: a watch from an RV older than the server's watch history is
+// HTTP 200, then one ERROR event 410 Expired "too old resource version: N (M)",
+// then the end (storage/cacher/watch_cache_history.go GetIntervalLocked). Etcd
+// compaction alone does not shorten a real server's watch history (the watch
+// cache keeps it), hence the HistoryForgetter ability.
 func runWatchTooOldRV(ctx context.Context, t *testing.T, target Target) {
 	hf, ok := target.(HistoryForgetter)
 	if !ok {
@@ -552,7 +572,8 @@ func watchMatchExactInvalid() statusShape {
 }
 
 // runWatchSendInitialEventsFalse: sendInitialEvents=false with
-// NotOlderThan and RV unset sends no initial events, only new ones (§4.2).
+// NotOlderThan and RV unset sends no initial events, only new ones
+// (storage/cacher/cacher.go Watch).
 func runWatchSendInitialEventsFalse(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")

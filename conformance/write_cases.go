@@ -45,7 +45,8 @@ func writeCases() []Case {
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // runCreateSetsMetadata: POST is 201 with uid, creationTimestamp (RFC 3339
-// seconds, UTC) and an RV above the list RV before it (§5.1).
+// seconds, UTC) and an RV above the list RV before it
+// (registry/generic/registry/store.go Create).
 func runCreateSetsMetadata(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	before := e.currentRV(ctx)
@@ -69,7 +70,8 @@ func runCreateSetsMetadata(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// runCreateAlreadyExists: a duplicate name is 409 AlreadyExists (§5.1).
+// runCreateAlreadyExists: a duplicate name is 409 AlreadyExists
+// (registry/generic/registry/store.go Create).
 func runCreateAlreadyExists(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -79,7 +81,7 @@ func runCreateAlreadyExists(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runCreateWithRVSet: a create body with metadata.resourceVersion is 500
-// with no reason (§5.1).
+// with no reason (registry/generic/registry/store.go Create).
 func runCreateWithRVSet(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("a", nil, "v")
@@ -97,7 +99,8 @@ func runCreateNamespaceMismatch(ctx context.Context, t *testing.T, target Target
 	checkStatus(t, "create in another namespace", r, badRequest("the namespace of the provided object does not match the namespace sent on the request"))
 }
 
-// runCreateInMissingNamespace: 404 for the namespace (§5.1).
+// runCreateInMissingNamespace: 404 for the namespace
+// (admission/plugin/namespace/lifecycle/admission.go).
 func runCreateInMissingNamespace(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	ns := e.ns + "-missing"
@@ -107,7 +110,7 @@ func runCreateInMissingNamespace(ctx context.Context, t *testing.T, target Targe
 }
 
 // runCreateGenerateName: generateName gets 5 characters from
-// bcdfghjklmnpqrstvwxz2456789 and is kept (§5.1).
+// bcdfghjklmnpqrstvwxz2456789 and is kept (storage/names/generate.go).
 func runCreateGenerateName(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("", nil, "v")
@@ -124,7 +127,8 @@ func runCreateGenerateName(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// runCreateInvalidName: 422 Invalid with the Kind in details (§5.1, §5.6).
+// runCreateInvalidName: 422 Invalid with the Kind in details (apimachinery
+// api/errors/errors.go NewInvalid).
 func runCreateInvalidName(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("Bad_Name", nil, "v")})
@@ -134,7 +138,8 @@ func runCreateInvalidName(ctx context.Context, t *testing.T, target Target) {
 		&metav1.StatusDetails{Name: "Bad_Name", Kind: "ConfigMap", Causes: []metav1.StatusCause{{Type: "FieldValueInvalid", Message: detail, Field: "metadata.name"}}}))
 }
 
-// runUpdateConflict: PUT with a stale RV is 409 Conflict (§5.2).
+// runUpdateConflict: PUT with a stale RV is 409 Conflict
+// (registry/generic/registry/store.go Update).
 func runUpdateConflict(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
@@ -167,7 +172,7 @@ func runUpdateWithCurrentRV(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runUpdateUnconditional: PUT without RV is unconditional for ConfigMaps,
-// and keeps uid and creationTimestamp (§5.2).
+// and keeps uid and creationTimestamp (registry/generic/registry/store.go Update).
 func runUpdateUnconditional(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	o := e.create(ctx, "a", nil)
@@ -194,7 +199,8 @@ func notFound(name string) statusShape {
 		&metav1.StatusDetails{Name: name, Kind: "configmaps"})
 }
 
-// runUpdateNameMismatch: body name other than the URL's (400, §5.2).
+// runUpdateNameMismatch: body name other than the URL's (400,
+// endpoints/handlers/rest.go).
 func runUpdateNameMismatch(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -203,7 +209,7 @@ func runUpdateNameMismatch(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runUpdateNoOpKeepsRV: an update that changes nothing keeps the RV and
-// sends no watch event (§1.4).
+// sends no watch event (storage/etcd3/store.go GuaranteedUpdate).
 func runUpdateNoOpKeepsRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
@@ -218,7 +224,8 @@ func runUpdateNoOpKeepsRV(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// runPatchConflict: a merge patch carrying a stale RV is 409 (§5.3).
+// runPatchConflict: a merge patch carrying a stale RV is 409
+// (registry/generic/registry/store.go Update, which a patch ends in).
 func runPatchConflict(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
@@ -228,7 +235,8 @@ func runPatchConflict(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "stale patch", r, conflict("a"))
 }
 
-// runPatchNotFound: PATCH of a missing object is 404 (§5.3).
+// runPatchNotFound: PATCH of a missing object is 404 (storage/errors/storage.go
+// InterpretGetError).
 func runPatchNotFound(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/nope", ContentType: "application/merge-patch+json",
@@ -253,14 +261,16 @@ func runPatchMerge(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// runGetNotFound: GET of a missing object is 404 (§5.3).
+// runGetNotFound: GET of a missing object is 404 (storage/errors/storage.go
+// InterpretGetError).
 func runGetNotFound(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Path: e.cms() + "/nope"})
 	checkStatus(t, "get missing", r, notFound("nope"))
 }
 
-// runGetRV0: GET ?resourceVersion=0 serves the object (§3.5).
+// runGetRV0: GET ?resourceVersion=0 serves the object
+// (storage/cacher/delegator.go Get).
 func runGetRV0(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
@@ -274,7 +284,7 @@ func runGetRV0(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runDeleteReturnsStatus: deleting a ConfigMap is 200 with a Success
-// Status naming it, with no code (§5.4).
+// Status naming it, with no code (registry/generic/registry/store.go Delete).
 func runDeleteReturnsStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	o := e.create(ctx, "a", nil)
@@ -297,7 +307,7 @@ func runDeleteNotFound(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runDeletePreconditionRV: a resourceVersion precondition mismatch is 409
-// with the Kind in details (§5.4).
+// with the Kind in details (registry/rest/delete.go BeforeDelete).
 func runDeletePreconditionRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
@@ -308,7 +318,8 @@ func runDeletePreconditionRV(ctx context.Context, t *testing.T, target Target) {
 		&metav1.StatusDetails{Name: "a", Kind: "ConfigMap"}))
 }
 
-// runDeletePreconditionUID: a uid precondition mismatch is 409 (§5.4).
+// runDeletePreconditionUID: a uid precondition mismatch is 409
+// (registry/rest/delete.go BeforeDelete).
 func runDeletePreconditionUID(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	o := e.create(ctx, "a", nil)
@@ -322,7 +333,8 @@ func runDeletePreconditionUID(ctx context.Context, t *testing.T, target Target) 
 
 // runDeleteWithFinalizer: DELETE of an object with a finalizer marks it
 // (deletionTimestamp, grace 0, new RV, MODIFIED) and answers 200 with it;
-// removing the finalizer deletes it (DELETED with a new RV) (§5.5).
+// removing the finalizer deletes it (DELETED with a new RV)
+// (registry/generic/registry/store.go updateForGracefulDeletionAndFinalizers).
 func runDeleteWithFinalizer(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("a", nil, "v")
@@ -360,7 +372,9 @@ func runDeleteWithFinalizer(ctx context.Context, t *testing.T, target Target) {
 
 // runRVGlobalAcrossNamespaces: RVs are one global counter: writes in two
 // namespaces interleave strictly increasing, and a LIST of one namespace
-// reports an RV at least the other's last write (§1.1, §1.3).
+// reports an RV at least the other's last write (one etcd revision for every
+// resource: storage/etcd3/store.go, storage/api_object_versioner.go
+// UpdateList).
 func runRVGlobalAcrossNamespaces(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e2 := setupSibling(ctx, t, e)
