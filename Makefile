@@ -43,7 +43,8 @@ test-loaded:
 demo:
 	$(GO) run ./cmd/lw-sim demo
 
-## article: run one of the seed article's programs (PROG=list|watch|listwatch)
+## article: run one of the List & Watch article's programs (PROG=list|watch|listwatch;
+## README.md, "The List & Watch article")
 ## against a running `lw-sim serve --kubeconfig k8s_watch/kubeconfig-local.conf`;
 ## they are kept as main.go.txt, byte for byte, and built through an overlay
 PROG ?= listwatch

@@ -16,6 +16,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// apiservicesCases are the cases of this file, in the order [Cases] runs them.
+func apiservicesCases() []Case {
+	return []Case{
+		{Name: "APIServicesLocal", Run: runAPIServicesLocal},
+		{Name: "APIServicesCRD", Run: runAPIServicesCRD},
+		{Name: "APIServiceWrites", Run: runAPIServiceWrites, Exclusive: true},
+	}
+}
+
 // apiServicesPath is the APIService collection.
 const apiServicesPath = "/apis/apiregistration.k8s.io/v1/apiservices"
 
@@ -70,12 +79,12 @@ func (e *env) listAPIServices(ctx context.Context, sync string) map[string]objec
 	return out
 }
 
-// RunAPIServicesLocal: one local APIService per built-in group-version
+// runAPIServicesLocal: one local APIService per built-in group-version
 // (named version.group, "v1." for core), automanaged on start, with the
 // built-in priorities, no service, and Available "Local"; they print as
 // a Table with Service "Local" and Available "True"; apiregistration.k8s.io
 // is first in /apis, in both discovery forms.
-func RunAPIServicesLocal(ctx context.Context, t *testing.T, target Target) {
+func runAPIServicesLocal(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	got := e.listAPIServices(ctx, "onstart")
 	var names []string
@@ -159,11 +168,11 @@ func crdBody(group string, v1, v2 bool) object {
 			}}}
 }
 
-// RunAPIServicesCRD: a CRD's served versions get APIServices, soon after
+// runAPIServicesCRD: a CRD's served versions get APIServices, soon after
 // the CRD is written: automanaged continuously, priority 1000/100,
 // Available "Local"; serving another version adds its APIService, and
 // deleting the CRD removes them.
-func RunAPIServicesCRD(ctx context.Context, t *testing.T, target Target) {
+func runAPIServicesCRD(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	group := e.ns + ".example.com"
 	crdPath := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets." + group
@@ -222,12 +231,12 @@ func RunAPIServicesCRD(ctx context.Context, t *testing.T, target Target) {
 	waitFor("CRD deleted")
 }
 
-// RunAPIServiceWrites: an APIService is validated as kube-aggregator's
+// runAPIServiceWrites: an APIService is validated as kube-aggregator's
 // ValidateAPIService (name version.group, priorities in range, a local one
 // without a CA bundle); a valid local one is created Available "Local",
 // its spec updated and deleted. The group is served by no one: the real
 // server lists it in discovery while it exists, so the case runs alone.
-func RunAPIServiceWrites(ctx context.Context, t *testing.T, target Target) {
+func runAPIServiceWrites(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	group := e.ns + ".example.com"
 	name := "v1." + group

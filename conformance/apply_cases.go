@@ -12,6 +12,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// applyCases are the cases of this file, in the order [Cases] runs them.
+func applyCases() []Case {
+	return []Case{
+		{Name: "ApplyCreate", Run: runApplyCreate},
+		{Name: "ApplyUpdate", Run: runApplyUpdate},
+		{Name: "ApplyConflict", Run: runApplyConflict},
+		{Name: "ApplyForce", Run: runApplyForce},
+		{Name: "ApplyOptionErrors", Run: runApplyOptionErrors},
+		{Name: "ApplyBodyErrors", Run: runApplyBodyErrors},
+		{Name: "ManagedFieldsCreateUpdatePatch", Run: runManagedFieldsCreateUpdatePatch},
+		{Name: "ApplyStatus", Run: runApplyStatus},
+		{Name: "ManagedFieldsPodDefaults", Run: runManagedFieldsPodDefaults},
+		{Name: "ManagedFieldsSystemNamespace", Run: runManagedFieldsSystemNamespace},
+		{Name: "ManagedFieldsUserAgentManager", Run: runManagedFieldsUserAgentManager},
+		{Name: "ApplyFieldValidation", Run: runApplyFieldValidation},
+		{Name: "ApplyDryRun", Run: runApplyDryRun},
+		{Name: "ManagedFieldsScale", Run: runManagedFieldsScale},
+	}
+}
+
 // applyContentType is server-side apply's patch media type.
 const applyContentType = "application/apply-patch+yaml"
 
@@ -106,9 +126,9 @@ func decoded(t testing.TB, r response) object {
 	return o
 }
 
-// RunApplyCreate: apply to a missing object creates it (201), owned by the
+// runApplyCreate: apply to a missing object creates it (201), owned by the
 // applier with operation Apply.
-func RunApplyCreate(ctx context.Context, t *testing.T, target Target) {
+func runApplyCreate(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "one"), "fieldManager", "applier")
 	r.mustCode(t, http.StatusCreated, "apply (create)")
@@ -119,9 +139,9 @@ func RunApplyCreate(ctx context.Context, t *testing.T, target Target) {
 	checkManaged(t, "after apply create", o, v1Entry(t, "applier", "Apply", `{"f:data":{"f:k":{}}}`))
 }
 
-// RunApplyUpdate: apply to an existing object updates it (200) and the
+// runApplyUpdate: apply to an existing object updates it (200) and the
 // applier owns exactly the fields of its latest configuration.
-func RunApplyUpdate(ctx context.Context, t *testing.T, target Target) {
+func runApplyUpdate(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.apply(ctx, e.cms()+"/a", applyCM("a", "one"), "fieldManager", "applier").mustCode(t, http.StatusCreated, "apply (create)")
 	body := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    app: x\ndata:\n  j: two\n"
@@ -139,9 +159,9 @@ func RunApplyUpdate(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunApplyConflict: applying a field another manager set by update is 409
+// runApplyConflict: applying a field another manager set by update is 409
 // Conflict naming the manager, its apiVersion and the field path.
-func RunApplyConflict(ctx context.Context, t *testing.T, target Target) {
+func runApplyConflict(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "creator"), Body: cm("a", nil, "v")}).
 		mustCode(t, http.StatusCreated, "create")
@@ -178,9 +198,9 @@ func sortedCauses(t testing.TB, r response) response {
 	return r
 }
 
-// RunApplyForce: force=true takes the conflicting field over; the previous
+// runApplyForce: force=true takes the conflicting field over; the previous
 // owner keeps the rest.
-func RunApplyForce(ctx context.Context, t *testing.T, target Target) {
+func runApplyForce(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "creator"), Body: cm("a", map[string]string{"app": "x"}, "v")}).
 		mustCode(t, http.StatusCreated, "create")
@@ -192,9 +212,9 @@ func RunApplyForce(ctx context.Context, t *testing.T, target Target) {
 		v1Entry(t, "creator", "Update", `{"f:data":{},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`))
 }
 
-// RunApplyOptionErrors: apply needs fieldManager (422 on PatchOptions);
+// runApplyOptionErrors: apply needs fieldManager (422 on PatchOptions);
 // force is only for apply (422).
-func RunApplyOptionErrors(ctx context.Context, t *testing.T, target Target) {
+func runApplyOptionErrors(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "v"))
 	checkStatus(t, "apply without fieldManager", r, wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
@@ -207,9 +227,9 @@ func RunApplyOptionErrors(ctx context.Context, t *testing.T, target Target) {
 		&metav1.StatusDetails{Group: "meta.k8s.io", Kind: "PatchOptions", Causes: []metav1.StatusCause{{Type: "FieldValueForbidden", Message: "Forbidden: may not be specified for non-apply patch", Field: "force"}}}))
 }
 
-// RunApplyBodyErrors: an apply body of another apiVersion or kind, of
+// runApplyBodyErrors: an apply body of another apiVersion or kind, of
 // another name, or carrying managedFields is 400.
-func RunApplyBodyErrors(ctx context.Context, t *testing.T, target Target) {
+func runApplyBodyErrors(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cases := []struct{ name, body, msg string }{
 		{"other apiVersion", "apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: a\n", "invalid object type: /v2, Kind=ConfigMap"},
@@ -224,10 +244,10 @@ func RunApplyBodyErrors(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunManagedFieldsCreateUpdatePatch: creates, updates and patches record
+// runManagedFieldsCreateUpdatePatch: creates, updates and patches record
 // their manager (the fieldManager parameter) with operation Update and the
 // fields they set or changed.
-func RunManagedFieldsCreateUpdatePatch(ctx context.Context, t *testing.T, target Target) {
+func runManagedFieldsCreateUpdatePatch(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "creator"), Body: cm("a", map[string]string{"app": "x"}, "v")})
 	r.mustCode(t, http.StatusCreated, "create")
@@ -256,10 +276,10 @@ func RunManagedFieldsCreateUpdatePatch(ctx context.Context, t *testing.T, target
 	}
 }
 
-// RunApplyStatus: an apply to pods/status owns status fields under
+// runApplyStatus: an apply to pods/status owns status fields under
 // subresource "status"; spec in it is ignored and not owned, and a status
 // in a main-resource apply is neither kept nor owned.
-func RunApplyStatus(ctx context.Context, t *testing.T, target Target) {
+func runApplyStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	pods := nsPath(e.ns, "pods")
 	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox\nstatus:\n  message: hello\n"
@@ -292,11 +312,11 @@ func RunApplyStatus(ctx context.Context, t *testing.T, target Target) {
 	checkManaged(t, "after status update", decoded(t, r), mainEntry, statusEntry, putEntry)
 }
 
-// RunManagedFieldsPodDefaults: a pod created with a minimal spec records
+// runManagedFieldsPodDefaults: a pod created with a minimal spec records
 // the creator as owner of every field it sent and of the defaults the
 // decoder filled in (before admission), but not of what admission and the
 // strategy add (priority, tolerations, service account, status).
-func RunManagedFieldsPodDefaults(ctx context.Context, t *testing.T, target Target) {
+func runManagedFieldsPodDefaults(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	pod := object{
 		"apiVersion": "v1", "kind": "Pod",
@@ -312,18 +332,18 @@ func RunManagedFieldsPodDefaults(ctx context.Context, t *testing.T, target Targe
 }
 
 // podDefaultsFields is what kube-apiserver v1.37.2 records for the pod of
-// RunManagedFieldsPodDefaults.
+// runManagedFieldsPodDefaults.
 const podDefaultsFields = `{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{` +
 	`"f:containers":{"k:{\"name\":\"main\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{},` +
 	`"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:nodeName":{},` +
 	`"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{}}}`
 
-// RunManagedFieldsSystemNamespace: the namespaces kube-apiserver creates
+// runManagedFieldsSystemNamespace: the namespaces kube-apiserver creates
 // itself are owned by the User-Agent prefix of its loopback client,
 // "kube-apiserver" (its label). tools/realapiserver runs kube-apiserver
 // inside a Go test binary named realapiserver, whose loopback client
 // therefore says "realapiserver"; that name counts as kube-apiserver's.
-func RunManagedFieldsSystemNamespace(ctx context.Context, t *testing.T, target Target) {
+func runManagedFieldsSystemNamespace(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	r := c.do(ctx, t, request{Path: "/api/v1/namespaces/kube-public"})
 	r.mustCode(t, http.StatusOK, "get namespace kube-public")
@@ -339,17 +359,17 @@ func RunManagedFieldsSystemNamespace(ctx context.Context, t *testing.T, target T
 	}
 }
 
-// RunManagedFieldsUserAgentManager: without fieldManager, the manager is
+// runManagedFieldsUserAgentManager: without fieldManager, the manager is
 // the User-Agent up to its first "/" (Go's default agent here).
-func RunManagedFieldsUserAgentManager(ctx context.Context, t *testing.T, target Target) {
+func runManagedFieldsUserAgentManager(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	checkManaged(t, "create without fieldManager", e.create(ctx, "a", nil), v1Entry(t, "Go-http-client", "Update", `{"f:data":{".":{},"f:k":{}}}`))
 }
 
-// RunApplyFieldValidation: an applied configuration with an unknown field
+// runApplyFieldValidation: an applied configuration with an unknown field
 // or a mistyped value fails the typed conversion (500 with the field
 // manager's message); duplicate fields are 400 under Strict.
-func RunApplyFieldValidation(ctx context.Context, t *testing.T, target Target) {
+func runApplyFieldValidation(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "v")+"bogus: 1\n", "fieldManager", "m")
 	checkStatus(t, "unknown field", r, wantStatus(http.StatusInternalServerError, "",
@@ -361,10 +381,10 @@ func RunApplyFieldValidation(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "duplicate field, Strict", r, badRequest("error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"data\" already set in map"))
 }
 
-// RunApplyDryRun: with dryRun=All an apply answers as it would (201 with
+// runApplyDryRun: with dryRun=All an apply answers as it would (201 with
 // the created object, 200 with the merged one, managedFields included) and
 // stores nothing.
-func RunApplyDryRun(ctx context.Context, t *testing.T, target Target) {
+func runApplyDryRun(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.apply(ctx, e.cms()+"/a", applyCM("a", "one"), "fieldManager", "applier", "dryRun", "All")
 	r.mustCode(t, http.StatusCreated, "dry-run apply (create)")
@@ -395,11 +415,11 @@ func entryOf(t testing.TB, obj object, manager string) *managedEntry {
 	return nil
 }
 
-// RunManagedFieldsScale: a patch and an apply of deployments/NAME/scale are
+// runManagedFieldsScale: a patch and an apply of deployments/NAME/scale are
 // recorded on the Deployment under subresource "scale", owning
 // spec.replicas, which the creator no longer owns once it changed; an
 // applied Scale conflicts with the manager that set the replicas.
-func RunManagedFieldsScale(ctx context.Context, t *testing.T, target Target) {
+func runManagedFieldsScale(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Query: q("fieldManager", "creator"), Body: deployment("web", 2)}).
 		mustCode(t, http.StatusCreated, "create deployment")

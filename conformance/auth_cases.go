@@ -11,6 +11,15 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// authCases are the cases of this file, in the order [Cases] runs them.
+func authCases() []Case {
+	return []Case{
+		{Name: "AnonymousHealthAndVersion", Run: runAnonymousHealthAndVersion},
+		{Name: "AnonymousResourceForbidden", Run: runAnonymousResourceForbidden},
+		{Name: "BearerScheme", Run: runBearerScheme},
+	}
+}
+
 // anonymousClient is a client for target without its credentials (TLS
 // trust kept), or nil when the target asks for none: then every caller is
 // authorized and there is no anonymous behaviour to compare.
@@ -28,11 +37,11 @@ func anonymousClient(t *testing.T, target Target) *client {
 	return &client{target: target, base: baseURL(anon), http: hc}
 }
 
-// RunAnonymousHealthAndVersion: a caller without credentials may GET
+// runAnonymousHealthAndVersion: a caller without credentials may GET
 // /healthz, /livez, /readyz (with ?verbose too) and /version, as the
 // bootstrap ClusterRole system:public-info-viewer allows
 // system:unauthenticated; the per-check subpaths and other methods are 403.
-func RunAnonymousHealthAndVersion(ctx context.Context, t *testing.T, target Target) {
+func runAnonymousHealthAndVersion(ctx context.Context, t *testing.T, target Target) {
 	c := anonymousClient(t, target)
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		r := c.do(ctx, t, request{Path: p, Accept: "*/*"})
@@ -61,9 +70,9 @@ func RunAnonymousHealthAndVersion(ctx context.Context, t *testing.T, target Targ
 	}
 }
 
-// RunAnonymousResourceForbidden: resource requests without credentials are
+// runAnonymousResourceForbidden: resource requests without credentials are
 // 403 in RBAC's words, naming the verb, resource, group and scope.
-func RunAnonymousResourceForbidden(ctx context.Context, t *testing.T, target Target) {
+func runAnonymousResourceForbidden(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	c := anonymousClient(t, target)
 	forbidden := func(msg string, d *metav1.StatusDetails) statusShape {
@@ -83,10 +92,10 @@ func RunAnonymousResourceForbidden(ctx context.Context, t *testing.T, target Tar
 		&metav1.StatusDetails{Group: "apps", Kind: "deployments"}))
 }
 
-// RunBearerScheme: the Authorization scheme is matched in any case
+// runBearerScheme: the Authorization scheme is matched in any case
 // (authentication/request/bearertoken lower-cases it); a wrong token is
 // 401 even on /readyz, which anonymous callers may read.
-func RunBearerScheme(ctx context.Context, t *testing.T, target Target) {
+func runBearerScheme(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	c := anonymousClient(t, target)
 	token := target.RESTConfig().BearerToken

@@ -9,13 +9,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// RunAnonymousRequestInfo: the 403 of an anonymous request names what
+// authRequestinfoCases are the cases of this file, in the order [Cases] runs them.
+func authRequestinfoCases() []Case {
+	return []Case{
+		{Name: "AnonymousRequestInfo", Run: runAnonymousRequestInfo},
+	}
+}
+
+// runAnonymousRequestInfo: the 403 of an anonymous request names what
 // kube-apiserver's RequestInfoFactory reads from it, which is not always
 // what a route serves: the method's verb on paths no route serves (a PUT
 // on a collection, a DELETE on a /watch/ path, segments past the
 // subresource, the removed /proxy/ paths), "get" for a named GET whatever
 // ?watch= says, and the name a metadata.name field selector gives a list.
-func RunAnonymousRequestInfo(ctx context.Context, t *testing.T, target Target) {
+func runAnonymousRequestInfo(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	c := anonymousClient(t, target)
 	cms := `configmaps is forbidden: User "system:anonymous" cannot %s resource "configmaps" in API group "" in the namespace %q`

@@ -25,6 +25,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// bootstrapObjectsCases are the cases of this file, in the order [Cases] runs them.
+func bootstrapObjectsCases() []Case {
+	return []Case{
+		{Name: "KubernetesService", Run: runKubernetesService},
+		{Name: "SystemNamespaces", Run: runSystemNamespaces},
+		{Name: "BootstrapObjectsRecreated", Run: runBootstrapObjectsRecreated, Exclusive: true},
+		{Name: "APFBootstrapConfiguration", Run: runAPFBootstrapConfiguration},
+		{Name: "FlowSchemaDangling", Run: runFlowSchemaDangling},
+	}
+}
+
 // controllerWait bounds the wait for an in-process controller's
 // asynchronous write (an informer round trip on the real server).
 const controllerWait = 30 * time.Second
@@ -103,12 +114,12 @@ func checkKubernetesService(t *testing.T, what string, svc object) {
 	}
 }
 
-// RunKubernetesService: the Service default/kubernetes exists as the
+// runKubernetesService: the Service default/kubernetes exists as the
 // bootstrap controller creates it, with its target port the server's port
 // (on a server that has not restarted since); the reference server runs
 // with --endpoint-reconciler-type=none, so there are no Endpoints nor
 // EndpointSlices "kubernetes".
-func RunKubernetesService(ctx context.Context, t *testing.T, target Target) {
+func runKubernetesService(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	svc := e.getOK(ctx, kubernetesServicePath)
 	if svc == nil {
@@ -129,10 +140,10 @@ func RunKubernetesService(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunSystemNamespaces: default, kube-node-lease, kube-public and
+// runSystemNamespaces: default, kube-node-lease, kube-public and
 // kube-system exist, Active, with the kubernetes finalizer and the name
 // label, owned by the server; the immortal three cannot be deleted.
-func RunSystemNamespaces(ctx context.Context, t *testing.T, target Target) {
+func runSystemNamespaces(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	for _, name := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {
 		ns := e.getOK(ctx, "/api/v1/namespaces/"+name)
@@ -151,11 +162,11 @@ func RunSystemNamespaces(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunBootstrapObjectsRecreated: a deleted Service default/kubernetes is
+// runBootstrapObjectsRecreated: a deleted Service default/kubernetes is
 // created again, at the next tick of the bootstrap controller's 10 s
 // period, with the same address; a deleted suggested FlowSchema and
 // priority level come back with the APF producer's next minute.
-func RunBootstrapObjectsRecreated(ctx context.Context, t *testing.T, target Target) {
+func runBootstrapObjectsRecreated(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	old := e.getOK(ctx, kubernetesServicePath)
 	fc := "/apis/flowcontrol.apiserver.k8s.io/v1/"
@@ -198,11 +209,11 @@ var apfPriorityLevels = map[string]string{
 	"node-high": "Limited", "system": "Limited", "workload-high": "Limited", "workload-low": "Limited",
 }
 
-// RunAPFBootstrapConfiguration: the mandatory and suggested FlowSchemas
+// runAPFBootstrapConfiguration: the mandatory and suggested FlowSchemas
 // and priority levels exist, annotated for auto-update, at generation 1,
 // each FlowSchema with the Dangling condition False "Found" applied by the
 // config consumer on the status subresource.
-func RunAPFBootstrapConfiguration(ctx context.Context, t *testing.T, target Target) {
+func runAPFBootstrapConfiguration(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	fc := "/apis/flowcontrol.apiserver.k8s.io/v1/"
 	for name, want := range apfBootstrap {
@@ -260,12 +271,12 @@ func danglingOf(fs object) map[string]any {
 	return out
 }
 
-// RunFlowSchemaDangling: a FlowSchema whose priority level does not exist
+// runFlowSchemaDangling: a FlowSchema whose priority level does not exist
 // gets, soon after its create, the Dangling condition True "NotFound",
 // applied to its status by the config consumer (its own managedFields
 // entry); creating the level turns it False "Found", deleting it True
 // again.
-func RunFlowSchemaDangling(ctx context.Context, t *testing.T, target Target) {
+func runFlowSchemaDangling(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	fc := "/apis/flowcontrol.apiserver.k8s.io/v1/"
 	name, level := e.ns, e.ns+"-level"

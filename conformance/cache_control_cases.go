@@ -6,12 +6,19 @@ import (
 	"testing"
 )
 
-// RunCacheControlEverywhere: kube-apiserver's WithCacheControl filter,
+// cacheControlCases are the cases of this file, in the order [Cases] runs them.
+func cacheControlCases() []Case {
+	return []Case{
+		{Name: "CacheControlEverywhere", Run: runCacheControlEverywhere},
+	}
+}
+
+// runCacheControlEverywhere: kube-apiserver's WithCacheControl filter,
 // outside authentication and every handler, gives every answer that sets
 // none itself Cache-Control: no-cache, private — the version and health
 // endpoints, discovery, a LIST, a 404 for an object or an unknown path,
 // a 405 and an anonymous read alike.
-func RunCacheControlEverywhere(ctx context.Context, t *testing.T, target Target) {
+func runCacheControlEverywhere(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	for _, tc := range []struct {
 		method, path string

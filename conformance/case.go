@@ -14,7 +14,9 @@ import (
 
 // Case is one named behaviour.
 type Case struct {
-	// Name is the case's stable name, the RunXxx function without "Run".
+	// Name is the case's stable name: the subtest's name and the row of
+	// the conformance table. A case with a run function of its own names
+	// it after the case (runListEmpty runs ListEmpty).
 	Name string
 	// Run holds the assertions.
 	Run func(ctx context.Context, t *testing.T, target Target)

@@ -17,6 +17,13 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// clientcertCases are the cases of this file, in the order [Cases] runs them.
+func clientcertCases() []Case {
+	return []Case{
+		{Name: "ClientCertificates", Run: runClientCertificates},
+	}
+}
+
 // withCert is a client authenticating with a client certificate alone.
 func withCert(t testing.TB, target Target, certPEM, keyPEM []byte) *client {
 	t.Helper()
@@ -36,14 +43,14 @@ func issuer(t *testing.T, target Target) ClientCertIssuer {
 	return ci
 }
 
-// RunClientCertificates: a client certificate the server's client CA
+// runClientCertificates: a client certificate the server's client CA
 // signed is the user its subject names, CN the user and O the groups
 // (envtest's AddUser), with the certificate's SHA-256 as credential ID;
 // RBAC binds by user and group alike. A certificate of another CA is 401,
 // and so is one with no CN: it names nobody, and the front proxy's
 // request-header authenticator, which every certificate meets on a
 // cluster that serves aggregated APIs, fails it.
-func RunClientCertificates(ctx context.Context, t *testing.T, target Target) {
+func runClientCertificates(ctx context.Context, t *testing.T, target Target) {
 	ci := issuer(t, target)
 	e := setup(ctx, t, target)
 	user := uniqueUser("heidi")

@@ -10,6 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// compactionIdleCases are the cases of this file, in the order [Cases] runs them.
+func compactionIdleCases() []Case {
+	return []Case{
+		{Name: "ListContinueExpiresWhenIdle", Run: runListContinueExpiresWhenIdle, Slow: true},
+	}
+}
+
 const (
 	// compactionInterval is kube-apiserver's --etcd-compaction-interval
 	// default, which both targets run with.
@@ -22,7 +29,7 @@ const (
 	slowEnv = "LWSIM_SLOW"
 )
 
-// RunListContinueExpiresWhenIdle is the Kubernetes e2e [Conformance]
+// runListContinueExpiresWhenIdle is the Kubernetes e2e [Conformance]
 // chunking spec "should support continue listing from the last key if the
 // continue token is expired", which waits on a real cluster for its token
 // to expire with nobody writing: kube-apiserver's compactor
@@ -34,7 +41,7 @@ const (
 // checks the token survives the first tick; on a real server it retries
 // the token until the 410 comes (at most two intervals plus the watch
 // cache's 15 s compaction poll).
-func RunListContinueExpiresWhenIdle(ctx context.Context, t *testing.T, target Target) {
+func runListContinueExpiresWhenIdle(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b")
 	p1 := e.list(ctx, "limit", "1")

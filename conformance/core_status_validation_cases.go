@@ -17,6 +17,19 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// coreStatusValidationCases are the cases of this file, in the order [Cases] runs them.
+func coreStatusValidationCases() []Case {
+	return []Case{
+		{Name: "ValidateServiceStatus", Run: runValidateServiceStatus},
+		{Name: "ValidatePVCStatus", Run: runValidatePVCStatus},
+		{Name: "ValidateNodeStatus", Run: runValidateNodeStatus},
+		{Name: "StatusWriteMetadata", Run: runStatusWriteMetadata},
+		{Name: "NodeCreateWithStatus", Run: runNodeCreateWithStatus},
+		{Name: "PersistentVolumeStatus", Run: runPersistentVolumeStatus},
+		{Name: "ValidateNode", Run: runValidateNode},
+	}
+}
+
 // Messages of core validation's status checks.
 const (
 	notAnIPMsg        = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
@@ -72,14 +85,14 @@ func at(o object, keys ...string) any {
 	return v
 }
 
-// RunValidateServiceStatus: load-balancer ingress only on a LoadBalancer
+// runValidateServiceStatus: load-balancer ingress only on a LoadBalancer
 // Service; each ingress IP valid (strictly: no leading zeros, no
 // IPv4-mapped IPv6), an ipMode (VIP or Proxy) only with an IP and
 // defaulted to VIP when left out, a hostname that is a DNS subdomain and
 // not an IP. Ingress ports are not checked. A status write keeps the
 // stored spec, whatever spec its body carries: defaulting saw the body's,
 // validation sees the stored one.
-func RunValidateServiceStatus(ctx context.Context, t *testing.T, target Target) {
+func runValidateServiceStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	svcs := nsPath(e.ns, "services")
 	e.createAt(ctx, svcs, service("cip", ""), "create ClusterIP service")
@@ -140,12 +153,12 @@ func pvc(name string) object {
 		"spec": object{"accessModes": []any{"ReadWriteOnce"}, "resources": object{"requests": object{"storage": "1Gi"}}}}
 }
 
-// RunValidatePVCStatus: what a resizer writes into a claim's status:
+// runValidatePVCStatus: what a resizer writes into a claim's status:
 // capacity and allocatedResources quantities not negative once rounded to
 // units, allocatedResources and allocatedResourceStatuses keyed by
 // storage or a prefixed name, resize statuses from the known set.
 // healthStatus (CSIVolumeHealth, alpha) is dropped.
-func RunValidatePVCStatus(ctx context.Context, t *testing.T, target Target) {
+func runValidatePVCStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	pvcs := nsPath(e.ns, "persistentvolumeclaims")
 	e.createAt(ctx, pvcs, pvc("c"), "create claim")
@@ -200,13 +213,13 @@ func deleteBestEffort(target Target, path string) {
 	}
 }
 
-// RunValidateNodeStatus: what a node controller or fake kubelet writes:
+// runValidateNodeStatus: what a node controller or fake kubelet writes:
 // capacity and allocatable not negative and whole for counted and
 // extended resources (allocatable defaults to the capacity, quantities
 // round up to milli-units), declared features well formed and sorted,
 // addresses without duplicates. status.config is dropped, and a status
 // PUT keeps the stored spec.
-func RunValidateNodeStatus(ctx context.Context, t *testing.T, target Target) {
+func runValidateNodeStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	name := e.ns // unique, and cluster-scoped names need it
 	path := "/api/v1/nodes/" + name
@@ -261,11 +274,11 @@ func RunValidateNodeStatus(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunStatusWriteMetadata: a write through /status of a built-in kind
+// runStatusWriteMetadata: a write through /status of a built-in kind
 // stores the metadata it carries (labels, annotations), checked as any
 // metadata update, bar what the kind's status strategy resets: a
 // Deployment's labels, a Pod's ownerReferences.
-func RunStatusWriteMetadata(ctx context.Context, t *testing.T, target Target) {
+func runStatusWriteMetadata(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	svcs := nsPath(e.ns, "services")
 	e.createAt(ctx, svcs, service("s", ""), "create service")
@@ -305,12 +318,12 @@ func RunStatusWriteMetadata(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunNodeCreateWithStatus: a Node, unlike most kinds, keeps the status it
+// runNodeCreateWithStatus: a Node, unlike most kinds, keeps the status it
 // is created with (a test creates Ready nodes so), with allocatable
 // defaulted from the capacity and status.config dropped; the
 // TaintNodesByCondition admission plugin adds the not-ready NoSchedule
 // taint unless the node has one (of any value).
-func RunNodeCreateWithStatus(ctx context.Context, t *testing.T, target Target) {
+func runNodeCreateWithStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := "/api/v1/nodes/" + e.ns
 	t.Cleanup(func() { deleteBestEffort(target, path) })
@@ -345,13 +358,13 @@ func RunNodeCreateWithStatus(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunPersistentVolumeStatus: a new volume is Pending since its
+// runPersistentVolumeStatus: a new volume is Pending since its
 // lastPhaseTransitionTime, with the spec defaults (reclaim policy Retain,
 // volumeMode Filesystem, hostPath type ""); a status write keeps the
 // stored transition time while the phase stays, records a new one when
 // the phase changes without one, and a phase left empty is Pending. A new
 // claim is Pending too, with volumeMode Filesystem.
-func RunPersistentVolumeStatus(ctx context.Context, t *testing.T, target Target) {
+func runPersistentVolumeStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := "/api/v1/persistentvolumes/" + e.ns
 	t.Cleanup(func() { deleteBestEffort(target, path) })
@@ -397,13 +410,13 @@ func RunPersistentVolumeStatus(ctx context.Context, t *testing.T, target Target)
 	}
 }
 
-// RunValidateNode: a Node's create checks its taints (reported under
+// runValidateNode: a Node's create checks its taints (reported under
 // metadata.taints), capacity and allocatable, swap capacity, declared
 // features and pod CIDRs; an update also keeps pod CIDRs and providerID
 // once set and externalID always, each cause once although
 // kube-apiserver's validations find some twice. A podCIDR written alone
 // (by an older IPAM controller) fills podCIDRs.
-func RunValidateNode(ctx context.Context, t *testing.T, target Target) {
+func runValidateNode(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	nodes := "/api/v1/nodes"
 	create := func(name string, spec, status object) response {

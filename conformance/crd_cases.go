@@ -13,6 +13,27 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// crdCases are the cases of this file, in the order [Cases] runs them.
+func crdCases() []Case {
+	return []Case{
+		{Name: "CRDEstablished", Run: runCRDEstablished},
+		{Name: "CRDDiscovery", Run: runCRDDiscovery},
+		{Name: "CRDInvalid", Run: runCRDInvalid},
+		{Name: "CRCRUD", Run: runCRCRUD},
+		{Name: "CRValidation", Run: runCRValidation},
+		{Name: "CRStatusSubresource", Run: runCRStatusSubresource},
+		{Name: "CRListPaging", Run: runCRListPaging},
+		{Name: "CRWatchEvents", Run: runCRWatchEvents},
+		{Name: "CRDDeleteDeletesCRs", Run: runCRDDeleteDeletesCRs},
+		{Name: "CRTable", Run: runCRTable},
+		{Name: "CRScale", Run: runCRScale},
+		{Name: "CRClusterScoped", Run: runCRClusterScoped},
+		{Name: "CRDUpdateAddsVersion", Run: runCRDUpdateAddsVersion},
+		{Name: "CRDDeleteWaitsForFinalizers", Run: runCRDDeleteWaitsForFinalizers},
+		{Name: "CRApply", Run: runCRApply},
+	}
+}
+
 // CustomResourceDefinition cases: each creates its own CRD in a group of
 // its own (letters only, see maskRVs), waits for Established the way a
 // client must on a real server (the controllers set it asynchronously
@@ -184,11 +205,11 @@ func (ce *crdEnv) createWidget(ctx context.Context, name string, spec object) ob
 	return o
 }
 
-// RunCRDEstablished: a new CRD answers 201 without conditions; the
+// runCRDEstablished: a new CRD answers 201 without conditions; the
 // controllers then accept its names (NamesAccepted NoConflicts) and
 // establish it (Established InitialNamesAccepted); storedVersions holds the
 // storage version and conversion defaults to None.
-func RunCRDEstablished(ctx context.Context, t *testing.T, target Target) {
+func runCRDEstablished(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	o, _ := ce.crd(ctx)
 	type cond struct{ Type, Status, Reason, Message string }
@@ -219,10 +240,10 @@ func RunCRDEstablished(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCRDDiscovery: the CRD's group and versions appear in /apis/<group>
+// runCRDDiscovery: the CRD's group and versions appear in /apis/<group>
 // and /apis/<group>/<version> with its names, short names, categories and
 // the status subresource.
-func RunCRDDiscovery(ctx context.Context, t *testing.T, target Target) {
+func runCRDDiscovery(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	var g metav1.APIGroup
 	waitOn(ctx, nil, false, establishTimeout, func() bool {
@@ -266,9 +287,9 @@ func RunCRDDiscovery(ctx context.Context, t *testing.T, target Target) {
 // decodeBody decodes a response body.
 func decodeBody(r response, v any) error { return json.Unmarshal(r.Body, v) }
 
-// RunCRDInvalid: a CRD whose name is not <plural>.<group> is 422 with the
+// runCRDInvalid: a CRD whose name is not <plural>.<group> is 422 with the
 // apiextensions validation message.
-func RunCRDInvalid(ctx context.Context, t *testing.T, target Target) {
+func runCRDInvalid(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	group := randomSuffix() + ".lwsim.example"
 	body := widgetCRD(group)
@@ -284,11 +305,11 @@ func RunCRDInvalid(ctx context.Context, t *testing.T, target Target) {
 	}))
 }
 
-// RunCRCRUD: custom resources are created (unknown fields pruned with a
+// runCRCRUD: custom resources are created (unknown fields pruned with a
 // warning, defaults applied, status dropped, generation 1), read, updated
 // (generation bumps on spec changes), merge- and JSON-patched, read
 // through another served version, and deleted; strategic merge is 415.
-func RunCRCRUD(ctx context.Context, t *testing.T, target Target) {
+func runCRCRUD(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	body := ce.widget("a", object{"color": "red", "junk": "x"})
 	body["status"] = object{"replicas": 3}
@@ -345,10 +366,10 @@ func RunCRCRUD(ctx context.Context, t *testing.T, target Target) {
 		`widgets.`+ce.group+` "a" not found`, &metav1.StatusDetails{Name: "a", Group: ce.group, Kind: "widgets"}))
 }
 
-// RunCRValidation: a value the schema forbids is 422 with the
+// runCRValidation: a value the schema forbids is 422 with the
 // apiextensions message and cause; an unknown field under
 // fieldValidation=Strict is 400.
-func RunCRValidation(ctx context.Context, t *testing.T, target Target) {
+func runCRValidation(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	r := ce.c.do(ctx, t, request{Method: http.MethodPost, Path: ce.widgets(), Body: ce.widget("big", object{"size": 11})})
 	checkStatus(t, "create too big", r, wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
@@ -364,10 +385,10 @@ func RunCRValidation(ctx context.Context, t *testing.T, target Target) {
 		"field label not supported: spec.size", nil))
 }
 
-// RunCRStatusSubresource: with the status subresource, the main resource
+// runCRStatusSubresource: with the status subresource, the main resource
 // ignores status and /status ignores everything but status; only spec
 // changes bump the generation.
-func RunCRStatusSubresource(ctx context.Context, t *testing.T, target Target) {
+func runCRStatusSubresource(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	o := ce.createWidget(ctx, "a", object{"size": 2})
 	o["status"] = object{"replicas": 5}
@@ -394,9 +415,9 @@ func RunCRStatusSubresource(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCRListPaging: custom resources page like built-ins: limit, continue,
+// runCRListPaging: custom resources page like built-ins: limit, continue,
 // remainingItemCount, one RV for all pages; a selectable field filters.
-func RunCRListPaging(ctx context.Context, t *testing.T, target Target) {
+func runCRListPaging(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
 		color := "red"
@@ -440,9 +461,9 @@ func RunCRListPaging(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCRWatchEvents: a watch from a list's RV sees ADDED, MODIFIED and
+// runCRWatchEvents: a watch from a list's RV sees ADDED, MODIFIED and
 // DELETED for custom resources, with their apiVersion and kind.
-func RunCRWatchEvents(ctx context.Context, t *testing.T, target Target) {
+func runCRWatchEvents(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	r := ce.c.do(ctx, t, request{Path: ce.widgets()})
 	r.mustCode(t, http.StatusOK, "list widgets")
@@ -466,11 +487,11 @@ func RunCRWatchEvents(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCRDDeleteDeletesCRs: deleting a CRD marks it (finalizer
+// runCRDDeleteDeletesCRs: deleting a CRD marks it (finalizer
 // customresourcecleanup, Terminating), deletes every custom resource (a
 // watch sees DELETED for each, then the server ends it) and then the CRD;
 // its resource is gone (404).
-func RunCRDDeleteDeletesCRs(ctx context.Context, t *testing.T, target Target) {
+func runCRDDeleteDeletesCRs(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	ce.createWidget(ctx, "a", nil)
 	ce.createWidget(ctx, "b", nil)
@@ -526,8 +547,8 @@ func RunCRDDeleteDeletesCRs(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCRTable: a Table of custom resources has the CRD's printer columns.
-func RunCRTable(ctx context.Context, t *testing.T, target Target) {
+// runCRTable: a Table of custom resources has the CRD's printer columns.
+func runCRTable(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	ce.createWidget(ctx, "a", object{"size": 4})
 	r := ce.c.do(ctx, t, request{Path: ce.widgets(), Accept: "application/json;as=Table;v=v1;g=meta.k8s.io"})
@@ -546,10 +567,10 @@ func RunCRTable(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCRScale: the scale subresource reads an autoscaling/v1 Scale from the
+// runCRScale: the scale subresource reads an autoscaling/v1 Scale from the
 // CRD's paths (500 while the object has no spec replicas), and a write
 // sets spec.replicas (generation bumps), validated by the CRD's schema.
-func RunCRScale(ctx context.Context, t *testing.T, target Target) {
+func runCRScale(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	ce.createWidget(ctx, "none", nil)
 	r := ce.c.do(ctx, t, request{Path: ce.widgets() + "/none/scale"})
@@ -592,10 +613,10 @@ func RunCRScale(ctx context.Context, t *testing.T, target Target) {
 		}}))
 }
 
-// RunCRClusterScoped: a cluster-scoped CRD's objects live outside
+// runCRClusterScoped: a cluster-scoped CRD's objects live outside
 // namespaces: created and listed at the root, 404 under a namespace, and
 // metadata.namespace is no field selector for them.
-func RunCRClusterScoped(ctx context.Context, t *testing.T, target Target) {
+func runCRClusterScoped(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	group := randomSuffix() + ".lwsim.example"
 	body := widgetCRD(group)
@@ -638,11 +659,11 @@ func RunCRClusterScoped(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCRDUpdateAddsVersion: updating a CRD takes effect for later requests:
+// runCRDUpdateAddsVersion: updating a CRD takes effect for later requests:
 // a new storage version v2 with a tighter schema is served (objects stored
 // before read through it), storedVersions records both, and the
 // generation moves with the spec.
-func RunCRDUpdateAddsVersion(ctx context.Context, t *testing.T, target Target) {
+func runCRDUpdateAddsVersion(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	ce.createWidget(ctx, "old", object{"size": 7})
 	crd, _ := ce.crd(ctx)
@@ -694,10 +715,10 @@ func RunCRDUpdateAddsVersion(ctx context.Context, t *testing.T, target Target) {
 		}}}))
 }
 
-// RunCRDDeleteWaitsForFinalizers: an object with a finalizer keeps its
+// runCRDDeleteWaitsForFinalizers: an object with a finalizer keeps its
 // deleted CRD Terminating (InstanceDeletionInProgress); once the finalizer
 // is removed the object and then the CRD go.
-func RunCRDDeleteWaitsForFinalizers(ctx context.Context, t *testing.T, target Target) {
+func runCRDDeleteWaitsForFinalizers(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	body := ce.widget("f", nil)
 	body["metadata"].(object)["finalizers"] = []string{"lwsim.example/keep"}
@@ -741,10 +762,10 @@ func RunCRDDeleteWaitsForFinalizers(ctx context.Context, t *testing.T, target Ta
 	}
 }
 
-// RunCRApply: server-side apply of a custom resource records the
+// runCRApply: server-side apply of a custom resource records the
 // manager's fields (from the CRD's schema) and answers another manager's
 // change of them with the 409 conflict.
-func RunCRApply(ctx context.Context, t *testing.T, target Target) {
+func runCRApply(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	apply := func(manager string, size int) response {
 		body := `{"apiVersion":"` + ce.group + `/v1","kind":"Widget","metadata":{"name":"x"},"spec":{"size":` + itoa(int64(size)) + `}}`

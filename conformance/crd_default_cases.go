@@ -9,7 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// RunCRDefaultOnRead: a default added to a CRD's schema after an object
+// crdDefaultCases are the cases of this file, in the order [Cases] runs them.
+func crdDefaultCases() []Case {
+	return []Case{
+		{Name: "CRDefaultOnRead", Run: runCRDefaultOnRead},
+	}
+}
+
+// runCRDefaultOnRead: a default added to a CRD's schema after an object
 // was stored shows on every read (GET through both served versions, LIST,
 // a watch-list and a legacy watch's initial event) at the object's unchanged
 // resourceVersion and generation, as the storage codec defaults what it
@@ -18,7 +25,7 @@ import (
 // write: an empty merge patch then writes the default (a new RV, the
 // generation kept: the spec as read did not change), and the next empty
 // patch is a no-op.
-func RunCRDefaultOnRead(ctx context.Context, t *testing.T, target Target) {
+func runCRDefaultOnRead(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	stored := ce.createWidget(ctx, "w", object{"size": 3})
 	rv := metaOf(stored)["resourceVersion"]

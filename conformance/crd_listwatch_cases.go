@@ -17,10 +17,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// RunCRWatchList: a watch-list of custom resources sends the current
+// crdListwatchCases are the cases of this file, in the order [Cases] runs them.
+func crdListwatchCases() []Case {
+	return []Case{
+		{Name: "CRWatchList", Run: runCRWatchList},
+		{Name: "CRContinueCompacted", Run: runCRContinueCompacted, Exclusive: true},
+		{Name: "CROpenAPI", Run: runCROpenAPI},
+	}
+}
+
+// runCRWatchList: a watch-list of custom resources sends the current
 // ones as ADDED, then the bookmark that ends the initial events (kind
 // Widget, only the resourceVersion and the annotation), then live events.
-func RunCRWatchList(ctx context.Context, t *testing.T, target Target) {
+func runCRWatchList(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	ce.createWidget(ctx, "b", object{"size": 2})
 	ce.createWidget(ctx, "a", object{"size": 3})
@@ -49,10 +58,10 @@ func RunCRWatchList(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCRContinueCompacted: a continue token of custom resources whose
+// runCRContinueCompacted: a continue token of custom resources whose
 // revision was compacted is 410 Expired with the inconsistent-continue
 // token, as for built-ins.
-func RunCRContinueCompacted(ctx context.Context, t *testing.T, target Target) {
+func runCRContinueCompacted(ctx context.Context, t *testing.T, target Target) {
 	comp := requireCompactor(t, target)
 	ce := setupCRD(ctx, t, target)
 	for _, n := range []string{"a", "b", "c"} {
@@ -91,11 +100,11 @@ func openAPIWidgetKey(group string) string {
 	return strings.Join(parts, ".") + ".v1.Widget"
 }
 
-// RunCROpenAPI: a new CRD's group-version appears in /openapi/v3, whose
+// runCROpenAPI: a new CRD's group-version appears in /openapi/v3, whose
 // document holds the Widget schema from the CRD (the maximum and default
 // of spec.size), and /openapi/v2 holds it too. The real server publishes
 // them asynchronously, so the case polls.
-func RunCROpenAPI(ctx context.Context, t *testing.T, target Target) {
+func runCROpenAPI(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	key := openAPIWidgetKey(ce.group)
 	gvPath := "apis/" + ce.group + "/v1"

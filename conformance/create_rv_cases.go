@@ -16,6 +16,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// createRvCases are the cases of this file, in the order [Cases] runs them.
+func createRvCases() []Case {
+	return []Case{
+		{Name: "CreateWithUnparsableRV", Run: runCreateWithUnparsableRV},
+		{Name: "DryRunCreateWithRV", Run: runDryRunCreateWithRV},
+	}
+}
+
 // cmWithRV is a ConfigMap body named name with metadata.resourceVersion rv.
 func cmWithRV(name, rv string) object {
 	body := cm(name, nil, "v")
@@ -23,10 +31,10 @@ func cmWithRV(name, rv string) object {
 	return body
 }
 
-// RunCreateWithUnparsableRV: a create whose resourceVersion is not a
+// runCreateWithUnparsableRV: a create whose resourceVersion is not a
 // positive decimal number ("abc", "0", "-1", " 7") is stored at a fresh
 // resourceVersion; a positive one, leading zeros included, is the 500.
-func RunCreateWithUnparsableRV(ctx context.Context, t *testing.T, target Target) {
+func runCreateWithUnparsableRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	for i, rv := range []string{"abc", "0", "-1", " 7"} {
 		name := "ok-" + string(rune('a'+i))
@@ -42,10 +50,10 @@ func RunCreateWithUnparsableRV(ctx context.Context, t *testing.T, target Target)
 	checkStatus(t, "create with resourceVersion 007", r, wantStatus(http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created", nil))
 }
 
-// RunDryRunCreateWithRV: a dry-run create with a resourceVersion, numeric
+// runDryRunCreateWithRV: a dry-run create with a resourceVersion, numeric
 // or not, is 201 and answers it as given; nothing is stored; a taken name
 // is still 409.
-func RunDryRunCreateWithRV(ctx context.Context, t *testing.T, target Target) {
+func runDryRunCreateWithRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	for _, rv := range []string{"5", "abc"} {
 		r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: dryRun(), Body: cmWithRV("a", rv)})

@@ -13,6 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// decoderDefaultsCases are the cases of this file, in the order [Cases] runs them.
+func decoderDefaultsCases() []Case {
+	return []Case{
+		{Name: "DecoderDefaultsNamespaced", Run: runDecoderDefaultsNamespaced},
+		{Name: "DecoderDefaultsClusterScoped", Run: runDecoderDefaultsClusterScoped},
+	}
+}
+
 // checkFields compares the top-level fields keys of got (as stored) with
 // want, a JSON object of those fields.
 func checkFields(t *testing.T, what string, got object, want string, keys ...string) {
@@ -43,7 +51,7 @@ func (e *env) createClusterStored(ctx context.Context, path string, body object)
 	return got
 }
 
-// RunDecoderDefaultsNamespaced: a Secret without a type is Opaque; an
+// runDecoderDefaultsNamespaced: a Secret without a type is Opaque; an
 // Endpoints subset's and an EndpointSlice's ports are TCP (the slice's
 // named ""); a Container LimitRange's default limit is its max and its
 // default request the default limit, else its min; a NetworkPolicy's
@@ -53,7 +61,7 @@ func (e *env) createClusterStored(ctx context.Context, path string, body object)
 // otherwise, and their tolerations are Equal; an autoscaling/v1 HPA gets
 // one minimum replica and an 80% CPU target, a v2 HPA the same as a metric
 // and its behavior's missing rules.
-func RunDecoderDefaultsNamespaced(ctx context.Context, t *testing.T, target Target) {
+func runDecoderDefaultsNamespaced(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	core := func(kind string, fields object) object {
 		body := object{"apiVersion": "v1", "kind": kind, "metadata": object{"name": "d"}}
@@ -129,7 +137,7 @@ func RunDecoderDefaultsNamespaced(ctx context.Context, t *testing.T, target Targ
 			"scaleDown":{"selectPolicy":"Max","policies":[{"type":"Percent","value":100,"periodSeconds":15}]}}}}`, "spec")
 }
 
-// RunDecoderDefaultsClusterScoped: a ClusterRoleBinding's role reference
+// runDecoderDefaultsClusterScoped: a ClusterRoleBinding's role reference
 // and subjects as a RoleBinding's; a StorageClass reclaims with Delete
 // and binds Immediately; a CSIDriver's flags, fsGroupPolicy and modes; a
 // PriorityClass preempts lower priorities; an IngressClass's parameters
@@ -141,7 +149,7 @@ func RunDecoderDefaultsNamespaced(ctx context.Context, t *testing.T, target Targ
 // cover every scope, and a mutating one is never reinvoked; an admission
 // policy fails closed and its binding's and its match constraints get the
 // same match defaults.
-func RunDecoderDefaultsClusterScoped(ctx context.Context, t *testing.T, target Target) {
+func runDecoderDefaultsClusterScoped(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	name := e.ns // unique, and a valid name of every kind
 	meta := object{"name": name}

@@ -13,6 +13,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// discoveryCases are the cases of this file, in the order [Cases] runs them.
+func discoveryCases() []Case {
+	return []Case{
+		{Name: "DiscoveryBuiltinGroups", Run: runDiscoveryBuiltinGroups},
+		{Name: "ReviewSelfSubjectAccess", Run: runReviewSelfSubjectAccess},
+		{Name: "ReviewSubjectAccess", Run: runReviewSubjectAccess},
+		{Name: "ReviewSelfSubjectRules", Run: runReviewSelfSubjectRules},
+		{Name: "ReviewSelfSubject", Run: runReviewSelfSubject},
+		{Name: "OpenAPIV2Served", Run: runOpenAPIV2Served},
+		{Name: "OpenAPIV3Documents", Run: runOpenAPIV3Documents},
+		{Name: "TableJob", Run: runTableJob},
+		{Name: "TableDefaultColumns", Run: runTableDefaultColumns},
+		{Name: "TablePolicyAndRBAC", Run: runTablePolicyAndRBAC},
+	}
+}
+
 // allVerbs are the verbs of a stored resource.
 var allVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
@@ -33,11 +49,11 @@ func resourceList(ctx context.Context, t *testing.T, c *client, path string) map
 	return out
 }
 
-// RunDiscoveryBuiltinGroups: the group-versions kube-apiserver serves by
+// runDiscoveryBuiltinGroups: the group-versions kube-apiserver serves by
 // default are in /apis, and their resources have kube-apiserver's scope,
 // verbs, short names, categories and singular names (namespaces without
 // deletecollection, reviews create-only, componentstatuses read-only).
-func RunDiscoveryBuiltinGroups(ctx context.Context, t *testing.T, target Target) {
+func runDiscoveryBuiltinGroups(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	r := c.do(ctx, t, request{Path: "/apis"})
 	r.mustCode(t, http.StatusOK, "GET /apis")
@@ -100,10 +116,10 @@ func reviewBody(group, kind string, spec object) object {
 	return object{"apiVersion": group + "/v1", "kind": kind, "spec": spec}
 }
 
-// RunReviewSelfSubjectAccess: POST selfsubjectaccessreviews is 201 with the
+// runReviewSelfSubjectAccess: POST selfsubjectaccessreviews is 201 with the
 // spec echoed and status.allowed true; a spec with neither attribute set is
 // kube-apiserver's 422; other methods and paths are 405 and 404.
-func RunReviewSelfSubjectAccess(ctx context.Context, t *testing.T, target Target) {
+func runReviewSelfSubjectAccess(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	const path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 	spec := object{"resourceAttributes": object{"namespace": "default", "verb": "create", "resource": "pods"}}
@@ -129,12 +145,12 @@ func RunReviewSelfSubjectAccess(ctx context.Context, t *testing.T, target Target
 		"the server could not find the requested resource", &metav1.StatusDetails{}))
 }
 
-// RunReviewSubjectAccess: SubjectAccessReview needs a user or group (422),
+// runReviewSubjectAccess: SubjectAccessReview needs a user or group (422),
 // and LocalSubjectAccessReview's attributes must name its namespace (422);
 // valid ones about a system:masters subject are allowed (201; other
-// subjects: RunRBACAccessReviews). LocalSubjectAccessReview has no
+// subjects: runRBACAccessReviews). LocalSubjectAccessReview has no
 // cluster-wide path (404).
-func RunReviewSubjectAccess(ctx context.Context, t *testing.T, target Target) {
+func runReviewSubjectAccess(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	attrs := object{"verb": "get", "resource": "pods"}
 	r := c.do(ctx, t, request{Method: http.MethodPost, Path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
@@ -172,9 +188,9 @@ func RunReviewSubjectAccess(ctx context.Context, t *testing.T, target Target) {
 		"the server could not find the requested resource", &metav1.StatusDetails{}))
 }
 
-// RunReviewSelfSubjectRules: the rules of the admin user (system:masters
+// runReviewSelfSubjectRules: the rules of the admin user (system:masters
 // under RBAC), and 400 without a namespace.
-func RunReviewSelfSubjectRules(ctx context.Context, t *testing.T, target Target) {
+func runReviewSelfSubjectRules(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	const path = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 	r := c.do(ctx, t, request{Method: http.MethodPost, Path: path, Body: reviewBody("authorization.k8s.io", "SelfSubjectRulesReview", object{"namespace": "default"})})
@@ -220,11 +236,11 @@ func RunReviewSelfSubjectRules(ctx context.Context, t *testing.T, target Target)
 	checkStatus(t, "SelfSubjectRulesReview without namespace", r, badRequest("no namespace on request"))
 }
 
-// RunReviewSelfSubject: SelfSubjectReview reports the admin user the
+// runReviewSelfSubject: SelfSubjectReview reports the admin user the
 // target's credentials are (for lw-sim and tools/realapiserver alike, the
 // loopback identity system:apiserver), with a creation time; TokenReview
 // without a token is 400.
-func RunReviewSelfSubject(ctx context.Context, t *testing.T, target Target) {
+func runReviewSelfSubject(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	r := c.do(ctx, t, request{Method: http.MethodPost, Path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",
 		Body: object{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}})
@@ -253,9 +269,9 @@ func RunReviewSelfSubject(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "TokenReview without token", r, badRequest("token is required for TokenReview in authentication"))
 }
 
-// RunOpenAPIV2Served: /openapi/v2 is served in JSON with the definition of
+// runOpenAPIV2Served: /openapi/v2 is served in JSON with the definition of
 // batch/v1 Job, with an ETag that answers 304, and in protobuf.
-func RunOpenAPIV2Served(ctx context.Context, t *testing.T, target Target) {
+func runOpenAPIV2Served(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	r := c.do(ctx, t, request{Path: "/openapi/v2"})
 	r.mustCode(t, http.StatusOK, "GET /openapi/v2")
@@ -306,9 +322,9 @@ func checkOpenAPIV2ETag(ctx context.Context, t *testing.T, c *client, etag strin
 	}
 }
 
-// RunOpenAPIV3Documents: /openapi/v3 lists batch/v1 and its group, and the
+// runOpenAPIV3Documents: /openapi/v3 lists batch/v1 and its group, and the
 // batch/v1 document describes Job.
-func RunOpenAPIV3Documents(ctx context.Context, t *testing.T, target Target) {
+func runOpenAPIV3Documents(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	r := c.do(ctx, t, request{Path: "/openapi/v3"})
 	r.mustCode(t, http.StatusOK, "GET /openapi/v3")
@@ -340,10 +356,10 @@ func RunOpenAPIV3Documents(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunTableJob: a Job's Table has kube-apiserver's columns and cells (the
+// runTableJob: a Job's Table has kube-apiserver's columns and cells (the
 // selector, which the real server generates from the UID, and the age
 // aside).
-func RunTableJob(ctx context.Context, t *testing.T, target Target) {
+func runTableJob(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	job := object{"apiVersion": "batch/v1", "kind": "Job", "metadata": object{"name": "job"},
 		"spec": object{"template": object{"spec": object{"restartPolicy": "Never",
@@ -371,9 +387,9 @@ func RunTableJob(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunTableDefaultColumns: a resource without a printer gets Name and
+// runTableDefaultColumns: a resource without a printer gets Name and
 // Created At (a date).
-func RunTableDefaultColumns(ctx context.Context, t *testing.T, target Target) {
+func runTableDefaultColumns(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	role := object{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": object{"name": "r"}, "rules": []any{}}
 	path := "/apis/rbac.authorization.k8s.io/v1/namespaces/" + e.ns + "/roles"
@@ -433,9 +449,9 @@ func tableOf(ctx context.Context, t *testing.T, c *client, path string) (columns
 	return columns, cells
 }
 
-// RunTablePolicyAndRBAC: PodDisruptionBudget and RoleBinding Tables have
+// runTablePolicyAndRBAC: PodDisruptionBudget and RoleBinding Tables have
 // kube-apiserver's columns and cells.
-func RunTablePolicyAndRBAC(ctx context.Context, t *testing.T, target Target) {
+func runTablePolicyAndRBAC(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	pdb := object{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": object{"name": "pdb"},
 		"spec": object{"minAvailable": "50%", "selector": object{"matchLabels": object{"app": "web"}}}}

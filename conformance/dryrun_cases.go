@@ -11,13 +11,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// dryrunCases are the cases of this file, in the order [Cases] runs them.
+func dryrunCases() []Case {
+	return []Case{
+		{Name: "DryRunCreate", Run: runDryRunCreate},
+		{Name: "DryRunUpdatePatch", Run: runDryRunUpdatePatch},
+		{Name: "DryRunDelete", Run: runDryRunDelete},
+		{Name: "DryRunDeletePod", Run: runDryRunDeletePod},
+		{Name: "DryRunInvalidValue", Run: runDryRunInvalidValue},
+		{Name: "DryRunCreateWorkload", Run: runDryRunCreateWorkload},
+		{Name: "DryRunSubresources", Run: runDryRunSubresources},
+	}
+}
+
 // dryRun is the query of a dry run.
 func dryRun() map[string][]string { return q("dryRun", "All") }
 
-// RunDryRunCreate: a dry-run create is 201 with uid and creationTimestamp
+// runDryRunCreate: a dry-run create is 201 with uid and creationTimestamp
 // but no resourceVersion, and stores nothing; a taken name is still 409
 // and an invalid one 422.
-func RunDryRunCreate(ctx context.Context, t *testing.T, target Target) {
+func runDryRunCreate(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: dryRun(), Body: cm("a", nil, "v")})
 	r.mustCode(t, http.StatusCreated, "dry-run create")
@@ -36,9 +49,9 @@ func RunDryRunCreate(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "dry-run create of an invalid pod", r, invalid("Pod", "", "p", cause(metav1.CauseTypeFieldValueRequired, "spec.containers", "Required value")))
 }
 
-// RunDryRunUpdatePatch: dry-run PUT and PATCH answer the new object at
+// runDryRunUpdatePatch: dry-run PUT and PATCH answer the new object at
 // the current resourceVersion and change nothing.
-func RunDryRunUpdatePatch(ctx context.Context, t *testing.T, target Target) {
+func runDryRunUpdatePatch(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	orig := e.create(ctx, "a", nil)
 	r := e.c.do(ctx, t, request{Method: http.MethodPut, Path: e.cms() + "/a", Query: dryRun(), Body: cm("a", nil, "w")})
@@ -61,9 +74,9 @@ func RunDryRunUpdatePatch(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunDryRunDelete: a dry-run delete answers as a delete would (a Success
+// runDryRunDelete: a dry-run delete answers as a delete would (a Success
 // Status for a ConfigMap) and the object stays; so does deletecollection.
-func RunDryRunDelete(ctx context.Context, t *testing.T, target Target) {
+func runDryRunDelete(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	orig := e.create(ctx, "a", nil)
 	r := e.c.do(ctx, t, request{Method: http.MethodDelete, Path: e.cms() + "/a", Query: dryRun()})
@@ -80,10 +93,10 @@ func RunDryRunDelete(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunDryRunDeletePod: a dry-run delete of a scheduled pod answers the pod
+// runDryRunDeletePod: a dry-run delete of a scheduled pod answers the pod
 // marked for deletion (grace 30, generation 2) at its current
 // resourceVersion; the pod stays as it was.
-func RunDryRunDeletePod(ctx context.Context, t *testing.T, target Target) {
+func runDryRunDeletePod(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	orig := e.createPod(ctx, pod("p", "node-a", object{"name": "c", "image": "busybox"}))
 	r := e.c.do(ctx, t, request{Method: http.MethodDelete, Path: e.pods() + "/p", Query: dryRun()})
@@ -103,8 +116,8 @@ func RunDryRunDeletePod(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunDryRunInvalidValue: dryRun must be All: 422 on the verb's options.
-func RunDryRunInvalidValue(ctx context.Context, t *testing.T, target Target) {
+// runDryRunInvalidValue: dryRun must be All: 422 on the verb's options.
+func runDryRunInvalidValue(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	foo := cause(metav1.CauseTypeFieldValueNotSupported, "dryRun", `Unsupported value: ["Foo"]: supported values: "All"`)
@@ -118,9 +131,9 @@ func RunDryRunInvalidValue(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "delete dryRun=Foo", r, options("DeleteOptions"))
 }
 
-// RunDryRunCreateWorkload: a dry-run create of a Deployment carries
+// runDryRunCreateWorkload: a dry-run create of a Deployment carries
 // generation 1, a uid and no resourceVersion, and stores nothing.
-func RunDryRunCreateWorkload(ctx context.Context, t *testing.T, target Target) {
+func runDryRunCreateWorkload(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Query: dryRun(), Body: deployment("web", 1)})
 	r.mustCode(t, http.StatusCreated, "dry-run create deployment")
@@ -134,11 +147,11 @@ func RunDryRunCreateWorkload(ctx context.Context, t *testing.T, target Target) {
 		wantStatus(http.StatusNotFound, metav1.StatusReasonNotFound, `deployments.apps "web" not found`, &metav1.StatusDetails{Name: "web", Group: "apps", Kind: "deployments"}))
 }
 
-// RunDryRunSubresources: dry-run writes through pods/status,
+// runDryRunSubresources: dry-run writes through pods/status,
 // deployments/scale and pods/binding answer at the current
 // resourceVersion (the binding with its Success Status) and change
 // nothing.
-func RunDryRunSubresources(ctx context.Context, t *testing.T, target Target) {
+func runDryRunSubresources(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	p := e.createPod(ctx, pod("p", "", object{"name": "c", "image": "busybox"}))
 	p["status"] = object{"phase": "Running"}

@@ -9,11 +9,18 @@ import (
 	"testing"
 )
 
-// RunDryRunNoEvent: dry-run writes of every verb (create, update, merge
+// dryrunEventCases are the cases of this file, in the order [Cases] runs them.
+func dryrunEventCases() []Case {
+	return []Case{
+		{Name: "DryRunNoEvent", Run: runDryRunNoEvent},
+	}
+}
+
+// runDryRunNoEvent: dry-run writes of every verb (create, update, merge
 // patch, apply, delete, deletecollection) send no watch event: the first
 // event a watcher sees after them is the real write that follows, and the
 // object written by dry run keeps its resourceVersion.
-func RunDryRunNoEvent(ctx context.Context, t *testing.T, target Target) {
+func runDryRunNoEvent(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	orig := e.create(ctx, "a", nil)
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(rvOf(t, orig)))})

@@ -9,14 +9,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// RunRBACEscalation: the RBAC registry's escalation prevention for a user
+// escalationCases are the cases of this file, in the order [Cases] runs them.
+func escalationCases() []Case {
+	return []Case{
+		{Name: "RBACEscalation", Run: runRBACEscalation},
+	}
+}
+
+// runRBACEscalation: the RBAC registry's escalation prevention for a user
 // who may write roles and bindings but neither "escalate" nor "bind": a
 // role with rules they do not hold is 403 listing what they lack
 // (compacted, sorted), on create, dry run and update alike; a change to
 // garbage-collection fields alone passes; a binding to a role they do not
 // hold is 403, and to a missing ClusterRole the 404 of the request's own
 // resource.
-func RunRBACEscalation(ctx context.Context, t *testing.T, target Target) {
+func runRBACEscalation(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	user := uniqueUser("grace")
 	e.createRole(ctx, "writer",

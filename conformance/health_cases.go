@@ -12,6 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// healthCases are the cases of this file, in the order [Cases] runs them.
+func healthCases() []Case {
+	return []Case{
+		{Name: "HealthChecksVerbose", Run: runHealthChecksVerbose},
+	}
+}
+
 // healthHooks are kube-apiserver v1.37.2's post-start hooks as its health
 // endpoints list them (observed on tools/realapiserver).
 var healthHooks = []string{
@@ -64,13 +71,13 @@ func verboseHealth(endpoint string, excluded map[string]bool, warn string) strin
 	return b.String() + endpoint + " check passed\n"
 }
 
-// RunHealthChecksVerbose: /healthz, /livez and /readyz with ?verbose list
+// runHealthChecksVerbose: /healthz, /livez and /readyz with ?verbose list
 // kube-apiserver's checks, each "[+]name ok", and end with
 // "<endpoint> check passed"; ?exclude marks a check excluded and warns
 // about names no check has; each check answers "ok" at its own path; a
 // check of another endpoint, or a path with a trailing slash, is the
 // mux's plain-text 404.
-func RunHealthChecksVerbose(ctx context.Context, t *testing.T, target Target) {
+func runHealthChecksVerbose(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	get := func(path string, query ...string) response {
 		return c.do(ctx, t, request{Path: path, Query: q(query...), Accept: "*/*"})

@@ -23,6 +23,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// hpaCsrStatusCases are the cases of this file, in the order [Cases] runs them.
+func hpaCsrStatusCases() []Case {
+	return []Case{
+		{Name: "ValidateHPAStatus", Run: runValidateHPAStatus},
+		{Name: "ValidateCSRStatusConditions", Run: runValidateCSRStatusConditions},
+		{Name: "ValidateCSRStatusCertificate", Run: runValidateCSRStatusCertificate},
+		{Name: "CSRApproval", Run: runCSRApproval},
+		{Name: "CSRApprovalApply", Run: runCSRApprovalApply},
+	}
+}
+
 // hpa is an autoscaling HorizontalPodAutoscaler body of apiVersion gv
 // scaling the Deployment "d".
 func hpa(gv, name string) object {
@@ -30,12 +41,12 @@ func hpa(gv, name string) object {
 		"spec": object{"scaleTargetRef": object{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3}}
 }
 
-// RunValidateHPAStatus: an autoscaling/v2 status write checks each
+// runValidateHPAStatus: an autoscaling/v2 status write checks each
 // condition's observedGeneration, then currentReplicas and
 // desiredReplicas, none negative; status.observedGeneration and the
 // current metrics are not checked (their declarative rules are alpha).
 // autoscaling/v1 checks the same counters under the same paths.
-func RunValidateHPAStatus(ctx context.Context, t *testing.T, target Target) {
+func runValidateHPAStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	v2 := "/apis/autoscaling/v2/namespaces/" + e.ns + "/horizontalpodautoscalers"
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: v2, Body: hpa("autoscaling/v2", "h")})
@@ -148,13 +159,13 @@ func csrConditions(t testing.TB, r response) []any {
 	return conditions
 }
 
-// RunValidateCSRStatusConditions: a CSR status write checks each
+// runValidateCSRStatusConditions: a CSR status write checks each
 // condition (type and status required, status True only for Approved,
 // Denied and Failed, no repeated type), may not add an Approved or a
 // Denied condition (the declarative Approved/Denied exclusivity comes
 // last), may add a Failed condition, whose missing timestamps the server
 // fills, and may not remove it again.
-func RunValidateCSRStatusConditions(ctx context.Context, t *testing.T, target Target) {
+func runValidateCSRStatusConditions(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := e.createCSR(ctx, target)
 	name := path[len(csrPath)+1:]
@@ -194,10 +205,10 @@ func RunValidateCSRStatusConditions(ctx context.Context, t *testing.T, target Ta
 		cause(metav1.CauseTypeForbidden, "status.conditions", `Forbidden: updates may not remove a condition of type "Failed"`)))
 }
 
-// RunValidateCSRStatusCertificate: status.certificate must hold
+// runValidateCSRStatusCertificate: status.certificate must hold
 // CERTIFICATE PEM blocks without headers, of parseable certificates, and
 // once set may not change; setting the same bytes again is allowed.
-func RunValidateCSRStatusCertificate(ctx context.Context, t *testing.T, target Target) {
+func runValidateCSRStatusCertificate(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := e.createCSR(ctx, target)
 	name := path[len(csrPath)+1:]
@@ -242,14 +253,14 @@ func conditionField(t testing.TB, conditions []any, i int, key string) any {
 	return conditions[i].(map[string]any)[key]
 }
 
-// RunCSRApproval: the approval subresource (what kubectl certificate
+// runCSRApproval: the approval subresource (what kubectl certificate
 // approve writes) stores the written conditions and nothing else (a
 // certificate in the body is dropped); it may add, change or drop an
 // Approved condition's details but not remove one, nor hold Approved and
 // Denied together. Through /status the stored Approved condition is put
 // back when a write changes it, and removing it is refused; the main
 // resource changes neither spec nor status.
-func RunCSRApproval(ctx context.Context, t *testing.T, target Target) {
+func runCSRApproval(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := e.createCSR(ctx, target)
 	name := path[len(csrPath)+1:]
@@ -342,11 +353,11 @@ func checkApprovalManagedFields(t testing.TB, entries []metav1.ManagedFieldsEntr
 	}
 }
 
-// RunCSRApprovalApply: a server-side apply to the approval subresource
+// runCSRApprovalApply: a server-side apply to the approval subresource
 // stores its conditions under an Apply entry of subresource "approval"
 // (beside the creator's); an apply to the approval of a missing CSR is
 // 404, it never creates.
-func RunCSRApprovalApply(ctx context.Context, t *testing.T, target Target) {
+func runCSRApprovalApply(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := e.createCSR(ctx, target)
 	name := path[len(csrPath)+1:]

@@ -11,14 +11,21 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// RunImpersonation: Impersonate-User, -Group, -Uid and -Extra-* as
+// impersonationCases are the cases of this file, in the order [Cases] runs them.
+func impersonationCases() []Case {
+	return []Case{
+		{Name: "Impersonation", Run: runImpersonation},
+	}
+}
+
+// runImpersonation: Impersonate-User, -Group, -Uid and -Extra-* as
 // kube-apiserver's constrained impersonation filter answers them, for a
 // service account acting through its token: without rights the first
 // mode's denial (impersonate-on:<mode>:<verb> on the request); a group
 // without a user, 400; with legacy "impersonate" rights on users, groups,
 // uids and userextras, the request is made as the impersonated user (in
 // system:authenticated), who is then authorized as themselves.
-func RunImpersonation(ctx context.Context, t *testing.T, target Target) {
+func runImpersonation(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	sa := "imp-" + randomSuffix()
 	e.createServiceAccount(ctx, sa)

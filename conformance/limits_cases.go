@@ -11,6 +11,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// limitsCases are the cases of this file, in the order [Cases] runs them.
+func limitsCases() []Case {
+	return []Case{
+		{Name: "WriteBodyTooLarge", Run: runWriteBodyTooLarge},
+		{Name: "PatchJSONCopyAmplification", Run: runPatchJSONCopyAmplification},
+		{Name: "PatchJSONTooManyOps", Run: runPatchJSONTooManyOps},
+		{Name: "WriteTooDeep", Run: runWriteTooDeep},
+	}
+}
+
 // The real server's limits on writes (apiserver pkg/server/config.go
 // defaults, pkg/endpoints/handlers): request bodies, JSON patch operations
 // and copy amplification, and nesting depth.
@@ -24,9 +34,9 @@ const (
 	tooDeep = 10001
 )
 
-// RunWriteBodyTooLarge: a body one byte over 3 MiB is 413 on create,
+// runWriteBodyTooLarge: a body one byte over 3 MiB is 413 on create,
 // update, patch and delete, before anything is decoded.
-func RunWriteBodyTooLarge(ctx context.Context, t *testing.T, target Target) {
+func runWriteBodyTooLarge(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	body := bytes.Repeat([]byte(" "), maxBodyBytes+1)
@@ -43,12 +53,12 @@ func RunWriteBodyTooLarge(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunPatchJSONCopyAmplification: a 1.7 KB JSON patch whose 16 copy
+// runPatchJSONCopyAmplification: a 1.7 KB JSON patch whose 16 copy
 // operations would double one value each time (to 64 MiB) stops at the
 // accumulated copy size limit (3 MiB, jsonpatch.AccumulatedCopySizeLimit as
 // kube-apiserver sets it) with the 422 of a patch that does not apply; the
 // object is unchanged.
-func RunPatchJSONCopyAmplification(ctx context.Context, t *testing.T, target Target) {
+func runPatchJSONCopyAmplification(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
 	r := e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/a",
@@ -74,9 +84,9 @@ func copyBombPatch(n int) []object {
 	return ops
 }
 
-// RunPatchJSONTooManyOps: a JSON patch of 10 001 operations is 413 with
+// runPatchJSONTooManyOps: a JSON patch of 10 001 operations is 413 with
 // the operation count; 10 000 are applied.
-func RunPatchJSONTooManyOps(ctx context.Context, t *testing.T, target Target) {
+func runPatchJSONTooManyOps(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	test := object{"op": "test", "path": "/metadata/name", "value": "a"}
@@ -96,10 +106,10 @@ func RunPatchJSONTooManyOps(ctx context.Context, t *testing.T, target Target) {
 	r.mustCode(t, http.StatusOK, "10000 test ops")
 }
 
-// RunWriteTooDeep: a body nested 10 001 levels deep is 400 for every write
+// runWriteTooDeep: a body nested 10 001 levels deep is 400 for every write
 // and content type: create and update bodies (JSON and YAML) with the
 // decoder's depth error, patches of every type as invalid JSON.
-func RunWriteTooDeep(ctx context.Context, t *testing.T, target Target) {
+func runWriteTooDeep(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	deep := strings.Repeat("[", tooDeep) + strings.Repeat("]", tooDeep)

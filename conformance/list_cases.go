@@ -3,16 +3,47 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"net/url"
 	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// RunListEmpty: an empty collection lists as "items":[] (never null) with a
-// non-empty list resourceVersion (spec §3.4, §8.3).
-func RunListEmpty(ctx context.Context, t *testing.T, target Target) {
+// listCases are the cases of this file, in the order [Cases] runs them.
+func listCases() []Case {
+	return []Case{
+		{Name: "ListEmpty", Run: runListEmpty},
+		{Name: "ListKeyOrder", Run: runListKeyOrder},
+		{Name: "ListItemsHaveNoKind", Run: runListItemsHaveNoKind},
+		{Name: "ListRV0IgnoresLimit", Run: runListRV0IgnoresLimit},
+		{Name: "ListRV0NotOlderThan", Run: runListRV0NotOlderThan},
+		{Name: "ListExactOldState", Run: runListExactOldState},
+		{Name: "ListLegacyPagedIsExact", Run: runListLegacyPagedIsExact},
+		{Name: "ListLegacyRVIsNotOlderThan", Run: runListLegacyRVIsNotOlderThan},
+		{Name: "ListNotOlderThanOldRV", Run: runListNotOlderThanOldRV},
+		{Name: "ListNotOlderThanHonoursLimit", Run: runListNotOlderThanHonoursLimit},
+		// LIST resourceVersion=N>current waits, then 504
+		// (storage/cacher/watch_cache.go waitUntilFreshLocked).
+		tooLargeCase("ListTooLargeRV", collection, q()),
+		// The same with resourceVersionMatch=Exact.
+		tooLargeCase("ListTooLargeRVExact", collection, q("resourceVersionMatch", "Exact")),
+		// The same with resourceVersionMatch=NotOlderThan.
+		tooLargeCase("ListTooLargeRVNotOlderThan", collection, q("resourceVersionMatch", "NotOlderThan")),
+		// The same with limit (legacy exact).
+		tooLargeCase("ListTooLargeRVPaged", collection, q("limit", "2")),
+		// GET ?resourceVersion=N>current waits, then 504 (storage/cacher/delegator.go
+		// Get, storage/cacher/watch_cache.go waitUntilFreshLocked).
+		tooLargeCase("GetTooLargeRV", func(e *env) string { return e.cms() + "/a" }, q()),
+	}
+}
+
+// runListEmpty: an empty collection lists as "items":[] (never null) with a
+// non-empty list resourceVersion (storage/cacher/cacher.go GetList: "never
+// return a nil Items"; storage/api_object_versioner.go UpdateList).
+func runListEmpty(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Path: e.cms()})
 	r.mustCode(t, http.StatusOK, "list")
@@ -30,9 +61,11 @@ func RunListEmpty(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListKeyOrder: items come in name order whatever the creation order,
-// each with its own RV, and the list RV is at least every item's RV (§1.5, §3.4).
-func RunListKeyOrder(ctx context.Context, t *testing.T, target Target) {
+// runListKeyOrder: items come in name order whatever the creation order, each
+// with its own RV, and the list RV is at least every item's RV
+// (storage/cacher/store/store_btree.go OrderedListPrefix,
+// storage/api_object_versioner.go UpdateList).
+func runListKeyOrder(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "c", "a", "b")
 	l := e.list(ctx)
@@ -50,8 +83,9 @@ func RunListKeyOrder(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListItemsHaveNoKind: list items carry no kind/apiVersion (§3.4).
-func RunListItemsHaveNoKind(ctx context.Context, t *testing.T, target Target) {
+// runListItemsHaveNoKind: list items carry no kind/apiVersion [observed on
+// v1.37.2].
+func runListItemsHaveNoKind(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	for _, it := range e.list(ctx).Items {
@@ -64,9 +98,9 @@ func RunListItemsHaveNoKind(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListRV0IgnoresLimit: resourceVersion=0 drops the limit: all items, no
-// continue (§3.1 computeListLimit).
-func RunListRV0IgnoresLimit(ctx context.Context, t *testing.T, target Target) {
+// runListRV0IgnoresLimit: resourceVersion=0 drops the limit: all items, no
+// continue (storage/cacher/cacher.go computeListLimit).
+func runListRV0IgnoresLimit(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
 	e.catchUpCache(ctx) // so the "any" read below sees all three
@@ -79,12 +113,12 @@ func RunListRV0IgnoresLimit(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListRV0NotOlderThan: resourceVersion=0&resourceVersionMatch=NotOlderThan
-// is the "any" read (§3.1): some consistent state, not necessarily the
-// newest — the real watch cache may not have seen a write acknowledged a
-// moment ago (DIVERGENCES.md) — so the case checks that the list is exactly
-// the state at the resourceVersion it reports.
-func RunListRV0NotOlderThan(ctx context.Context, t *testing.T, target Target) {
+// runListRV0NotOlderThan: resourceVersion=0&resourceVersionMatch=NotOlderThan
+// is the "any" read (storage/cacher/delegator.go GetList): some consistent
+// state, not necessarily the newest — the real watch cache may not have seen a
+// write acknowledged a moment ago (DIVERGENCES.md) — so the case checks that
+// the list is exactly the state at the resourceVersion it reports.
+func runListRV0NotOlderThan(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b")
 	l := e.list(ctx, "resourceVersion", "0", "resourceVersionMatch", "NotOlderThan")
@@ -95,9 +129,9 @@ func RunListRV0NotOlderThan(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListExactOldState: an Exact LIST at an older RV returns the state at
-// that RV, and reports exactly that RV (§3.1).
-func RunListExactOldState(ctx context.Context, t *testing.T, target Target) {
+// runListExactOldState: an Exact LIST at an older RV returns the state at
+// that RV, and reports exactly that RV (storage/cacher/delegator.go GetList).
+func runListExactOldState(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
 	e.update(ctx, "a", "v2", nil)
@@ -119,9 +153,9 @@ func RunListExactOldState(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListLegacyPagedIsExact: resourceVersion=N with limit>0 and no match is
-// an exact read at N (legacy paging semantics, §3.1).
-func RunListLegacyPagedIsExact(ctx context.Context, t *testing.T, target Target) {
+// runListLegacyPagedIsExact: resourceVersion=N with limit>0 and no match is
+// an exact read at N (legacy paging semantics, storage/cacher/delegator.go GetList).
+func runListLegacyPagedIsExact(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b", "c")
 	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[1], 10), "limit", "10")
@@ -133,9 +167,9 @@ func RunListLegacyPagedIsExact(ctx context.Context, t *testing.T, target Target)
 	}
 }
 
-// RunListLegacyRVIsNotOlderThan: resourceVersion=N without limit or match
-// returns the latest state, at an RV >= N (§3.1).
-func RunListLegacyRVIsNotOlderThan(ctx context.Context, t *testing.T, target Target) {
+// runListLegacyRVIsNotOlderThan: resourceVersion=N without limit or match
+// returns the latest state, at an RV >= N (storage/cacher/delegator.go GetList).
+func runListLegacyRVIsNotOlderThan(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b", "c")
 	e.catchUpCache(ctx)
@@ -148,9 +182,9 @@ func RunListLegacyRVIsNotOlderThan(ctx context.Context, t *testing.T, target Tar
 	}
 }
 
-// RunListNotOlderThanOldRV: NotOlderThan with an old RV returns the latest
-// state (§3.1 "always fine").
-func RunListNotOlderThanOldRV(ctx context.Context, t *testing.T, target Target) {
+// runListNotOlderThanOldRV: NotOlderThan with an old RV returns the latest
+// state (storage/cacher/delegator.go GetList "always fine").
+func runListNotOlderThanOldRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
 	e.del(ctx, "a")
@@ -164,12 +198,12 @@ func RunListNotOlderThanOldRV(ctx context.Context, t *testing.T, target Target) 
 	}
 }
 
-// RunListNotOlderThanHonoursLimit: NotOlderThan with a limit pages (§3.1).
-// It asks for "not older than the last create": at an earlier RV the real
-// server may answer from a watch cache that has not applied the later
-// creates yet (a loaded run got a and b, no token), which NotOlderThan
-// allows.
-func RunListNotOlderThanHonoursLimit(ctx context.Context, t *testing.T, target Target) {
+// runListNotOlderThanHonoursLimit: NotOlderThan with a limit pages
+// (storage/cacher/delegator.go GetList). It asks for "not older than the last
+// create": at an earlier RV the real server may answer from a watch cache that
+// has not applied the later creates yet (a loaded run got a and b, no token),
+// which NotOlderThan allows.
+func runListNotOlderThanHonoursLimit(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b", "c")
 	l := e.list(ctx, "resourceVersion", strconv.FormatInt(rvs[2], 10), "resourceVersionMatch", "NotOlderThan", "limit", "2")
@@ -193,44 +227,23 @@ func tooLargeStatus(want int64) statusShape {
 	return st
 }
 
-// runTooLarge checks a read at current+1000 answers the 504 after the
-// freshness wait, with Retry-After: 1.
-func runTooLarge(ctx context.Context, t *testing.T, target Target, path func(e *env) string, query ...string) {
-	e := setup(ctx, t, target)
-	e.createN(ctx, "a")
-	want := e.currentRV(ctx) + 1000
-	qs := q(query...)
-	qs.Set("resourceVersion", strconv.FormatInt(want, 10))
-	r := e.c.doTimed(ctx, t, request{Path: path(e), Query: qs})
-	checkStatus(t, "read "+qs.Encode(), r, tooLargeStatus(want))
-	if got := r.Header.Get("Retry-After"); got != "1" {
-		t.Errorf("Retry-After = %q, want 1", got)
-	}
+// tooLargeCase is the case name: a read of path with query at
+// resourceVersion current+1000 answers the 504 after the freshness wait,
+// with Retry-After: 1.
+func tooLargeCase(name string, path func(e *env) string, query url.Values) Case {
+	return Case{Name: name, Run: func(ctx context.Context, t *testing.T, target Target) {
+		e := setup(ctx, t, target)
+		e.createN(ctx, "a")
+		want := e.currentRV(ctx) + 1000
+		qs := maps.Clone(query)
+		qs.Set("resourceVersion", strconv.FormatInt(want, 10))
+		r := e.c.doTimed(ctx, t, request{Path: path(e), Query: qs})
+		checkStatus(t, "read "+qs.Encode(), r, tooLargeStatus(want))
+		if got := r.Header.Get("Retry-After"); got != "1" {
+			t.Errorf("Retry-After = %q, want 1", got)
+		}
+	}}
 }
 
+// collection is the path of the case's ConfigMaps.
 func collection(e *env) string { return e.cms() }
-
-// RunListTooLargeRV: LIST resourceVersion=N>current waits, then 504 (§3.1).
-func RunListTooLargeRV(ctx context.Context, t *testing.T, target Target) {
-	runTooLarge(ctx, t, target, collection)
-}
-
-// RunListTooLargeRVExact: the same with resourceVersionMatch=Exact.
-func RunListTooLargeRVExact(ctx context.Context, t *testing.T, target Target) {
-	runTooLarge(ctx, t, target, collection, "resourceVersionMatch", "Exact")
-}
-
-// RunListTooLargeRVNotOlderThan: the same with resourceVersionMatch=NotOlderThan.
-func RunListTooLargeRVNotOlderThan(ctx context.Context, t *testing.T, target Target) {
-	runTooLarge(ctx, t, target, collection, "resourceVersionMatch", "NotOlderThan")
-}
-
-// RunListTooLargeRVPaged: the same with limit (legacy exact).
-func RunListTooLargeRVPaged(ctx context.Context, t *testing.T, target Target) {
-	runTooLarge(ctx, t, target, collection, "limit", "2")
-}
-
-// RunGetTooLargeRV: GET ?resourceVersion=N>current waits, then 504 (§3.5).
-func RunGetTooLargeRV(ctx context.Context, t *testing.T, target Target) {
-	runTooLarge(ctx, t, target, func(e *env) string { return e.cms() + "/a" })
-}

@@ -11,6 +11,13 @@ import (
 	"testing"
 )
 
+// listGzipCases are the cases of this file, in the order [Cases] runs them.
+func listGzipCases() []Case {
+	return []Case{
+		{Name: "ListGzip", Run: runListGzip},
+	}
+}
+
 // bigConfigMap is a ConfigMap whose JSON is about 60 KB: three of them
 // list to more than the 128 KiB above which responses are gzipped.
 func bigConfigMap(name string) object {
@@ -20,14 +27,14 @@ func bigConfigMap(name string) object {
 	}
 }
 
-// RunListGzip: a LIST answer over 128 KiB is gzipped (kube-apiserver
+// runListGzip: a LIST answer over 128 KiB is gzipped (kube-apiserver
 // deflates at level 1, the fake stores by default: DIVERGENCES.md) for a
 // client whose Accept-Encoding has the token "gzip", with Content-Encoding:
 // gzip and Vary: Accept-Encoding, and decompresses to the same list as the
 // plain answer; a smaller page, a client that does not ask, and a "gzip"
 // with parameters ("gzip;q=1", which the server's exact token match does
 // not take) get the plain body (apiserver responsewriters SerializeObject).
-func RunListGzip(ctx context.Context, t *testing.T, target Target) {
+func runListGzip(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	for _, name := range []string{"a", "b", "c"} {
 		r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: bigConfigMap(name)})

@@ -13,10 +13,28 @@ import (
 	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
-// RunListPagination: 5 items, limit 2: pages of 2, 2, 1; remainingItemCount
+// listPagingCases are the cases of this file, in the order [Cases] runs them.
+func listPagingCases() []Case {
+	return []Case{
+		{Name: "ListPagination", Run: runListPagination},
+		{Name: "ListExactlyLimitRemainingNoToken", Run: runListExactlyLimitRemainingNoToken},
+		{Name: "ListContinuePinnedRV", Run: runListContinuePinnedRV},
+		{Name: "ListContinueTokenFormat", Run: runListContinueTokenFormat},
+		{Name: "ListContinueLimitChange", Run: runListContinueLimitChange},
+		{Name: "ListRemainingCountOmittedWithSelector", Run: runListRemainingCountOmittedWithSelector},
+		{Name: "ListSelectorTokenWithoutMoreMatches", Run: runListSelectorTokenWithoutMoreMatches},
+		{Name: "ListContinueWithRV0Accepted", Run: runListContinueWithRV0Accepted},
+		{Name: "ListContinueLatestToken", Run: runListContinueLatestToken},
+		{Name: "ListAllNamespacesOrder", Run: runListAllNamespacesOrder},
+		{Name: "ListExactCompacted", Run: runListExactCompacted, Exclusive: true},
+		{Name: "ListContinueCompacted", Run: runListContinueCompacted, Exclusive: true},
+	}
+}
+
+// runListPagination: 5 items, limit 2: pages of 2, 2, 1; remainingItemCount
 // 3 then 1 then absent; a continue token until the last page; every page at
-// the first page's RV (§3.2).
-func RunListPagination(ctx context.Context, t *testing.T, target Target) {
+// the first page's RV (storage/continue.go).
+func runListPagination(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d", "e")
 	p1 := e.list(ctx, "limit", "2")
@@ -40,9 +58,9 @@ func RunListPagination(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListExactlyLimitRemainingNoToken: when exactly limit items remain, the
-// page carries no continue token (§3.2 hasMore).
-func RunListExactlyLimitRemainingNoToken(ctx context.Context, t *testing.T, target Target) {
+// runListExactlyLimitRemainingNoToken: when exactly limit items remain, the
+// page carries no continue token (storage/etcd3/store.go GetList: hasMore).
+func runListExactlyLimitRemainingNoToken(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d")
 	p1 := e.list(ctx, "limit", "2")
@@ -59,9 +77,9 @@ func RunListExactlyLimitRemainingNoToken(ctx context.Context, t *testing.T, targ
 	}
 }
 
-// RunListContinuePinnedRV: later pages show the state at the first page's
-// RV, not writes made in between (§3.2).
-func RunListContinuePinnedRV(ctx context.Context, t *testing.T, target Target) {
+// runListContinuePinnedRV: later pages show the state at the first page's
+// RV, not writes made in between (storage/continue.go).
+func runListContinuePinnedRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
 	p1 := e.list(ctx, "limit", "1")
@@ -82,10 +100,10 @@ func RunListContinuePinnedRV(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListContinueTokenFormat: the token is unpadded URL base64 of
+// runListContinueTokenFormat: the token is unpadded URL base64 of
 // {"v":"meta.k8s.io/v1","rv":<list RV>,"start":"<last name>\u0000"}; the
-// cache writes "/b\u0000", etcd "b\u0000" (§3.2).
-func RunListContinueTokenFormat(ctx context.Context, t *testing.T, target Target) {
+// cache writes "/b\u0000", etcd "b\u0000" (storage/continue.go EncodeContinue).
+func runListContinueTokenFormat(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
 	p1 := e.list(ctx, "limit", "2")
@@ -101,8 +119,9 @@ func RunListContinueTokenFormat(ctx context.Context, t *testing.T, target Target
 	}
 }
 
-// RunListContinueLimitChange: the limit may change between pages (§3.2).
-func RunListContinueLimitChange(ctx context.Context, t *testing.T, target Target) {
+// runListContinueLimitChange: the limit may change between pages
+// (storage/continue.go).
+func runListContinueLimitChange(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d", "e")
 	p1 := e.list(ctx, "limit", "2")
@@ -115,9 +134,9 @@ func RunListContinueLimitChange(ctx context.Context, t *testing.T, target Target
 	}
 }
 
-// RunListRemainingCountOmittedWithSelector: with a label selector the
-// page has no remainingItemCount (§3.2).
-func RunListRemainingCountOmittedWithSelector(ctx context.Context, t *testing.T, target Target) {
+// runListRemainingCountOmittedWithSelector: with a label selector the
+// page has no remainingItemCount (storage/etcd3/store.go GetList).
+func runListRemainingCountOmittedWithSelector(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d")
 	p1 := e.list(ctx, "limit", "2", "labelSelector", "app=x")
@@ -129,10 +148,10 @@ func RunListRemainingCountOmittedWithSelector(ctx context.Context, t *testing.T,
 	}
 }
 
-// RunListSelectorTokenWithoutMoreMatches: with a selector a token may be
+// runListSelectorTokenWithoutMoreMatches: with a selector a token may be
 // issued when no further item matches; the next page is then empty and
-// final (§3.2).
-func RunListSelectorTokenWithoutMoreMatches(ctx context.Context, t *testing.T, target Target) {
+// final (storage/etcd3/store.go GetList).
+func runListSelectorTokenWithoutMoreMatches(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", map[string]string{"app": "x"})
 	e.create(ctx, "b", map[string]string{"app": "x"})
@@ -150,9 +169,9 @@ func RunListSelectorTokenWithoutMoreMatches(ctx context.Context, t *testing.T, t
 	}
 }
 
-// RunListContinueWithRV0Accepted: continue with resourceVersion=0 is
-// accepted and the token's RV wins (§2.5).
-func RunListContinueWithRV0Accepted(ctx context.Context, t *testing.T, target Target) {
+// runListContinueWithRV0Accepted: continue with resourceVersion=0 is
+// accepted and the token's RV wins (storage/interfaces.go ValidateListOptions).
+func runListContinueWithRV0Accepted(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
 	p1 := e.list(ctx, "limit", "2")
@@ -165,9 +184,9 @@ func RunListContinueWithRV0Accepted(ctx context.Context, t *testing.T, target Ta
 	}
 }
 
-// RunListContinueLatestToken: a token with rv -1 continues at the latest
-// RV from its start key, with fresh tokens at that RV (§3.2).
-func RunListContinueLatestToken(ctx context.Context, t *testing.T, target Target) {
+// runListContinueLatestToken: a token with rv -1 continues at the latest
+// RV from its start key, with fresh tokens at that RV (storage/continue.go).
+func runListContinueLatestToken(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d")
 	tok := kubewire.EncodeContinueJSON([]byte(`{"v":"meta.k8s.io/v1","rv":-1,"start":"a\u0000"}`))
@@ -191,9 +210,11 @@ func RunListContinueLatestToken(ctx context.Context, t *testing.T, target Target
 	}
 }
 
-// RunListAllNamespacesOrder: an all-namespaces LIST orders by
-// namespace/name; fieldSelector metadata.namespace narrows it (§1.5, §3.3).
-func RunListAllNamespacesOrder(ctx context.Context, t *testing.T, target Target) {
+// runListAllNamespacesOrder: an all-namespaces LIST orders by namespace/name;
+// fieldSelector metadata.namespace narrows it
+// (storage/cacher/store/store_btree.go OrderedListPrefix; kubernetes
+// registry/core/configmap/strategy.go SelectableFields).
+func runListAllNamespacesOrder(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e2 := setupSibling(ctx, t, e)
 	lbl := map[string]string{"case": e.ns}
@@ -236,9 +257,10 @@ func setupSibling(ctx context.Context, t *testing.T, e *env) *env {
 	return &env{t: t, c: e.c, ns: ns}
 }
 
-// RunListExactCompacted: an Exact LIST at a compacted RV is 410 Expired
-// "The resourceVersion for the provided list is too old." (§3.1).
-func RunListExactCompacted(ctx context.Context, t *testing.T, target Target) {
+// runListExactCompacted: an Exact LIST at a compacted RV is 410 Expired
+// "The resourceVersion for the provided list is too old." (storage/etcd3/errors.go
+// interpretListError).
+func runListExactCompacted(ctx context.Context, t *testing.T, target Target) {
 	comp := requireCompactor(t, target)
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
@@ -256,11 +278,11 @@ func RunListExactCompacted(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunListContinueCompacted: a continue token whose RV was compacted is 410
+// runListContinueCompacted: a continue token whose RV was compacted is 410
 // Expired with the inconsistent-continue message and a fresh token with
 // rv -1 in metadata.continue; that token resumes after the same key at the
-// latest RV (§3.2).
-func RunListContinueCompacted(ctx context.Context, t *testing.T, target Target) {
+// latest RV (storage/interfaces.go ValidateListOptions).
+func runListContinueCompacted(ctx context.Context, t *testing.T, target Target) {
 	comp := requireCompactor(t, target)
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c", "d")

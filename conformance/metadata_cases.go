@@ -19,6 +19,17 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// metadataCases are the cases of this file, in the order [Cases] runs them.
+func metadataCases() []Case {
+	return []Case{
+		{Name: "MetadataListAndGet", Run: runMetadataListAndGet},
+		{Name: "MetadataClient", Run: runMetadataClient},
+		{Name: "MetadataNotAcceptable", Run: runMetadataNotAcceptable},
+		{Name: "MetadataWrites", Run: runMetadataWrites},
+		{Name: "MetadataWatch", Run: runMetadataWatch},
+	}
+}
+
 // Accept headers of the metadata forms.
 const (
 	// metadataClientListAccept and metadataClientAccept are what client-go's
@@ -41,11 +52,11 @@ func partialOf(obj object, v string) object {
 	return object{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/" + v, "metadata": metaOf(obj)}
 }
 
-// RunMetadataListAndGet: a LIST as PartialObjectMetadataList (v1 and
+// runMetadataListAndGet: a LIST as PartialObjectMetadataList (v1 and
 // v1beta1, JSON and YAML) has each item's kind, apiVersion and whole
 // metadata and nothing else, pages like the objects do, and is items null
 // when empty; a GET as PartialObjectMetadata is the object's metadata.
-func RunMetadataListAndGet(ctx context.Context, t *testing.T, target Target) {
+func runMetadataListAndGet(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", map[string]string{"app": "x"})
 	e.create(ctx, "b", nil)
@@ -110,10 +121,10 @@ func checkPartialList(t *testing.T, what string, got list, v string, objs []obje
 	}
 }
 
-// RunMetadataClient: client-go's metadata client, which asks for protobuf
+// runMetadataClient: client-go's metadata client, which asks for protobuf
 // first, lists and gets the metadata the JSON objects carry, and the
 // answers are protobuf.
-func RunMetadataClient(ctx context.Context, t *testing.T, target Target) {
+func runMetadataClient(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", map[string]string{"app": "x"})
 	full := e.list(ctx)
@@ -162,7 +173,7 @@ func objectMetas(t *testing.T, objs []object) []metav1.ObjectMeta {
 	return out
 }
 
-// RunMetadataNotAcceptable: an as= target the endpoint does not serve (a
+// runMetadataNotAcceptable: an as= target the endpoint does not serve (a
 // kind, group or version other than meta.k8s.io's v1 and v1beta1 forms, a
 // Table in protobuf, g and v without as) is skipped, and with no clause
 // left the answer is the handlers' 406, written as indented JSON; a later
@@ -170,7 +181,7 @@ func objectMetas(t *testing.T, objs []object) []metav1.ObjectMeta {
 // list's PartialObjectMetadata, an object's PartialObjectMetadataList) is
 // the transformation's own 406 naming the internal type, after the read:
 // a missing object is still 404.
-func RunMetadataNotAcceptable(ctx context.Context, t *testing.T, target Target) {
+func runMetadataNotAcceptable(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", nil)
 	notServed := wantStatus(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable, onlyAcceptedMessage, nil)
@@ -208,12 +219,12 @@ func RunMetadataNotAcceptable(ctx context.Context, t *testing.T, target Target) 
 	}
 }
 
-// RunMetadataWrites: a write's answer takes the asked form too (create,
+// runMetadataWrites: a write's answer takes the asked form too (create,
 // update and patch as PartialObjectMetadata or Table, a delete's Status
 // unchanged, a deletecollection's list as PartialObjectMetadataList), and
 // a write whose answer is then refused (PartialObjectMetadataList of one
 // object) was made all the same.
-func RunMetadataWrites(ctx context.Context, t *testing.T, target Target) {
+func runMetadataWrites(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("a", nil, "1"), Accept: metaAccept("PartialObjectMetadata", "v1")})
 	r.mustCode(t, http.StatusCreated, "create as PartialObjectMetadata")
@@ -268,11 +279,11 @@ func (e *env) get(ctx context.Context, name string) object {
 	return o
 }
 
-// RunMetadataWatch: a watch as PartialObjectMetadata sends each event's
+// runMetadataWatch: a watch as PartialObjectMetadata sends each event's
 // object as its metadata (the watch-list's initial events and its
 // annotated end bookmark included, v1 and v1beta1), and a watch as
 // PartialObjectMetadataList ends at its first event without sending it.
-func RunMetadataWatch(ctx context.Context, t *testing.T, target Target) {
+func runMetadataWatch(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	a := e.create(ctx, "a", nil)
 	e.catchUpCache(ctx)

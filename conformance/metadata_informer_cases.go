@@ -15,14 +15,22 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
+// metadataInformerCases are the cases of this file, in the order [Cases] runs them.
+func metadataInformerCases() []Case {
+	return []Case{
+		{Name: "MetadataInformer", Run: runMetadataInformer},
+		{Name: "MetadataCustomResource", Run: runMetadataCustomResource},
+	}
+}
+
 // configMapsGVR is core/v1 configmaps.
 var configMapsGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
-// RunMetadataInformer: client-go's metadata informer (a watch-list of
+// runMetadataInformer: client-go's metadata informer (a watch-list of
 // PartialObjectMetadata in protobuf, as client-go v0.37 asks by default)
 // syncs and follows creates, updates and deletes until its store holds
 // the metadata of the server's objects.
-func RunMetadataInformer(ctx context.Context, t *testing.T, target Target) {
+func runMetadataInformer(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", nil)
 	e.create(ctx, "b", nil)
@@ -99,13 +107,13 @@ func (s *seenNames) get(initial int) []string {
 	return out
 }
 
-// RunMetadataCustomResource: custom resources have the metadata forms
+// runMetadataCustomResource: custom resources have the metadata forms
 // too, protobuf included although their objects have none: the LIST, the
 // metadata client's protobuf answers and a watch; a GET as
 // PartialObjectMetadataList is the real 500 (an unstructured object passes
 // the list check and fails to iterate) and a LIST as PartialObjectMetadata
 // the 406 naming the unstructured list.
-func RunMetadataCustomResource(ctx context.Context, t *testing.T, target Target) {
+func runMetadataCustomResource(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	ce.createWidget(ctx, "a", object{"size": 2})
 	ce.createWidget(ctx, "b", object{"size": 3})

@@ -15,6 +15,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// namespaceFinalizeCases are the cases of this file, in the order [Cases] runs them.
+func namespaceFinalizeCases() []Case {
+	return []Case{
+		{Name: "NamespaceFinalize", Run: runNamespaceFinalize},
+		{Name: "NamespaceFinalizeDeletes", Run: runNamespaceFinalizeDeletes},
+	}
+}
+
 // nsBody is a Namespace body named name with spec.finalizers and labels.
 func nsBody(name string, finalizers []any, labels object) object {
 	md := object{"name": name}
@@ -49,13 +57,13 @@ func finalizeManagedFields(ns object) object {
 	return nil
 }
 
-// RunNamespaceFinalize: PUT namespaces/NAME/finalize replaces
+// runNamespaceFinalize: PUT namespaces/NAME/finalize replaces
 // spec.finalizers and the metadata but not the status, recorded under the
 // finalize subresource in managedFields; finalizer names are validated
 // (422), the name must match (400), the namespace exist (404) and a stale
 // resourceVersion conflicts (409); other methods are 405; a PUT of the
 // namespace itself keeps spec.finalizers.
-func RunNamespaceFinalize(ctx context.Context, t *testing.T, target Target) {
+func runNamespaceFinalize(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	name := e.ns + "-fin"
 	e.createNamespace(ctx, name)
@@ -108,13 +116,13 @@ func RunNamespaceFinalize(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunNamespaceFinalizeDeletes: a Terminating namespace finalized to no
+// runNamespaceFinalizeDeletes: a Terminating namespace finalized to no
 // spec.finalizers is deleted by that PUT, which answers the finalized
 // object at its last resourceVersion, and the watch sees DELETED with the
 // last stored state; with metadata.finalizers left (the finalize PUT
 // replaces those too) it stays Terminating until an update removes them; a
 // dry-run finalize deletes nothing.
-func RunNamespaceFinalizeDeletes(ctx context.Context, t *testing.T, target Target) {
+func runNamespaceFinalizeDeletes(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	name := e.ns + "-del"
 	e.createNamespace(ctx, name)

@@ -12,6 +12,13 @@ import (
 	"testing"
 )
 
+// openapiV2Cases are the cases of this file, in the order [Cases] runs them.
+func openapiV2Cases() []Case {
+	return []Case{
+		{Name: "OpenAPIV2Headers", Run: runOpenAPIV2Headers},
+	}
+}
+
 // The headers of /openapi/v2 as kube-openapi's handler, behind its gzip
 // handler and kube-apiserver's filters, answers kubectl's first request
 // (the protobuf form, gzipped: apply, create and explain validate against
@@ -29,13 +36,13 @@ var openAPIV2ETagRE = regexp.MustCompile(`^"[0-9A-F]{128}"$`)
 // 1 (swagger), "2.0".
 var openAPIV2ProtoPrefix = []byte("\n\x032.0")
 
-// RunOpenAPIV2Headers: /openapi/v2 in protobuf, gzipped, has kube-openapi's
+// runOpenAPIV2Headers: /openapi/v2 in protobuf, gzipped, has kube-openapi's
 // Content-Type, ETag, Last-Modified and Accept-Ranges, Vary: Accept-Encoding
 // then Accept, and Cache-Control: no-cache, private; its ETag answers 304
 // in protobuf too; uncompressed, it is the same document with its length;
 // an Accept it cannot serve is an empty 406 with the same Vary and
 // Cache-Control.
-func RunOpenAPIV2Headers(ctx context.Context, t *testing.T, target Target) {
+func runOpenAPIV2Headers(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	proto := request{Path: "/openapi/v2", Accept: openAPIV2ProtoAccept}
 	r := c.doWithHeader(ctx, t, proto, "Accept-Encoding", "gzip")

@@ -16,6 +16,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
+// podStatusTransitionCases are the cases of this file, in the order [Cases] runs them.
+func podStatusTransitionCases() []Case {
+	return []Case{
+		{Name: "PodStatusTransitionNever", Run: runPodStatusTransitionNever},
+		{Name: "PodStatusTransitionOnFailure", Run: runPodStatusTransitionOnFailure},
+		{Name: "PodStatusTransitionRules", Run: runPodStatusTransitionRules},
+		{Name: "PodStatusContainerFields", Run: runPodStatusContainerFields},
+		{Name: "PodStatusResourceClaims", Run: runPodStatusResourceClaims},
+	}
+}
+
 // Cause types of the pod status cases.
 const (
 	forbiddenCause    = metav1.CauseType("FieldValueForbidden")
@@ -69,11 +80,11 @@ func invalidPod(name string, causes ...metav1.StatusCause) statusShape {
 	return invalid("Pod", "", name, causes...)
 }
 
-// RunPodStatusTransitionNever: in a restartPolicy Never pod a terminated
+// runPodStatusTransitionNever: in a restartPolicy Never pod a terminated
 // container, or a plain init container, may not be reported running or
 // waiting again; a sidecar (an init container with restartPolicy Always)
 // may.
-func RunPodStatusTransitionNever(ctx context.Context, t *testing.T, target Target) {
+func runPodStatusTransitionNever(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createPod(ctx, podWith("p", "Never", object{
 		"initContainers": []any{ctr("i", nil), ctr("s", object{"restartPolicy": "Always"})},
@@ -94,11 +105,11 @@ func RunPodStatusTransitionNever(ctx context.Context, t *testing.T, target Targe
 		"containerStatuses":     []any{terminated("c", 0), terminated("d", 1)}}).mustCode(t, http.StatusOK, "the sidecar restarts")
 }
 
-// RunPodStatusTransitionOnFailure: in a restartPolicy OnFailure pod a
+// runPodStatusTransitionOnFailure: in a restartPolicy OnFailure pod a
 // container that failed may run again, one that succeeded may not, nor
 // may a status naming no container of the spec. Only the first new status
 // of a name counts.
-func RunPodStatusTransitionOnFailure(ctx context.Context, t *testing.T, target Target) {
+func runPodStatusTransitionOnFailure(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createPod(ctx, podWith("p", "OnFailure", object{"containers": []any{ctr("a", nil), ctr("b", nil)}}))
 	path := e.pods() + "/p"
@@ -112,11 +123,11 @@ func RunPodStatusTransitionOnFailure(ctx context.Context, t *testing.T, target T
 		mustCode(t, http.StatusOK, "the failed container restarts")
 }
 
-// RunPodStatusTransitionRules: a container's own restartPolicy overrides
+// runPodStatusTransitionRules: a container's own restartPolicy overrides
 // the pod's, a matching restart rule overrides both, and a
 // RestartAllContainers rule lets every container run again; ephemeral
 // containers never restart.
-func RunPodStatusTransitionRules(ctx context.Context, t *testing.T, target Target) {
+func runPodStatusTransitionRules(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rule := func(action string, codes ...int) object {
 		return object{"action": action, "exitCodes": object{"operator": "In", "values": codes}}
@@ -153,11 +164,11 @@ func RunPodStatusTransitionRules(ctx context.Context, t *testing.T, target Targe
 		mustCode(t, http.StatusOK, "a RestartAllContainers rule lets all run again")
 }
 
-// RunPodStatusContainerFields: a container status's Linux user has a
+// runPodStatusContainerFields: a container status's Linux user has a
 // uid_t uid and valid group IDs (and a Windows pod's none); its
 // allocatedResourcesStatus names the container's requests or claims, with
 // valid, unique resource health entries; an ephemeral container has none.
-func RunPodStatusContainerFields(ctx context.Context, t *testing.T, target Target) {
+func runPodStatusContainerFields(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createPod(ctx, podWith("p", "Always", object{
 		"resourceClaims": []any{object{"name": "gpu", "resourceClaimName": "shared-gpu"}},
@@ -201,12 +212,12 @@ func RunPodStatusContainerFields(ctx context.Context, t *testing.T, target Targe
 		invalidPod("w", cause(forbiddenCause, "status.containerStatuses[0].user.linux", "Forbidden: cannot be set for a windows pod")))
 }
 
-// RunPodStatusResourceClaims: resourceClaimStatuses name the spec's
+// runPodStatusResourceClaims: resourceClaimStatuses name the spec's
 // claims, once each, with valid claim names; the extended resource claim
 // status maps requests of the spec's containers; a status write that
 // leaves them out keeps them; volumeHealth (CSIVolumeHealth, alpha) is
 // dropped.
-func RunPodStatusResourceClaims(ctx context.Context, t *testing.T, target Target) {
+func runPodStatusResourceClaims(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	gpu := object{"example.com/gpu": "1"}
 	e.createPod(ctx, podWith("p", "Always", object{

@@ -10,17 +10,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// rbacCases are the cases of this file, in the order [Cases] runs them.
+func rbacCases() []Case {
+	return []Case{
+		{Name: "RBACForbidden", Run: runRBACForbidden},
+		{Name: "RBACRuleMatching", Run: runRBACRuleMatching},
+		{Name: "RBACNonResource", Run: runRBACNonResource},
+	}
+}
+
 // forbidden is the 403 of RBAC's denial.
 func forbidden(msg string, details *metav1.StatusDetails) statusShape {
 	return wantStatus(http.StatusForbidden, metav1.StatusReasonForbidden, msg, details)
 }
 
-// RunRBACForbidden: a user RBAC grants nothing gets the 403 worded as
+// runRBACForbidden: a user RBAC grants nothing gets the 403 worded as
 // responsewriters.ForbiddenStatusError words it for each kind of request
 // (namespaced or cluster-wide, named or not, subresource, non-resource
 // path); a binding to a Role or ClusterRole that does not exist adds the
 // union authorizer's reason, "rbac: RBAC: " and the resolution error.
-func RunRBACForbidden(ctx context.Context, t *testing.T, target Target) {
+func runRBACForbidden(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	user := uniqueUser("alice")
 	c := asUser(t, target, user)
@@ -76,12 +85,12 @@ func RunRBACForbidden(ctx context.Context, t *testing.T, target Target) {
 		forbidden("nodes is forbidden: "+cluster("list", "nodes", "")+fmt.Sprintf(`: rbac: RBAC: clusterrole.rbac.authorization.k8s.io %q not found`, crb), &metav1.StatusDetails{Kind: "nodes"}))
 }
 
-// RunRBACRuleMatching: what a Role grants, rule by rule: verbs, resources
+// runRBACRuleMatching: what a Role grants, rule by rule: verbs, resources
 // with their subresources ("pods/log", "*/scale"), resourceNames (which
 // also allow a list by metadata.name field selector, the name
 // RequestInfo reads from it), and a group's "*" verbs. An allowed request
 // reaches the handler (404 for a missing object), a denied one is 403.
-func RunRBACRuleMatching(ctx context.Context, t *testing.T, target Target) {
+func runRBACRuleMatching(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	user := uniqueUser("bob")
 	e.createRole(ctx, "reader",
@@ -145,11 +154,11 @@ func RunRBACRuleMatching(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunRBACNonResource: a ClusterRole's nonResourceURLs, exact or with a "*"
+// runRBACNonResource: a ClusterRole's nonResourceURLs, exact or with a "*"
 // suffix, bound to a user by a ClusterRoleBinding; the bootstrap
 // system:discovery and system:public-info-viewer roles give every
 // authenticated user discovery and the health endpoints.
-func RunRBACNonResource(ctx context.Context, t *testing.T, target Target) {
+func runRBACNonResource(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	user := uniqueUser("carol")
 	name := "conformance-nonres-" + randomSuffix()

@@ -11,6 +11,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
+// rbacReviewsCases are the cases of this file, in the order [Cases] runs them.
+func rbacReviewsCases() []Case {
+	return []Case{
+		{Name: "RBACAccessReviews", Run: runRBACAccessReviews},
+		{Name: "RBACSelfSubjectRules", Run: runRBACSelfSubjectRules},
+	}
+}
+
 // accessReview POSTs a review of kind with spec to path and returns its
 // status.
 func accessReview(ctx context.Context, t *testing.T, c *client, path, kind string, spec object) object {
@@ -33,12 +41,12 @@ func awaitAllowed(ctx context.Context, t *testing.T, c *client, ns, verb, resour
 	})
 }
 
-// RunRBACAccessReviews: SelfSubjectAccessReview (kubectl auth can-i) and
+// runRBACAccessReviews: SelfSubjectAccessReview (kubectl auth can-i) and
 // SubjectAccessReview answer from the authorizer: denied with no reason,
 // allowed with RBAC's reason naming the binding, role and subject, a
 // system:masters subject allowed by the privileged group authorizer with
 // none; a label selector that does not parse is an evaluation error.
-func RunRBACAccessReviews(ctx context.Context, t *testing.T, target Target) {
+func runRBACAccessReviews(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	user := uniqueUser("dave")
 	e.createRole(ctx, "pod-reader", rule(strs("get", "list"), strs(""), strs("pods")))
@@ -82,11 +90,11 @@ func RunRBACAccessReviews(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunRBACSelfSubjectRules: kubectl auth can-i --list: the rules RBAC lists
+// runRBACSelfSubjectRules: kubectl auth can-i --list: the rules RBAC lists
 // for a user in a namespace, those of the bootstrap roles every
 // authenticated user is bound to and those of the user's own role, and in
 // another namespace the bootstrap ones alone.
-func RunRBACSelfSubjectRules(ctx context.Context, t *testing.T, target Target) {
+func runRBACSelfSubjectRules(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	user := uniqueUser("erin")
 	e.createRole(ctx, "mixed",

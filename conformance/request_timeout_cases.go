@@ -14,18 +14,25 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// requestTimeoutCases are the cases of this file, in the order [Cases] runs them.
+func requestTimeoutCases() []Case {
+	return []Case{
+		{Name: "RequestTimeoutParam", Run: runRequestTimeoutParam},
+	}
+}
+
 // invalidTimeout is the 400 for a malformed ?timeout= of parse error msg.
 func invalidTimeout(msg string) statusShape {
 	return wantStatus(http.StatusBadRequest, metav1.StatusReasonBadRequest,
 		"invalid timeout specified in the request URL - "+msg, nil)
 }
 
-// RunRequestTimeoutParam: a ?timeout= that time.ParseDuration rejects is
+// runRequestTimeoutParam: a ?timeout= that time.ParseDuration rejects is
 // a 400 BadRequest on resource and non-resource paths alike (even for a
 // caller without credentials, and before a create stores anything);
 // valid durations, negative and zero ones included, are accepted; a watch
 // ignores ?timeout= (only timeoutSeconds bounds it).
-func RunRequestTimeoutParam(ctx context.Context, t *testing.T, target Target) {
+func runRequestTimeoutParam(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	for _, tc := range []struct{ value, msg string }{
 		{"invalid", `time: invalid duration "invalid"`},

@@ -9,16 +9,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// resourcesliceFieldsCases are the cases of this file, in the order [Cases] runs them.
+func resourcesliceFieldsCases() []Case {
+	return []Case{
+		{Name: "ListResourceSliceFieldSelectors", Run: runListResourceSliceFieldSelectors},
+	}
+}
+
 // resourceSlicesPath is the collection of resource.k8s.io/v1 ResourceSlices
 // (cluster-scoped).
 const resourceSlicesPath = "/apis/resource.k8s.io/v1/resourceslices"
 
-// RunListResourceSliceFieldSelectors: ResourceSlices are listed by
+// runListResourceSliceFieldSelectors: ResourceSlices are listed by
 // spec.driver, spec.nodeName and spec.pool.name (resource/v1/conversion.go,
 // resourceslice/strategy.go toSelectableFields; DRA drivers' controllers
 // list their slices so), a slice without a node matching spec.nodeName="";
 // any other field is a 400 naming the group-version and kind.
-func RunListResourceSliceFieldSelectors(ctx context.Context, t *testing.T, target Target) {
+func runListResourceSliceFieldSelectors(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	driver := e.ns + ".example.com"
 	for _, s := range []struct{ name, pool, node string }{

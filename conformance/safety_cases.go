@@ -12,6 +12,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// safetyCases are the cases of this file, in the order [Cases] runs them.
+func safetyCases() []Case {
+	return []Case{
+		{Name: "WriteBodyTooLargeEveryType", Run: runWriteBodyTooLargeEveryType},
+		{Name: "WriteTooDeepEveryType", Run: runWriteTooDeepEveryType},
+		{Name: "YAMLAliasBomb", Run: runYAMLAliasBomb},
+		{Name: "PatchManyKeys", Run: runPatchManyKeys},
+		{Name: "AnonymousOtherPaths", Run: runAnonymousOtherPaths},
+		{Name: "ObjectTooLargeForStorage", Run: runObjectTooLargeForStorage},
+	}
+}
+
 // Issue 13's write limits on every verb, content type and patch type, and
 // the anonymous answers of the paths around the public ones (limits_cases.go
 // and auth_cases.go have the first cases).
@@ -21,13 +33,13 @@ import (
 var tooLarge = wantStatus(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
 	fmt.Sprintf("Request entity too large: limit is %d", maxBodyBytes), nil)
 
-// RunWriteBodyTooLargeEveryType: a body one byte over 3 MiB is 413 for
+// runWriteBodyTooLargeEveryType: a body one byte over 3 MiB is 413 for
 // every write verb, content type and patch type, on subresources and
 // collections too. The handlers' order shows where a bad Content-Type
 // meets a large body: a create negotiates its decoder first (415), an
 // update and a delete read the body first (413); a PATCH's type is checked
 // by the route before anything is read (415).
-func RunWriteBodyTooLargeEveryType(ctx context.Context, t *testing.T, target Target) {
+func runWriteBodyTooLargeEveryType(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	body := bytes.Repeat([]byte(" "), maxBodyBytes+1)
@@ -64,9 +76,9 @@ func RunWriteBodyTooLargeEveryType(ctx context.Context, t *testing.T, target Tar
 	}
 }
 
-// RunWriteTooDeepEveryType: nesting past 10 000 levels in an update's YAML
+// runWriteTooDeepEveryType: nesting past 10 000 levels in an update's YAML
 // and an apply's YAML is 400 with the decoder's depth error.
-func RunWriteTooDeepEveryType(ctx context.Context, t *testing.T, target Target) {
+func runWriteTooDeepEveryType(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	deep := strings.Repeat("[", tooDeep) + strings.Repeat("]", tooDeep)
@@ -95,10 +107,10 @@ func yamlAliasBomb(name string) []byte {
 	return []byte(b.String())
 }
 
-// RunYAMLAliasBomb: a YAML body whose aliases would expand to billions of
+// runYAMLAliasBomb: a YAML body whose aliases would expand to billions of
 // nodes is refused by the decoder (go-yaml's excessive aliasing check) on
 // create, update and apply.
-func RunYAMLAliasBomb(ctx context.Context, t *testing.T, target Target) {
+func runYAMLAliasBomb(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
 	aliasing := func(body []byte) statusShape {
@@ -121,9 +133,9 @@ func RunYAMLAliasBomb(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunPatchManyKeys: only JSON patches have an operation limit: merge and
+// runPatchManyKeys: only JSON patches have an operation limit: merge and
 // strategic merge patches of 10 001 keys apply.
-func RunPatchManyKeys(ctx context.Context, t *testing.T, target Target) {
+func runPatchManyKeys(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	data := object{}
@@ -136,10 +148,10 @@ func RunPatchManyKeys(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunAnonymousOtherPaths: around the paths anonymous callers may read,
+// runAnonymousOtherPaths: around the paths anonymous callers may read,
 // kube-apiserver's default RBAC answers 403 for a trailing slash (but
 // /version/), other methods and the discovery documents.
-func RunAnonymousOtherPaths(ctx context.Context, t *testing.T, target Target) {
+func runAnonymousOtherPaths(ctx context.Context, t *testing.T, target Target) {
 	c := anonymousClient(t, target)
 	r := c.do(ctx, t, request{Path: "/version/"})
 	r.mustCode(t, http.StatusOK, "anonymous GET /version/")
@@ -181,7 +193,7 @@ func bigEvent(ns, name string, n int) object {
 		"reason":         "R", "message": strings.Repeat("m", n), "type": "Normal"}
 }
 
-// RunObjectTooLargeForStorage: kube-apiserver writes each object to etcd
+// runObjectTooLargeForStorage: kube-apiserver writes each object to etcd
 // in one request, which etcd's client refuses over 2 MiB (gRPC send limit)
 // and etcd itself over 1.5 MiB, both a 500 with etcd's words and no
 // reason, however the object got large (a body under the 3 MiB body
@@ -189,7 +201,7 @@ func bigEvent(ns, name string, n int) object {
 // too large only because of its managedFields is stored without them
 // (handlers isTooLargeError: create, update and patch retry so), unless
 // the write is a server-side apply.
-func RunObjectTooLargeForStorage(ctx context.Context, t *testing.T, target Target) {
+func runObjectTooLargeForStorage(ctx context.Context, t *testing.T, target Target) {
 	skipUnlessComparing(t)
 	e := setup(ctx, t, target)
 	events := nsPath(e.ns, "events")

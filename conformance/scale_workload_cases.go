@@ -11,11 +11,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// RunScaleReplicaSetStatefulSet: GET replicasets/NAME/scale and
+// scaleWorkloadCases are the cases of this file, in the order [Cases] runs them.
+func scaleWorkloadCases() []Case {
+	return []Case{
+		{Name: "ScaleReplicaSetStatefulSet", Run: runScaleReplicaSetStatefulSet},
+	}
+}
+
+// runScaleReplicaSetStatefulSet: GET replicasets/NAME/scale and
 // statefulsets/NAME/scale are autoscaling/v1 Scales of the object (its
 // replicas, its selector as a string), and a merge patch of the scale
 // changes the object's spec.replicas.
-func RunScaleReplicaSetStatefulSet(ctx context.Context, t *testing.T, target Target) {
+func runScaleReplicaSetStatefulSet(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	for _, res := range []struct{ kind, plural string }{{"ReplicaSet", "replicasets"}, {"StatefulSet", "statefulsets"}} {
 		body := deployment("w", 2)

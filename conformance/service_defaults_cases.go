@@ -22,6 +22,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// serviceDefaultsCases are the cases of this file, in the order [Cases] runs them.
+func serviceDefaultsCases() []Case {
+	return []Case{
+		{Name: "ServiceDefaults", Run: runServiceDefaults},
+		{Name: "ServiceClusterIPAllocation", Run: runServiceClusterIPAllocation},
+		{Name: "ServiceNodePorts", Run: runServiceNodePorts},
+		{Name: "ServiceDryRunAllocation", Run: runServiceDryRunAllocation},
+		{Name: "ServiceClusterIPFields", Run: runServiceClusterIPFields},
+	}
+}
+
 // serviceCIDR is the reference server's --service-cluster-ip-range (its
 // test server's) and the fake's default.
 var serviceCIDR = netip.MustParsePrefix("10.0.0.0/16")
@@ -101,13 +112,13 @@ func lowServiceIP() string { return fmt.Sprintf("10.0.0.%d", 16+rand.IntN(235)) 
 // dynamic allocation starts.
 func lowNodePort() int { return 30000 + rand.IntN(80) }
 
-// RunServiceDefaults: a ClusterIP Service gets type, sessionAffinity None,
+// runServiceDefaults: a ClusterIP Service gets type, sessionAffinity None,
 // port protocol TCP and targetPort = port, internalTrafficPolicy Cluster,
 // ipFamilies [IPv4], ipFamilyPolicy SingleStack and a cluster IP; ClientIP
 // affinity gets its 3-hour timeout; ExternalName gets none of the IP
 // fields nor internalTrafficPolicy; a headless Service keeps "None", with
 // RequireDualStack and both families when it has no selector.
-func RunServiceDefaults(ctx context.Context, t *testing.T, target Target) {
+func runServiceDefaults(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	defer e.deleteServices(ctx, "cip", "aff", "ext", "hl", "hls")
 	port := []any{map[string]any{"port": float64(80), "protocol": "TCP", "targetPort": float64(80)}}
@@ -148,12 +159,12 @@ func RunServiceDefaults(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunServiceClusterIPAllocation: allocated cluster IPs are distinct; a
+// runServiceClusterIPAllocation: allocated cluster IPs are distinct; a
 // requested one is kept if free, and refused (422) when taken, outside
 // the CIDR or the CIDR's network address; a deleted Service's IP is free
 // again, and so is that of a Service turned ExternalName. Dual-stack
 // requests fail on a single-stack cluster.
-func RunServiceClusterIPAllocation(ctx context.Context, t *testing.T, target Target) {
+func runServiceClusterIPAllocation(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	defer e.deleteServices(ctx, "a", "b", "req", "req2", "req3", "req4")
 	ports := []any{object{"port": 80}}
@@ -210,14 +221,14 @@ func RunServiceClusterIPAllocation(ctx context.Context, t *testing.T, target Tar
 	}
 }
 
-// RunServiceNodePorts: NodePort and LoadBalancer Services get node ports
+// runServiceNodePorts: NodePort and LoadBalancer Services get node ports
 // (ports of one number share one), externalTrafficPolicy Cluster and, for
 // LoadBalancer, allocateLoadBalancerNodePorts true; none with it false; a
 // Local LoadBalancer gets a healthCheckNodePort. A requested port is
 // kept, refused when taken or out of range, and free again once its
 // Service is deleted or turned ClusterIP. An update leaving out the
 // allocated values keeps them.
-func RunServiceNodePorts(ctx context.Context, t *testing.T, target Target) {
+func runServiceNodePorts(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	defer e.deleteServices(ctx, "np", "lb", "lbn", "lbl", "req", "req2", "req3")
 	spec := e.createService(ctx, svcBody("np", object{"type": "NodePort", "ports": []any{
@@ -287,10 +298,10 @@ func RunServiceNodePorts(ctx context.Context, t *testing.T, target Target) {
 	e.createService(ctx, svcBody("req3", object{"type": "NodePort", "ports": []any{object{"port": 80, "nodePort": p}}}), nil)
 }
 
-// RunServiceDryRunAllocation: a dry-run create allocates nothing and
+// runServiceDryRunAllocation: a dry-run create allocates nothing and
 // reports placeholders: the CIDR's network address as cluster IP and
 // 32769 onwards as node ports; a requested IP is kept.
-func RunServiceDryRunAllocation(ctx context.Context, t *testing.T, target Target) {
+func runServiceDryRunAllocation(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	spec := e.createService(ctx, svcBody("np", object{"type": "NodePort", "ports": []any{
 		object{"name": "a", "port": 80}, object{"name": "b", "port": 81}}}), dryRun())
@@ -312,12 +323,12 @@ func RunServiceDryRunAllocation(ctx context.Context, t *testing.T, target Target
 	r.mustCode(t, http.StatusNotFound, "dry-run service stored")
 }
 
-// RunServiceClusterIPFields: the IP fields are checked before anything is
+// runServiceClusterIPFields: the IP fields are checked before anything is
 // allocated: clusterIP and clusterIPs agree, each IP is valid (strictly),
 // "None" stands alone, one IP per family, of the family ipFamilies names,
 // families and policy are known values; a family the cluster lacks is
 // refused. PreferDualStack falls back to one family.
-func RunServiceClusterIPFields(ctx context.Context, t *testing.T, target Target) {
+func runServiceClusterIPFields(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	defer e.deleteServices(ctx, "pref")
 	ports := []any{object{"port": 80}}

@@ -18,6 +18,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// statusMetadataCases are the cases of this file, in the order [Cases] runs them.
+func statusMetadataCases() []Case {
+	return []Case{
+		{Name: "StatusMetadataPod", Run: runStatusMetadataPod},
+		{Name: "StatusMetadataPodAnnotations", Run: runStatusMetadataPodAnnotations},
+		{Name: "StatusMetadataDeployment", Run: runStatusMetadataDeployment},
+		{Name: "StatusMetadataKeepsAll", Run: runStatusMetadataKeepsAll},
+		{Name: "StatusMetadataCustomResource", Run: runStatusMetadataCustomResource},
+		{Name: "StatusMetadataReset", Run: runStatusMetadataReset},
+		{Name: "StatusMetadataCSR", Run: runStatusMetadataCSR},
+	}
+}
+
 // statusMeta is what the cases compare after a status write: the
 // user-set metadata, generation, and the fields the writer's entry on
 // the status subresource claims (nil when it has none).
@@ -79,11 +92,11 @@ func (e *env) metaPut(ctx context.Context, path, manager string, o object, edit 
 // testOwner is an ownerReference a status write tries to add.
 var testOwner = []any{object{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6f1c3c5e-5d7b-4f0e-9d2a-3f2b1c0d9e8a"}}
 
-// RunStatusMetadataPod: PATCH and PUT of pods/status store label and
+// runStatusMetadataPod: PATCH and PUT of pods/status store label and
 // annotation changes (owned by the status writer) but not
 // ownerReferences; the mirror pod and AppArmor annotations may not be
 // added there.
-func RunStatusMetadataPod(ctx context.Context, t *testing.T, target Target) {
+func runStatusMetadataPod(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	p := pod("p", "node-a", object{"name": "c", "image": "busybox"})
 	metaOf(p)["labels"] = object{"app": "p"}
@@ -115,12 +128,12 @@ func RunStatusMetadataPod(ctx context.Context, t *testing.T, target Target) {
 		cause(metav1.CauseTypeForbidden, "metadata.annotations["+apparmor+"]", "Forbidden: may not add AppArmor annotations")))
 }
 
-// RunStatusMetadataPodAnnotations: a pod created with a mirror pod
+// runStatusMetadataPodAnnotations: a pod created with a mirror pod
 // annotation keeps it through status writes, which may neither change
 // nor remove it; an unbound pod may not carry it; a pod-deletion-cost is
 // a 32-bit integer; an AppArmor annotation names a container and a
 // profile.
-func RunStatusMetadataPodAnnotations(ctx context.Context, t *testing.T, target Target) {
+func runStatusMetadataPodAnnotations(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	mirror := "kubernetes.io/config.mirror"
 	p := pod("m", "node-a", object{"name": "c", "image": "busybox"})
@@ -153,10 +166,10 @@ func RunStatusMetadataPodAnnotations(ctx context.Context, t *testing.T, target T
 		invalidValue("metadata.annotations["+apparmor+"]", "bad", `invalid AppArmor profile name: "bad"`)))
 }
 
-// RunStatusMetadataDeployment: the Deployment status strategy resets the
+// runStatusMetadataDeployment: the Deployment status strategy resets the
 // labels (its reset fields say so: the writer owns none) and keeps
 // annotation changes, through PATCH, PUT and apply.
-func RunStatusMetadataDeployment(ctx context.Context, t *testing.T, target Target) {
+func runStatusMetadataDeployment(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createAt(ctx, e.deployments(), deployment("d", 1), "create deployment")
 	path := e.deployments() + "/d"
@@ -181,10 +194,10 @@ func RunStatusMetadataDeployment(ctx context.Context, t *testing.T, target Targe
 		Owned: fields(t, `{"f:metadata":{"f:annotations":{"f:example.com/applied":{}}}}`)})
 }
 
-// RunStatusMetadataKeepsAll: a ReplicaSet's status strategy only resets
+// runStatusMetadataKeepsAll: a ReplicaSet's status strategy only resets
 // the spec, so a status write stores labels, annotations, finalizers and
 // ownerReferences, adds and removals alike; generation does not move.
-func RunStatusMetadataKeepsAll(ctx context.Context, t *testing.T, target Target) {
+func runStatusMetadataKeepsAll(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rs := deployment("r", 1)
 	rs["kind"] = "ReplicaSet"
@@ -208,12 +221,12 @@ func RunStatusMetadataKeepsAll(ctx context.Context, t *testing.T, target Target)
 		Owned: fields(t, `{"f:metadata":{"f:labels":{"f:st":{}}}}`)})
 }
 
-// RunStatusMetadataCustomResource: the custom resource status strategy
+// runStatusMetadataCustomResource: the custom resource status strategy
 // keeps only the request's status, so metadata changes through /status
 // are dropped, and the writer's entry does not claim them (its reset
 // fields name metadata and spec). The CRD's own status strategy resets
 // nothing.
-func RunStatusMetadataCustomResource(ctx context.Context, t *testing.T, target Target) {
+func runStatusMetadataCustomResource(ctx context.Context, t *testing.T, target Target) {
 	ce := setupCRD(ctx, t, target)
 	ce.createWidget(ctx, "w", object{"size": 1})
 	path := ce.widgets() + "/w"
@@ -245,12 +258,12 @@ func decodedOK(t testing.TB, r response, what string) object {
 	return decoded(t, r)
 }
 
-// RunStatusMetadataReset: a FlowSchema's status strategy keeps the whole
+// runStatusMetadataReset: a FlowSchema's status strategy keeps the whole
 // stored metadata (its reset fields name metadata), so metadata-only
 // status patches change nothing and record no owner. (Merge patches only:
 // a PUT would race the APF controller's status writes on the real
 // server. generation is not compared: lw-sim's FlowSchemas have none.)
-func RunStatusMetadataReset(ctx context.Context, t *testing.T, target Target) {
+func runStatusMetadataReset(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	const fsPath = "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas"
 	name := "lwsim-" + randomSuffix()
@@ -271,10 +284,10 @@ func RunStatusMetadataReset(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunStatusMetadataCSR: a CertificateSigningRequest's status and approval
+// runStatusMetadataCSR: a CertificateSigningRequest's status and approval
 // strategies leave the metadata alone, so both subresources store label
 // changes, owned by their writers.
-func RunStatusMetadataCSR(ctx context.Context, t *testing.T, target Target) {
+func runStatusMetadataCSR(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := e.createCSR(ctx, target)
 	r := e.metaPatch(ctx, path, "meta-patch", object{"labels": object{"st": "patched"}})

@@ -16,6 +16,16 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
+// statusValidationCases are the cases of this file, in the order [Cases] runs them.
+func statusValidationCases() []Case {
+	return []Case{
+		{Name: "ValidateDeploymentStatus", Run: runValidateDeploymentStatus},
+		{Name: "ValidateWorkloadStatus", Run: runValidateWorkloadStatus},
+		{Name: "ValidateJobStatus", Run: runValidateJobStatus},
+		{Name: "ValidatePodStatus", Run: runValidatePodStatus},
+	}
+}
+
 // Messages of the status validations (kubernetes pkg/apis/apps/validation,
 // pkg/apis/batch/validation).
 const (
@@ -51,11 +61,11 @@ func (e *env) appsPath(resource string) string {
 	return "/apis/apps/v1/namespaces/" + e.ns + "/" + resource
 }
 
-// RunValidateDeploymentStatus: a Deployment's status counters are not
+// runValidateDeploymentStatus: a Deployment's status counters are not
 // negative, none is above status.replicas, availableReplicas is not above
 // readyReplicas and collisionCount never goes down; PUT and PATCH of
 // /status both check, and a valid status is stored.
-func RunValidateDeploymentStatus(ctx context.Context, t *testing.T, target Target) {
+func runValidateDeploymentStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createAt(ctx, e.deployments(), deployment("d", 1), "create deployment")
 	path := e.deployments() + "/d"
@@ -87,10 +97,10 @@ func RunValidateDeploymentStatus(ctx context.Context, t *testing.T, target Targe
 		invalidInt("status.collisionCount", "1", notDecremented)))
 }
 
-// RunValidateWorkloadStatus: the status rules of ReplicaSets,
+// runValidateWorkloadStatus: the status rules of ReplicaSets,
 // StatefulSets (which check the status before the metadata and say
 // "status.readyReplicas"), DaemonSets and ReplicationControllers.
-func RunValidateWorkloadStatus(ctx context.Context, t *testing.T, target Target) {
+func runValidateWorkloadStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rs := deployment("r", 1)
 	rs["kind"] = "ReplicaSet"
@@ -141,11 +151,11 @@ func job(name string) object {
 // condition is a Job condition of type typ with status True.
 func condition(typ string) object { return object{"type": typ, "status": "True"} }
 
-// RunValidateJobStatus: what a test that fakes a Job's completion must
+// runValidateJobStatus: what a test that fakes a Job's completion must
 // write: Complete=True needs SuccessCriteriaMet=True, a startTime and a
 // completionTime (not before startTime); ready pods are not more than the
 // active ones; counters do not decrease; a terminal condition stays.
-func RunValidateJobStatus(ctx context.Context, t *testing.T, target Target) {
+func runValidateJobStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	jobs := "/apis/batch/v1/namespaces/" + e.ns + "/jobs"
 	e.createAt(ctx, jobs, job("j"), "create job")
@@ -181,11 +191,11 @@ func RunValidateJobStatus(ctx context.Context, t *testing.T, target Target) {
 		invalidInt("status.succeeded", "0", "cannot decrease the succeeded counter")))
 }
 
-// RunValidatePodStatus: a pod's status write checks condition types
+// runValidatePodStatus: a pod's status write checks condition types
 // (qualified names, bar the system ones), IPs, observedGeneration,
 // nominatedNodeName and qosClass; a podIP alone is stored with the podIPs
 // defaulting derives from it.
-func RunValidatePodStatus(ctx context.Context, t *testing.T, target Target) {
+func runValidatePodStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createPod(ctx, pod("p", "node-a", object{"name": "c", "image": "busybox"}))
 	path := e.pods() + "/p"

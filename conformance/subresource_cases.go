@@ -12,10 +12,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// RunScaleGet: GET deployments/NAME/scale is the autoscaling/v1 Scale of
+// subresourceCases are the cases of this file, in the order [Cases] runs them.
+func subresourceCases() []Case {
+	return []Case{
+		{Name: "ScaleGet", Run: runScaleGet},
+		{Name: "ScaleUpdate", Run: runScaleUpdate},
+		{Name: "Eviction", Run: runEviction},
+		{Name: "Binding", Run: runBinding},
+		{Name: "SubresourceDiscovery", Run: runSubresourceDiscovery},
+		{Name: "ScaleMisc", Run: runScaleMisc},
+		{Name: "SubresourceErrors", Run: runSubresourceErrors},
+	}
+}
+
+// runScaleGet: GET deployments/NAME/scale is the autoscaling/v1 Scale of
 // the Deployment: its identity and resourceVersion, spec.replicas, and
 // the selector as a string.
-func RunScaleGet(ctx context.Context, t *testing.T, target Target) {
+func runScaleGet(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Body: deployment("web", 2)})
 	r.mustCode(t, http.StatusCreated, "create deployment")
@@ -40,10 +53,10 @@ func RunScaleGet(ctx context.Context, t *testing.T, target Target) {
 			&metav1.StatusDetails{Name: "nope", Group: "apps", Kind: "deployments"}))
 }
 
-// RunScaleUpdate: PUT and PATCH of the scale change the Deployment's
+// runScaleUpdate: PUT and PATCH of the scale change the Deployment's
 // spec.replicas (a MODIFIED event, generation bumped) with the
 // Deployment's resourceVersion precondition, and answer the new Scale.
-func RunScaleUpdate(ctx context.Context, t *testing.T, target Target) {
+func runScaleUpdate(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Body: deployment("web", 1)})
 	r.mustCode(t, http.StatusCreated, "create deployment")
@@ -84,10 +97,10 @@ func RunScaleUpdate(ctx context.Context, t *testing.T, target Target) {
 		cause(metav1.CauseTypeFieldValueInvalid, "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")))
 }
 
-// RunEviction: POST pods/NAME/eviction is 201 with a Success Status; a
+// runEviction: POST pods/NAME/eviction is 201 with a Success Status; a
 // scheduled pod is then marked for deletion (grace 30) with the
 // DisruptionTarget condition, an unscheduled one is gone.
-func RunEviction(ctx context.Context, t *testing.T, target Target) {
+func runEviction(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createPod(ctx, pod("bound", "node-a", object{"name": "c", "image": "busybox"}))
 	e.createPod(ctx, pod("pending", "", object{"name": "c", "image": "busybox"}))
@@ -135,9 +148,9 @@ func RunEviction(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "eviction naming another pod", r, badRequest("name in URL does not match name in Eviction object"))
 }
 
-// RunBinding: POST pods/NAME/binding is 201 with a Success Status and
+// runBinding: POST pods/NAME/binding is 201 with a Success Status and
 // binds the pod (spec.nodeName, PodScheduled); binding it again is 409.
-func RunBinding(ctx context.Context, t *testing.T, target Target) {
+func runBinding(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	orig := e.createPod(ctx, pod("p", "", object{"name": "c", "image": "busybox"}))
 	bind := func(node string) response {
@@ -168,9 +181,9 @@ func RunBinding(ctx context.Context, t *testing.T, target Target) {
 		wantStatus(http.StatusInternalServerError, "", "target.name: Required value", nil))
 }
 
-// RunSubresourceDiscovery: legacy discovery lists deployments/scale,
+// runSubresourceDiscovery: legacy discovery lists deployments/scale,
 // pods/eviction and pods/binding as kube-apiserver does.
-func RunSubresourceDiscovery(ctx context.Context, t *testing.T, target Target) {
+func runSubresourceDiscovery(ctx context.Context, t *testing.T, target Target) {
 	c := newClient(t, target)
 	find := func(path, name string) *metav1.APIResource {
 		var l metav1.APIResourceList
@@ -207,10 +220,10 @@ func RunSubresourceDiscovery(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunScaleMisc: the scale of a Deployment created without replicas reads
+// runScaleMisc: the scale of a Deployment created without replicas reads
 // the default, 1; a Scale with another uid is 409; ReplicationControllers
 // have a scale whose selector is their label map.
-func RunScaleMisc(ctx context.Context, t *testing.T, target Target) {
+func runScaleMisc(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := deployment("web", 1)
 	delete(body["spec"].(object), "replicas")
@@ -247,10 +260,10 @@ func RunScaleMisc(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunSubresourceErrors: a Binding with another uid is 409 quoting the
+// runSubresourceErrors: a Binding with another uid is 409 quoting the
 // storage precondition error; an Eviction whose deleteOptions.dryRun
 // disagrees with the request's is a 500.
-func RunSubresourceErrors(ctx context.Context, t *testing.T, target Target) {
+func runSubresourceErrors(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	p := e.createPod(ctx, pod("p", "", object{"name": "c", "image": "busybox"}))
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.pods() + "/p/binding", Body: object{"apiVersion": "v1", "kind": "Binding",

@@ -26,6 +26,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// tableCases are the cases of this file, in the order [Cases] runs them.
+func tableCases() []Case {
+	return []Case{
+		{Name: "TableCertificateSigningRequest", Run: runTableCertificateSigningRequest},
+		{Name: "TableHorizontalPodAutoscaler", Run: runTableHorizontalPodAutoscaler},
+		{Name: "TablePersistentVolumes", Run: runTablePersistentVolumes},
+		{Name: "TableEndpoints", Run: runTableEndpoints},
+		{Name: "TableQuotaAndNetworkPolicy", Run: runTableQuotaAndNetworkPolicy},
+		{Name: "TableStorageClasses", Run: runTableStorageClasses},
+	}
+}
+
 var (
 	tcMetaDoc = metav1.ObjectMeta{}.SwaggerDoc()
 	tcName    = metav1.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: tcMetaDoc["name"]}
@@ -93,10 +105,10 @@ func (e *env) deleteAfter(ctx context.Context, target Target, path string) {
 	})
 }
 
-// RunTableCertificateSigningRequest: NAME, AGE, SIGNERNAME, REQUESTOR
+// runTableCertificateSigningRequest: NAME, AGE, SIGNERNAME, REQUESTOR
 // (spec.username, set by the server), REQUESTEDDURATION and CONDITION,
 // Pending then Approved.
-func RunTableCertificateSigningRequest(ctx context.Context, t *testing.T, target Target) {
+func runTableCertificateSigningRequest(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "lw-sim"}}, newKey(t))
 	if err != nil {
@@ -143,11 +155,11 @@ func hpaColumns() []metav1.TableColumnDefinition {
 	}
 }
 
-// RunTableHorizontalPodAutoscaler: the default CPU target of an HPA
+// runTableHorizontalPodAutoscaler: the default CPU target of an HPA
 // without metrics (v2 defaulting, v1 conversion), current/target of each
 // metric kind with "+ N more..." past two, and autoscaling/v1's CPU
 // percentages.
-func RunTableHorizontalPodAutoscaler(ctx context.Context, t *testing.T, target Target) {
+func runTableHorizontalPodAutoscaler(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	v2 := "/apis/autoscaling/v2/namespaces/" + e.ns + "/horizontalpodautoscalers"
 	e.checkTable(ctx, v2, hpa("autoscaling/v2", "plain"), hpaColumns(), []any{"plain", "Deployment/d", "cpu: <unknown>/80%", "1", float64(3), float64(0), nil})
@@ -174,10 +186,10 @@ func RunTableHorizontalPodAutoscaler(ctx context.Context, t *testing.T, target T
 	e.checkListed(ctx, v1, "cpu", hpaColumns(), []any{"cpu", "Deployment/d", "cpu: 30%/50%", "1", float64(3), float64(1), nil})
 }
 
-// RunTablePersistentVolumes: a claim before and after it is bound, and a
+// runTablePersistentVolumes: a claim before and after it is bound, and a
 // volume, with the phases, reclaim policy and volume mode v1 defaulting
 // gives them.
-func RunTablePersistentVolumes(ctx context.Context, t *testing.T, target Target) {
+func runTablePersistentVolumes(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	pvcSpec, pvcStatus := corev1.PersistentVolumeClaimSpec{}.SwaggerDoc(), corev1.PersistentVolumeClaimStatus{}.SwaggerDoc()
 	pvcCols := []metav1.TableColumnDefinition{tcName,
@@ -226,9 +238,9 @@ func RunTablePersistentVolumes(ctx context.Context, t *testing.T, target Target)
 	e.deleteAfter(ctx, target, "/api/v1/persistentvolumes/"+pvName)
 }
 
-// RunTableEndpoints: Endpoints show up to three address:port pairs and
+// runTableEndpoints: Endpoints show up to three address:port pairs and
 // EndpointSlices their ports and addresses, both with "+ N more...".
-func RunTableEndpoints(ctx context.Context, t *testing.T, target Target) {
+func runTableEndpoints(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	eps := "/api/v1/namespaces/" + e.ns + "/endpoints"
 	epCols := []metav1.TableColumnDefinition{tcName, tcCol("Endpoints", "string", corev1.Endpoints{}.SwaggerDoc()["subsets"]), tcAge}
@@ -256,9 +268,9 @@ func RunTableEndpoints(ctx context.Context, t *testing.T, target Target) {
 	e.checkTable(ctx, slices, empty, esCols, []any{"empty", "IPv6", "<unset>", "<unset>", nil})
 }
 
-// RunTableQuotaAndNetworkPolicy: a ResourceQuota's Request and Limit
+// runTableQuotaAndNetworkPolicy: a ResourceQuota's Request and Limit
 // columns from its status, and a NetworkPolicy's pod selector.
-func RunTableQuotaAndNetworkPolicy(ctx context.Context, t *testing.T, target Target) {
+func runTableQuotaAndNetworkPolicy(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rqs := "/api/v1/namespaces/" + e.ns + "/resourcequotas"
 	rqCols := []metav1.TableColumnDefinition{tcName,
@@ -282,11 +294,11 @@ func RunTableQuotaAndNetworkPolicy(ctx context.Context, t *testing.T, target Tar
 		npCols, []any{"web", "app=web,tier in (a,b)", nil})
 }
 
-// RunTableStorageClasses: StorageClass, VolumeAttributesClass, CSIDriver,
+// runTableStorageClasses: StorageClass, VolumeAttributesClass, CSIDriver,
 // CSINode and VolumeAttachment, with the defaults
 // v1 gives unset fields; CSIStorageCapacity has none. No class is made the default: the real server's
 // DefaultStorageClass admission would give it to other cases' claims.
-func RunTableStorageClasses(ctx context.Context, t *testing.T, target Target) {
+func runTableStorageClasses(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	const storage = "/apis/storage.k8s.io/v1/"
 	scDoc := storagev1.StorageClass{}.SwaggerDoc()

@@ -28,9 +28,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// RunTablePodTemplateAndRevision: a PodTemplate (no Age column) and a
+// tableMoreCases are the cases of this file, in the order [Cases] runs them.
+func tableMoreCases() []Case {
+	return []Case{
+		{Name: "TablePodTemplateAndRevision", Run: runTablePodTemplateAndRevision},
+		{Name: "TableEventsV1", Run: runTableEventsV1},
+		{Name: "TableAdmissionConfiguration", Run: runTableAdmissionConfiguration},
+		{Name: "TableFlowControl", Run: runTableFlowControl},
+		{Name: "TableIPAddressAndTrustBundle", Run: runTableIPAddressAndTrustBundle},
+		{Name: "TableDynamicResources", Run: runTableDynamicResources},
+	}
+}
+
+// runTablePodTemplateAndRevision: a PodTemplate (no Age column) and a
 // ControllerRevision naming its controller as kind.group/name.
-func RunTablePodTemplateAndRevision(ctx context.Context, t *testing.T, target Target) {
+func runTablePodTemplateAndRevision(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	pt := object{"apiVersion": "v1", "kind": "PodTemplate", "metadata": object{"name": "pt"},
 		"template": object{"metadata": object{"labels": object{"app": "web"}}, "spec": object{
@@ -73,11 +85,11 @@ func eventColumnsWant() []metav1.TableColumnDefinition {
 	}
 }
 
-// RunTableEventsV1: an events.k8s.io/v1 Event is printed by the core
+// runTableEventsV1: an events.k8s.io/v1 Event is printed by the core
 // event printer (the API shares its storage): regarding as the object,
 // note as the message, reporting controller and instance as the source.
 // The time cells (Last Seen, First Seen) are blanked.
-func RunTableEventsV1(ctx context.Context, t *testing.T, target Target) {
+func runTableEventsV1(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	path := "/apis/events.k8s.io/v1/namespaces/" + e.ns + "/events"
 	e.createAt(ctx, path, object{"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": object{"name": "ev"},
@@ -96,10 +108,10 @@ func RunTableEventsV1(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunTableAdmissionConfiguration: webhook configurations count their
+// runTableAdmissionConfiguration: webhook configurations count their
 // webhooks; admission policies their rules and param kind; bindings show
 // the policy and param reference.
-func RunTableAdmissionConfiguration(ctx context.Context, t *testing.T, target Target) {
+func runTableAdmissionConfiguration(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	const admission = "/apis/admissionregistration.k8s.io/v1/"
 	hookCols := []metav1.TableColumnDefinition{tcName, tcCol("Webhooks", "integer", "Webhooks indicates the number of webhooks registered in this configuration"), tcAge}
@@ -144,10 +156,10 @@ func RunTableAdmissionConfiguration(ctx context.Context, t *testing.T, target Ta
 	e.deleteAfter(ctx, target, admission+"mutatingadmissionpolicybindings/"+mpb)
 }
 
-// RunTableFlowControl: a FlowSchema (its MissingPL cell, set
+// runTableFlowControl: a FlowSchema (its MissingPL cell, set
 // asynchronously by the real server's config controller, is blanked) and
 // a PriorityLevelConfiguration with flowcontrol/v1's defaults.
-func RunTableFlowControl(ctx context.Context, t *testing.T, target Target) {
+func runTableFlowControl(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	const fc = "/apis/flowcontrol.apiserver.k8s.io/v1/"
 	queuing := flowcontrolv1.QueuingConfiguration{}.SwaggerDoc()
@@ -198,10 +210,10 @@ func RunTableFlowControl(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunTableIPAddressAndTrustBundle: an IPAddress row has an age cell but
+// runTableIPAddressAndTrustBundle: an IPAddress row has an age cell but
 // no Age column (as kube-apiserver prints it), a ServiceCIDR joins its
 // CIDRs, and a ClusterTrustBundle has no age at all.
-func RunTableIPAddressAndTrustBundle(ctx context.Context, t *testing.T, target Target) {
+func runTableIPAddressAndTrustBundle(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	ip := "10.255.254." + []string{"7", "8", "9"}[len(e.ns)%3]
 	ipPath := "/apis/networking.k8s.io/v1/ipaddresses"
@@ -236,10 +248,10 @@ func RunTableIPAddressAndTrustBundle(ctx context.Context, t *testing.T, target T
 	e.deleteAfter(ctx, target, ctbPath+"/"+ctb)
 }
 
-// RunTableDynamicResources: resource.k8s.io DeviceClass, ResourceClaim,
+// runTableDynamicResources: resource.k8s.io DeviceClass, ResourceClaim,
 // ResourceClaimTemplate, ResourceSlice and DeviceTaintRule, and a
 // StorageVersionMigration (no Age column, Name without the name format).
-func RunTableDynamicResources(ctx context.Context, t *testing.T, target Target) {
+func runTableDynamicResources(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	const dra = "/apis/resource.k8s.io/v1/"
 	nameAge := []metav1.TableColumnDefinition{tcName, tcAge}

@@ -14,6 +14,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// tableWatchCases are the cases of this file, in the order [Cases] runs them.
+func tableWatchCases() []Case {
+	return []Case{
+		{Name: "TableWatchList", Run: runTableWatchList},
+		{Name: "TableWatchEmptyList", Run: runTableWatchEmptyList},
+		{Name: "TableWatchAge", Run: runTableWatchAge, Exclusive: true},
+	}
+}
+
 // secret is an Opaque Secret body with one data key; its type is given,
 // so the Table does not depend on the type's defaulting.
 func secret(name string) object {
@@ -44,13 +53,13 @@ func blankAge(table object) object {
 	return table
 }
 
-// RunTableWatchList: a watch-list of Secrets as Tables sends each object
+// runTableWatchList: a watch-list of Secrets as Tables sends each object
 // as the Table its GET answers, column definitions in the first event
 // only (null after), and ends its initial events with a BOOKMARK Table of
 // one row printed from the empty bookmark object, the row's object the
 // annotated PartialObjectMetadata (even with includeObject=None), or the
 // bookmark Secret itself with includeObject=Object.
-func RunTableWatchList(ctx context.Context, t *testing.T, target Target) {
+func runTableWatchList(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	secrets := nsPath(e.ns, "secrets")
 	for _, name := range []string{"a", "b", "c"} {
@@ -105,9 +114,9 @@ func checkTableEndBookmark(t *testing.T, table object, include string) {
 	}
 }
 
-// RunTableWatchEmptyList: the end bookmark of an empty watch-list is its
+// runTableWatchEmptyList: the end bookmark of an empty watch-list is its
 // first event, so it carries the column definitions.
-func RunTableWatchEmptyList(ctx context.Context, t *testing.T, target Target) {
+func runTableWatchEmptyList(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	w := e.c.watch(ctx, t, request{Path: nsPath(e.ns, "secrets"), Accept: tableAccept,
 		Query: q("sendInitialEvents", "true", "resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true", "labelSelector", "watchlist=true")})
@@ -119,12 +128,12 @@ func RunTableWatchEmptyList(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunTableWatchAge: the Age cell of a Table event is computed when the
+// runTableWatchAge: the Age cell of a Table event is computed when the
 // event is sent: a watch replaying an object 3 s after another watch was
 // sent it shows it at least 3 s old.
 //
 // Exclusive: on the fake it moves the clock.
-func RunTableWatchAge(ctx context.Context, t *testing.T, target Target) {
+func runTableWatchAge(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	before := itoa(e.currentRV(ctx))
 	e.create(ctx, "a", nil)

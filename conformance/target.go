@@ -43,8 +43,9 @@ type Clock interface {
 // watch history: once ForgetHistory returns, a watch from an RV written
 // before the call is "too old" (the in-stream ERROR 410). The real server
 // does this when its kube-apiserver restarts over the same etcd (the watch
-// cache re-lists at etcd's current revision; spec §4.4, evidence run2); the
-// fake when it is compacted at its current RV.
+// cache re-lists at etcd's current revision: storage/cacher/cacher.go
+// startCaching, observed on v1.37.2); the fake when it is compacted at its
+// current RV.
 type HistoryForgetter interface {
 	ForgetHistory(ctx context.Context) error
 }

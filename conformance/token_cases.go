@@ -15,6 +15,14 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// tokenCases are the cases of this file, in the order [Cases] runs them.
+func tokenCases() []Case {
+	return []Case{
+		{Name: "TokenRequest", Run: runTokenRequest},
+		{Name: "TokenAuthentication", Run: runTokenAuthentication},
+	}
+}
+
 // createServiceAccount creates a ServiceAccount in the case's namespace
 // and returns its UID.
 func (e *env) createServiceAccount(ctx context.Context, name string) string {
@@ -116,14 +124,14 @@ func jsonKeys(t *testing.T, raw []byte) []string {
 	}
 }
 
-// RunTokenRequest: POST serviceaccounts/NAME/token (kubectl create token)
+// runTokenRequest: POST serviceaccounts/NAME/token (kubectl create token)
 // answers 201 with the request completed (name, namespace and uid of the
 // service account, expirationSeconds 3600, the API audiences), a
 // managedFields entry of the token subresource, and an ES256 JWT whose
 // claims are the service account's; and kube-apiserver's errors for a
 // missing account, a bad expiration, a foreign name, a mismatched UID and
 // bound objects of the wrong kind or account.
-func RunTokenRequest(ctx context.Context, t *testing.T, target Target) {
+func runTokenRequest(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	uid := e.createServiceAccount(ctx, "robot")
 	o := e.requestToken(ctx, "robot", object{})
@@ -199,14 +207,14 @@ func RunTokenRequest(ctx context.Context, t *testing.T, target Target) {
 		wantStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", &metav1.StatusDetails{}))
 }
 
-// RunTokenAuthentication: the server authenticates the tokens it minted
+// runTokenAuthentication: the server authenticates the tokens it minted
 // as their service account (system:serviceaccount:NS:NAME in
 // system:serviceaccounts and system:serviceaccounts:NS, its UID, the
 // token's JTI as credential ID, the bound pod), RBAC authorizes them by
 // their ServiceAccount subjects, and a token whose account or bound pod is
 // gone, or whose audience is not the API's, is 401; TokenReview reports
 // the same, with audiences.
-func RunTokenAuthentication(ctx context.Context, t *testing.T, target Target) {
+func runTokenAuthentication(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	uid := e.createServiceAccount(ctx, "bot")
 	answer := e.requestToken(ctx, "bot", object{})

@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -10,11 +12,56 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// watchCases are the cases of this file, in the order [Cases] runs them.
+func watchCases() []Case {
+	return []Case{
+		{Name: "WatchRVUnsetInitialEvents", Run: runWatchRVUnsetInitialEvents, Exclusive: true},
+		{Name: "WatchRV0WithBookmarksIsWatchList", Run: runWatchRV0WithBookmarksIsWatchList},
+		{Name: "WatchListExplicit", Run: runWatchListExplicit},
+		{Name: "WatchListEmptyCollection", Run: runWatchListEmptyCollection},
+		{Name: "WatchListFromRVCurrentState", Run: runWatchListFromRVCurrentState},
+		{Name: "WatchFromRVReplay", Run: runWatchFromRVReplay},
+		{Name: "WatchFromCurrentRVLiveOnly", Run: runWatchFromCurrentRVLiveOnly},
+		{Name: "WatchLiveEvents", Run: runWatchLiveEvents},
+		{Name: "WatchEventObjectsHaveKind", Run: runWatchEventObjectsHaveKind},
+		{Name: "WatchLimitIgnored", Run: runWatchLimitIgnored},
+		{Name: "WatchLegacyPath", Run: runWatchLegacyPath},
+		{Name: "WatchLegacyNamedPathConflict", Run: runWatchLegacyNamedPathConflict},
+		{Name: "WatchLabelSelectorTransitions", Run: runWatchLabelSelectorTransitions},
+		{Name: "WatchFieldSelectorName", Run: runWatchFieldSelectorName},
+		{Name: "WatchTooLargeRVSilent", Run: runWatchTooLargeRVSilent},
+		{Name: "WatchListTooLargeRV", Run: runWatchListTooLargeRV},
+		{Name: "WatchTimeoutEndsCleanly", Run: runWatchTimeoutEndsCleanly},
+		{Name: "WatchBookmarkBeforeDeadline", Run: runWatchBookmarkBeforeDeadline, Exclusive: true},
+		{Name: "WatchNoBookmarksUnlessAllowed", Run: runWatchNoBookmarksUnlessAllowed},
+		{Name: "WatchTooOldRV", Run: runWatchTooOldRV, Exclusive: true},
+		// sendInitialEvents needs resourceVersionMatch=NotOlderThan (422).
+		watchErrorCase("WatchSendInitialEventsWithoutMatch", q("sendInitialEvents", "true"),
+			listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
+				"Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")),
+		// resourceVersionMatch on a watch needs sendInitialEvents (422).
+		watchErrorCase("WatchMatchWithoutSendInitialEvents", q("resourceVersionMatch", "NotOlderThan", "resourceVersion", "5"),
+			listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
+				"Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")),
+		// Exact is not a watch match (422).
+		watchErrorCase("WatchMatchExactUnsupported", q("sendInitialEvents", "true", "resourceVersionMatch", "Exact"),
+			watchMatchExactInvalid()),
+		// A non-numeric RV on a watch is 500 with no reason: Cacher.Watch
+		// returns ParseResourceVersion's error, no Status
+		// (storage/cacher/cacher.go Watch).
+		watchErrorCase("WatchInvalidRV", q("resourceVersion", "abc"),
+			wantStatus(http.StatusInternalServerError, "",
+				`resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`, nil)),
+		{Name: "WatchSendInitialEventsFalse", Run: runWatchSendInitialEventsFalse},
+	}
+}
+
 // initialEventsEnd is the annotation of the watch-list end bookmark.
 const initialEventsEnd = "k8s.io/initial-events-end"
 
 // shortWatch is the timeoutSeconds of watches that must end by themselves:
-// short enough to keep the suite fast on a real server (spec §4.6).
+// short enough to keep the suite fast on a real server
+// (endpoints/handlers/get.go handleWatch).
 const shortWatch = "2"
 
 // shortWatchWait bounds waiting for a shortWatch to end.
@@ -46,16 +93,17 @@ func (w *watchStream) takeN(ctx context.Context, n int, what string) []event {
 	return evs
 }
 
-// RunWatchRVUnsetInitialEvents: a watch with RV unset is defaulted to
+// runWatchRVUnsetInitialEvents: a watch with RV unset is defaulted to
 // sendInitialEvents: synthetic ADDED for every object in name order with
-// their own RVs, and no bookmark without allowWatchBookmarks (§4.1).
+// their own RVs, and no bookmark without allowWatchBookmarks (apimachinery
+// apis/meta/internalversion/defaults.go SetListOptionsDefaults).
 //
 // The case is exclusive and takes the initial events before it moves a
 // fake's clock: the 2 s timeout runs from the request, and other cases
 // pumping a shared fake clock (50 times real time each) could end the
 // watch before its initial events were written (failed so on the fake at
 // load 16-20).
-func RunWatchRVUnsetInitialEvents(ctx context.Context, t *testing.T, target Target) {
+func runWatchRVUnsetInitialEvents(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "c", "a", "b")
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("timeoutSeconds", shortWatch)})
@@ -71,10 +119,12 @@ func RunWatchRVUnsetInitialEvents(ctx context.Context, t *testing.T, target Targ
 	}
 }
 
-// RunWatchRV0WithBookmarksIsWatchList: resourceVersion=0 with
-// allowWatchBookmarks becomes a watch-list: ADDED for all, then the
-// annotated initial-events-end BOOKMARK (§4.1, §4.5).
-func RunWatchRV0WithBookmarksIsWatchList(ctx context.Context, t *testing.T, target Target) {
+// runWatchRV0WithBookmarksIsWatchList: resourceVersion=0 with
+// allowWatchBookmarks becomes a watch-list: ADDED for all, then the annotated
+// initial-events-end BOOKMARK (apimachinery
+// apis/meta/internalversion/defaults.go SetListOptionsDefaults,
+// storage/cacher/cacher.go setInitialEventsEndBookmarkIfRequested).
+func runWatchRV0WithBookmarksIsWatchList(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
 	e.catchUpCache(ctx) // else the real cache may send b after the bookmark
@@ -87,7 +137,8 @@ func RunWatchRV0WithBookmarksIsWatchList(ctx context.Context, t *testing.T, targ
 }
 
 // checkEndBookmark checks an initial-events-end bookmark: kind ConfigMap,
-// only metadata.resourceVersion (>= minRV) and the annotation (§4.5).
+// only metadata.resourceVersion (>= minRV) and the annotation (storage/util.go
+// AnnotateInitialEventsEndBookmark).
 func checkEndBookmark(t *testing.T, ev event, minRV int64) {
 	t.Helper()
 	if ev.Type != "BOOKMARK" {
@@ -116,10 +167,11 @@ func checkEndBookmark(t *testing.T, ev event, minRV int64) {
 	}
 }
 
-// RunWatchListExplicit: sendInitialEvents=true&resourceVersionMatch=
+// runWatchListExplicit: sendInitialEvents=true&resourceVersionMatch=
 // NotOlderThan&allowWatchBookmarks: initial ADDED, the end bookmark, then
-// live events with RV above it on the same stream (§8.12).
-func RunWatchListExplicit(ctx context.Context, t *testing.T, target Target) {
+// live events with RV above it on the same stream (storage/cacher/cache_watcher.go
+// processInterval).
+func runWatchListExplicit(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "b", "a")
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "true",
@@ -146,18 +198,19 @@ func RunWatchListExplicit(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunWatchListEmptyCollection: a watch-list of an empty collection sends
-// only the annotated bookmark (§4.5).
-func RunWatchListEmptyCollection(ctx context.Context, t *testing.T, target Target) {
+// runWatchListEmptyCollection: a watch-list of an empty collection sends
+// only the annotated bookmark (storage/cacher/cache_watcher.go nextBookmarkTime).
+func runWatchListEmptyCollection(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "true",
 		"resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true")})
 	checkEndBookmark(t, w.mustNext(ctx, "watch-list of nothing"), 0)
 }
 
-// RunWatchListFromRVCurrentState: a watch-list from an old RV sends the
-// current state, not the state at that RV (§4.2).
-func RunWatchListFromRVCurrentState(ctx context.Context, t *testing.T, target Target) {
+// runWatchListFromRVCurrentState: a watch-list from an old RV sends the
+// current state, not the state at that RV (storage/cacher/cacher.go
+// Watch, storage/cacher/watch_cache.go getAllEventsSinceLocked).
+func runWatchListFromRVCurrentState(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
 	upd := rvOf(t, e.update(ctx, "a", "v2", nil))
@@ -172,9 +225,10 @@ func RunWatchListFromRVCurrentState(ctx context.Context, t *testing.T, target Ta
 	checkEndBookmark(t, evs[1], upd)
 }
 
-// RunWatchFromRVReplay: a watch from RV N replays every later change in RV
-// order, each with its own RV, and no synthetic events (§4.2).
-func RunWatchFromRVReplay(ctx context.Context, t *testing.T, target Target) {
+// runWatchFromRVReplay: a watch from RV N replays every later change in RV
+// order, each with its own RV, and no synthetic events
+// (storage/cacher/watch_cache_history.go GetIntervalLocked).
+func runWatchFromRVReplay(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a", "b")
 	u := rvOf(t, e.update(ctx, "a", "v2", nil))
@@ -191,9 +245,9 @@ func RunWatchFromRVReplay(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunWatchFromCurrentRVLiveOnly: a watch from the current RV sends only
-// changes made after it (§4.2).
-func RunWatchFromCurrentRVLiveOnly(ctx context.Context, t *testing.T, target Target) {
+// runWatchFromCurrentRVLiveOnly: a watch from the current RV sends only
+// changes made after it (storage/cacher/cacher.go Watch).
+func runWatchFromCurrentRVLiveOnly(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	cur := e.currentRV(ctx)
@@ -204,9 +258,11 @@ func RunWatchFromCurrentRVLiveOnly(ctx context.Context, t *testing.T, target Tar
 	}
 }
 
-// RunWatchLiveEvents: ADDED, MODIFIED, DELETED on a live watch, with the
-// write responses' RVs; DELETED carries the last state with a new RV (§4.3).
-func RunWatchLiveEvents(ctx context.Context, t *testing.T, target Target) {
+// runWatchLiveEvents: ADDED, MODIFIED, DELETED on a live watch, with the write
+// responses' RVs; DELETED carries the last state with a new RV
+// (storage/cacher/cache_watcher.go convertToWatchEvent, storage/etcd3/store.go
+// conditionalDelete).
+func runWatchLiveEvents(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur))})
@@ -227,10 +283,11 @@ func RunWatchLiveEvents(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunWatchEventObjectsHaveKind: watch event objects carry kind/apiVersion
-// and the stream's Content-Type is application/json even when
-// application/json;stream=watch was asked for (§4.7).
-func RunWatchEventObjectsHaveKind(ctx context.Context, t *testing.T, target Target) {
+// runWatchEventObjectsHaveKind: watch event objects carry kind/apiVersion and
+// the stream's Content-Type is application/json even when
+// application/json;stream=watch was asked for (endpoints/handlers/watch.go
+// serveWatchHandler).
+func runWatchEventObjectsHaveKind(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Accept: "application/json;stream=watch"})
@@ -243,8 +300,9 @@ func RunWatchEventObjectsHaveKind(ctx context.Context, t *testing.T, target Targ
 	}
 }
 
-// RunWatchLimitIgnored: limit on a watch is ignored (§2.2).
-func RunWatchLimitIgnored(ctx context.Context, t *testing.T, target Target) {
+// runWatchLimitIgnored: limit on a watch is ignored (endpoints/handlers/get.go
+// ListResource).
+func runWatchLimitIgnored(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a", "b", "c")
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("limit", "1", "timeoutSeconds", shortWatch)})
@@ -254,9 +312,9 @@ func RunWatchLimitIgnored(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunWatchLegacyPath: /api/v1/watch/namespaces/{ns}/configmaps works as
-// ?watch=true (§2.1).
-func RunWatchLegacyPath(ctx context.Context, t *testing.T, target Target) {
+// runWatchLegacyPath: /api/v1/watch/namespaces/{ns}/configmaps works as
+// ?watch=true (endpoints/handlers/get.go ListResource).
+func runWatchLegacyPath(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	w := e.c.watch(ctx, t, request{Path: "/api/v1/watch/namespaces/" + e.ns + "/configmaps"})
@@ -266,17 +324,19 @@ func RunWatchLegacyPath(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunWatchLegacyNamedPathConflict: a name in the legacy watch path and a
-// different metadata.name field selector (400, §2.1).
-func RunWatchLegacyNamedPathConflict(ctx context.Context, t *testing.T, target Target) {
+// runWatchLegacyNamedPathConflict: a name in the legacy watch path and a
+// different metadata.name field selector (400, endpoints/handlers/get.go
+// ListResource).
+func runWatchLegacyNamedPathConflict(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Path: "/api/v1/watch/namespaces/" + e.ns + "/configmaps/a", Query: q("fieldSelector", "metadata.name=b")})
 	checkStatus(t, "named watch with a conflicting selector", r, badRequest("fieldSelector metadata.name doesn't match requested name"))
 }
 
-// RunWatchLabelSelectorTransitions: leaving a label-selected watch is
-// DELETED with the old labels and the new RV; entering it is ADDED (§4.3).
-func RunWatchLabelSelectorTransitions(ctx context.Context, t *testing.T, target Target) {
+// runWatchLabelSelectorTransitions: leaving a label-selected watch is
+// DELETED with the old labels and the new RV; entering it is ADDED
+// (storage/cacher/cache_watcher.go convertToWatchEvent).
+func runWatchLabelSelectorTransitions(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.create(ctx, "a", map[string]string{"app": "x"})
 	cur := e.currentRV(ctx)
@@ -294,9 +354,10 @@ func RunWatchLabelSelectorTransitions(ctx context.Context, t *testing.T, target 
 	}
 }
 
-// RunWatchFieldSelectorName: a metadata.name field selector gets only that
-// object's events (§2.1, §8.31).
-func RunWatchFieldSelectorName(ctx context.Context, t *testing.T, target Target) {
+// runWatchFieldSelectorName: a metadata.name field selector gets only that
+// object's events (storage/cacher/cache_watcher.go
+// convertToWatchEvent).
+func runWatchFieldSelectorName(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur), "fieldSelector", "metadata.name=b")})
@@ -310,9 +371,9 @@ func RunWatchFieldSelectorName(ctx context.Context, t *testing.T, target Target)
 	}
 }
 
-// RunWatchTooLargeRVSilent: a watch from an RV above the current one (no
-// sendInitialEvents) is accepted and sends nothing (§4.2).
-func RunWatchTooLargeRVSilent(ctx context.Context, t *testing.T, target Target) {
+// runWatchTooLargeRVSilent: a watch from an RV above the current one (no
+// sendInitialEvents) is accepted and sends nothing (storage/cacher/cacher.go Watch).
+func runWatchTooLargeRVSilent(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(e.currentRV(ctx)+1000), "timeoutSeconds", shortWatch)})
@@ -322,9 +383,11 @@ func RunWatchTooLargeRVSilent(ctx context.Context, t *testing.T, target Target) 
 	}
 }
 
-// RunWatchListTooLargeRV: a watch-list from an RV above the current one is
-// 200, then after the freshness wait one ERROR 504 event, then the end (§4.2).
-func RunWatchListTooLargeRV(ctx context.Context, t *testing.T, target Target) {
+// runWatchListTooLargeRV: a watch-list from an RV above the current one is 200,
+// then after the freshness wait one ERROR 504 event, then the end
+// (storage/cacher/cacher.go Watch, storage/cacher/watch_cache.go
+// waitUntilFreshLocked).
+func runWatchListTooLargeRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	want := e.currentRV(ctx) + 1000
@@ -347,9 +410,9 @@ func checkErrorEvent(t *testing.T, ev event, want statusShape) {
 	checkStatus(t, "ERROR event", r, want)
 }
 
-// RunWatchTimeoutEndsCleanly: timeoutSeconds ends the stream at the
-// deadline with no final event (§4.6).
-func RunWatchTimeoutEndsCleanly(ctx context.Context, t *testing.T, target Target) {
+// runWatchTimeoutEndsCleanly: timeoutSeconds ends the stream at the
+// deadline with no final event (endpoints/handlers/get.go handleWatch).
+func runWatchTimeoutEndsCleanly(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
 	start := time.Now()
@@ -365,9 +428,10 @@ func RunWatchTimeoutEndsCleanly(ctx context.Context, t *testing.T, target Target
 	}
 }
 
-// RunWatchBookmarkBeforeDeadline: with allowWatchBookmarks a watch whose
-// collection moved past what it was sent gets a BOOKMARK about 2 s before
-// its deadline, without the annotation (§4.5).
+// runWatchBookmarkBeforeDeadline: with allowWatchBookmarks a watch whose
+// collection moved past what it was sent gets a BOOKMARK about 2 s before its
+// deadline, without the annotation (storage/cacher/cache_watcher.go
+// nextBookmarkTime).
 //
 // On a fake's clock the case is exclusive and steps it itself: other cases
 // pumping a shared clock could pass the bookmark's time before the create
@@ -375,7 +439,7 @@ func RunWatchTimeoutEndsCleanly(ctx context.Context, t *testing.T, target Target
 // (none); and a pump runs 2 s of server time in 40 ms, which a loaded
 // machine may not give the watch to send the bookmark (each failed so on
 // the fake at load 16-20).
-func RunWatchBookmarkBeforeDeadline(ctx context.Context, t *testing.T, target Target) {
+func runWatchBookmarkBeforeDeadline(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
 	// The selector matches nothing, so the create below moves the
@@ -431,9 +495,9 @@ func (w *watchStream) collectToEnd(ctx context.Context, d time.Duration) (evs []
 	return evs, ended
 }
 
-// RunWatchNoBookmarksUnlessAllowed: the same watch without
-// allowWatchBookmarks gets nothing (§4.5).
-func RunWatchNoBookmarksUnlessAllowed(ctx context.Context, t *testing.T, target Target) {
+// runWatchNoBookmarksUnlessAllowed: the same watch without allowWatchBookmarks
+// gets nothing (storage/cacher/cache_watcher.go nextBookmarkTime).
+func runWatchNoBookmarksUnlessAllowed(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	cur := e.currentRV(ctx)
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(cur),
@@ -445,12 +509,12 @@ func RunWatchNoBookmarksUnlessAllowed(ctx context.Context, t *testing.T, target 
 	}
 }
 
-// RunWatchTooOldRV: a watch from an RV older than the server's watch
-// history is HTTP 200, then one ERROR event 410 Expired "too old resource
-// version: N (M)", then the end (§4.4). Etcd compaction alone does not
-// shorten a real server's watch history (the watch cache keeps it), hence
-// the HistoryForgetter ability.
-func RunWatchTooOldRV(ctx context.Context, t *testing.T, target Target) {
+// runWatchTooOldRV: a watch from an RV older than the server's watch history is
+// HTTP 200, then one ERROR event 410 Expired "too old resource version: N (M)",
+// then the end (storage/cacher/watch_cache_history.go GetIntervalLocked). Etcd
+// compaction alone does not shorten a real server's watch history (the watch
+// cache keeps it), hence the HistoryForgetter ability.
+func runWatchTooOldRV(ctx context.Context, t *testing.T, target Target) {
 	hf, ok := target.(HistoryForgetter)
 	if !ok {
 		t.Skipf("target %s cannot forget its watch history (conformance.HistoryForgetter)", target.Name())
@@ -481,54 +545,36 @@ func RunWatchTooOldRV(ctx context.Context, t *testing.T, target Target) {
 	checkErrorEvent(t, evs[0], wantStatus(http.StatusGone, metav1.StatusReasonExpired, "too old resource version: 1 (2)", nil))
 }
 
-// watchError runs a watch expected to fail before streaming.
-func runWatchError(ctx context.Context, t *testing.T, target Target, want statusShape, query ...string) {
-	e := setup(ctx, t, target)
-	qs := q(query...)
-	qs.Set("watch", "true")
-	r := e.c.do(ctx, t, request{Path: e.cms(), Query: qs})
-	checkStatus(t, "watch "+qs.Encode(), r, want)
+// watchErrorCase is the case name: a watch of a namespace's ConfigMaps
+// with query answers want before it streams.
+func watchErrorCase(name string, query url.Values, want statusShape) Case {
+	return Case{Name: name, Run: func(ctx context.Context, t *testing.T, target Target) {
+		e := setup(ctx, t, target)
+		qs := maps.Clone(query)
+		qs.Set("watch", "true")
+		r := e.c.do(ctx, t, request{Path: e.cms(), Query: qs})
+		checkStatus(t, "watch "+qs.Encode(), r, want)
+	}}
 }
 
-// RunWatchSendInitialEventsWithoutMatch: sendInitialEvents needs
-// resourceVersionMatch=NotOlderThan (422, §2.5).
-func RunWatchSendInitialEventsWithoutMatch(ctx context.Context, t *testing.T, target Target) {
-	runWatchError(ctx, t, target, listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
-		"Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"), "sendInitialEvents", "true")
-}
-
-// RunWatchMatchWithoutSendInitialEvents: resourceVersionMatch on a watch
-// needs sendInitialEvents (422, §2.5).
-func RunWatchMatchWithoutSendInitialEvents(ctx context.Context, t *testing.T, target Target) {
-	runWatchError(ctx, t, target, listOptionsInvalid("resourceVersionMatch", "FieldValueForbidden",
-		"Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"),
-		"resourceVersionMatch", "NotOlderThan", "resourceVersion", "5")
-}
-
-// RunWatchMatchExactUnsupported: Exact is not a watch match (422, §2.5).
-func RunWatchMatchExactUnsupported(ctx context.Context, t *testing.T, target Target) {
-	// Both rules fire, in this order [observed on v1.37.2].
+// watchMatchExactInvalid is the 422 of a watch-list with
+// resourceVersionMatch=Exact: both rules fire, in this order [observed on
+// v1.37.2].
+func watchMatchExactInvalid() statusShape {
 	forbidden := "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
 	unsupported := `Unsupported value: "Exact": supported values: "NotOlderThan"`
-	runWatchError(ctx, t, target, wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+	return wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
 		`ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: `+forbidden+`, resourceVersionMatch: `+unsupported+`]`,
 		&metav1.StatusDetails{Group: "meta.k8s.io", Kind: "ListOptions", Causes: []metav1.StatusCause{
 			{Type: "FieldValueForbidden", Message: forbidden, Field: "resourceVersionMatch"},
 			{Type: metav1.CauseTypeFieldValueNotSupported, Message: unsupported, Field: "resourceVersionMatch"},
-		}}),
-		"sendInitialEvents", "true", "resourceVersionMatch", "Exact")
+		}})
 }
 
-// RunWatchInvalidRV: a non-numeric RV on a watch is 500 with no reason
-// (§2.5).
-func RunWatchInvalidRV(ctx context.Context, t *testing.T, target Target) {
-	runWatchError(ctx, t, target, wantStatus(http.StatusInternalServerError, "",
-		`resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`, nil), "resourceVersion", "abc")
-}
-
-// RunWatchSendInitialEventsFalse: sendInitialEvents=false with
-// NotOlderThan and RV unset sends no initial events, only new ones (§4.2).
-func RunWatchSendInitialEventsFalse(ctx context.Context, t *testing.T, target Target) {
+// runWatchSendInitialEventsFalse: sendInitialEvents=false with
+// NotOlderThan and RV unset sends no initial events, only new ones
+// (storage/cacher/cacher.go Watch).
+func runWatchSendInitialEventsFalse(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("sendInitialEvents", "false", "resourceVersionMatch", "NotOlderThan")})

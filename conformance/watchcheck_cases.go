@@ -20,20 +20,28 @@ import (
 	"github.com/lw-sim/lw-sim/watchcheck"
 )
 
-// RunWatchStreamGuarantees: watches of every start point (from a list RV,
+// watchcheckCases are the cases of this file, in the order [Cases] runs them.
+func watchcheckCases() []Case {
+	return []Case{
+		{Name: "WatchStreamGuarantees", Run: runWatchStreamGuarantees},
+		{Name: "WatchStreamGuaranteesThroughProxy", Run: runWatchStreamGuaranteesThroughProxy},
+	}
+}
+
+// runWatchStreamGuarantees: watches of every start point (from a list RV,
 // with a label selector across transitions, with field selectors, replayed
 // from an old RV, a watch-list), recorded on the wire by watchcheck.Transport while objects
 // are created, relabelled and deleted, keep etcd's six watch guarantees
 // and the per-object rules against the history of the writes.
-func RunWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target) {
+func runWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target) {
 	checkWatchStreamGuarantees(ctx, t, target, target.RESTConfig())
 }
 
-// RunWatchStreamGuaranteesThroughProxy: the same streams, recorded through
+// runWatchStreamGuaranteesThroughProxy: the same streams, recorded through
 // lw-sim's fault proxy (package faultproxy, `lw-sim proxy`) in front of the
 // target with no fault armed, keep the same guarantees: the proxy forwards
 // watch streams without losing, repeating or reordering an event.
-func RunWatchStreamGuaranteesThroughProxy(ctx context.Context, t *testing.T, target Target) {
+func runWatchStreamGuaranteesThroughProxy(ctx context.Context, t *testing.T, target Target) {
 	checkWatchStreamGuarantees(ctx, t, target, startFaultProxy(t, target))
 }
 
@@ -64,7 +72,7 @@ func startFaultProxy(t *testing.T, target Target) *rest.Config {
 	return &rest.Config{Host: "http://" + ln.Addr().String(), QPS: -1}
 }
 
-// checkWatchStreamGuarantees is RunWatchStreamGuarantees with the client
+// checkWatchStreamGuarantees is runWatchStreamGuarantees with the client
 // configuration base (the target's, or a proxy's in front of it).
 func checkWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target, base *rest.Config) {
 	e := setup(ctx, t, target)

@@ -11,6 +11,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// workloadDefaultsCases are the cases of this file, in the order [Cases] runs them.
+func workloadDefaultsCases() []Case {
+	return []Case{
+		{Name: "WorkloadDefaultsApps", Run: runWorkloadDefaultsApps},
+		{Name: "WorkloadDefaultsBatch", Run: runWorkloadDefaultsBatch},
+		{Name: "WorkloadDefaultsCore", Run: runWorkloadDefaultsCore},
+		{Name: "WorkloadDefaultsWrites", Run: runWorkloadDefaultsWrites},
+		{Name: "WorkloadDefaultsVolumes", Run: runWorkloadDefaultsVolumes},
+		{Name: "PodDefaultsNested", Run: runPodDefaultsNested},
+	}
+}
+
 // The decoder defaults and create-time fields of the workload kinds
 // (apps/v1, batch/v1, core/v1 ReplicationController and PodTemplate): a
 // minimal body is stored with every default kube-apiserver v1.37 fills
@@ -116,12 +128,12 @@ func (e *env) createStored(ctx context.Context, path string, body object) object
 	return e.getObject(ctx, path+"/"+nameOf(created))
 }
 
-// RunWorkloadDefaultsApps: a Deployment, ReplicaSet, StatefulSet and
+// runWorkloadDefaultsApps: a Deployment, ReplicaSet, StatefulSet and
 // DaemonSet created with only a selector and template get their
 // strategies, replicas, history limits and the template's defaults; a
 // StatefulSet's claim templates are defaulted as claims (phase Pending);
 // a DaemonSet starts at template generation 1 (an annotation in apps/v1).
-func RunWorkloadDefaultsApps(ctx context.Context, t *testing.T, target Target) {
+func runWorkloadDefaultsApps(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	tmpl := wlTemplateWant("Always")
 	base := func(kind string) object {
@@ -173,14 +185,14 @@ func RunWorkloadDefaultsApps(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunWorkloadDefaultsBatch: a Job gets its counts, completion mode,
+// runWorkloadDefaultsBatch: a Job gets its counts, completion mode,
 // replacement policy and, without manualSelector, the generated selector
 // and template labels (uid and name); its labels come from the template
 // (sharing the template's labels, they carry the generated ones too,
 // except with a generated name, whose retry copy breaks the sharing); a
 // CronJob gets its policy and history limits and its job template's pod
 // template defaults, not a Job's.
-func RunWorkloadDefaultsBatch(ctx context.Context, t *testing.T, target Target) {
+func runWorkloadDefaultsBatch(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	jobs := "/apis/batch/v1/namespaces/" + e.ns + "/jobs"
 	tmpl := wlTemplateWant("Never")
@@ -217,11 +229,11 @@ func RunWorkloadDefaultsBatch(ctx context.Context, t *testing.T, target Target) 
 		"successfulJobsHistoryLimit":3,"failedJobsHistoryLimit":1},"status":{}}`)
 }
 
-// RunWorkloadDefaultsCore: a ReplicationController takes its selector and
+// runWorkloadDefaultsCore: a ReplicationController takes its selector and
 // labels from its template and one replica (without template labels its
 // selector is missing: 422); a PodTemplate's template is
 // defaulted and it starts at generation 1.
-func RunWorkloadDefaultsCore(ctx context.Context, t *testing.T, target Target) {
+func runWorkloadDefaultsCore(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	tmpl := wlTemplateWant("Always")
 	got := e.createStored(ctx, nsPath(e.ns, "replicationcontrollers"), object{"apiVersion": "v1", "kind": "ReplicationController",
@@ -240,12 +252,12 @@ func RunWorkloadDefaultsCore(ctx context.Context, t *testing.T, target Target) {
 	checkStored(t, "PodTemplate", got, `{"generation":1,"template":`+tmpl+`}`)
 }
 
-// RunWorkloadDefaultsWrites: every write is defaulted, not only a create:
+// runWorkloadDefaultsWrites: every write is defaulted, not only a create:
 // a PUT that drops defaulted fields gets them back, a patch's new
 // container gets its defaults, an apply creates and changes a defaulted
 // object; a DaemonSet's template generation follows template changes
 // only, and a PodTemplate's generation its template's.
-func RunWorkloadDefaultsWrites(ctx context.Context, t *testing.T, target Target) {
+func runWorkloadDefaultsWrites(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	deps := e.appsPath("deployments")
 	e.createAt(ctx, deps, object{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": object{"name": "d"},
@@ -329,11 +341,11 @@ func RunWorkloadDefaultsWrites(ctx context.Context, t *testing.T, target Target)
 	}
 }
 
-// RunWorkloadDefaultsVolumes: a template's volume sources, init
+// runWorkloadDefaultsVolumes: a template's volume sources, init
 // containers and pod overhead get the generated defaults (file modes,
 // field reference versions, image pull policies, claim templates, the
 // in-tree sources' legacy defaults), shown on a PodTemplate.
-func RunWorkloadDefaultsVolumes(ctx context.Context, t *testing.T, target Target) {
+func runWorkloadDefaultsVolumes(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	fieldRef := object{"fieldPath": "metadata.name"}
 	spec := object{
@@ -376,11 +388,11 @@ func RunWorkloadDefaultsVolumes(ctx context.Context, t *testing.T, target Target
 		"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","securityContext":{},"schedulerName":"default-scheduler"}}}`)
 }
 
-// RunPodDefaultsNested: a pod gets the nested defaults a template gets
+// runPodDefaultsNested: a pod gets the nested defaults a template gets
 // (volumes, gRPC probe service, lifecycle handlers, rounding) plus its
 // own: requests copied from limits, host ports under host networking; no
 // HTTP handler protocol (H2CContainerProbe is alpha in v1.37).
-func RunPodDefaultsNested(ctx context.Context, t *testing.T, target Target) {
+func runPodDefaultsNested(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	tmpl := wlTemplate("")
 	spec := tmpl["spec"].(object)

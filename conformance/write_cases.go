@@ -11,12 +11,43 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// writeCases are the cases of this file, in the order [Cases] runs them.
+func writeCases() []Case {
+	return []Case{
+		{Name: "CreateSetsMetadata", Run: runCreateSetsMetadata},
+		{Name: "CreateAlreadyExists", Run: runCreateAlreadyExists},
+		{Name: "CreateWithRVSet", Run: runCreateWithRVSet},
+		{Name: "CreateNamespaceMismatch", Run: runCreateNamespaceMismatch},
+		{Name: "CreateInMissingNamespace", Run: runCreateInMissingNamespace},
+		{Name: "CreateGenerateName", Run: runCreateGenerateName},
+		{Name: "CreateInvalidName", Run: runCreateInvalidName},
+		{Name: "UpdateConflict", Run: runUpdateConflict},
+		{Name: "UpdateWithCurrentRV", Run: runUpdateWithCurrentRV},
+		{Name: "UpdateUnconditional", Run: runUpdateUnconditional},
+		{Name: "UpdateNotFound", Run: runUpdateNotFound},
+		{Name: "UpdateNameMismatch", Run: runUpdateNameMismatch},
+		{Name: "UpdateNoOpKeepsRV", Run: runUpdateNoOpKeepsRV},
+		{Name: "PatchConflict", Run: runPatchConflict},
+		{Name: "PatchNotFound", Run: runPatchNotFound},
+		{Name: "PatchMerge", Run: runPatchMerge},
+		{Name: "GetNotFound", Run: runGetNotFound},
+		{Name: "GetRV0", Run: runGetRV0},
+		{Name: "DeleteReturnsStatus", Run: runDeleteReturnsStatus},
+		{Name: "DeleteNotFound", Run: runDeleteNotFound},
+		{Name: "DeletePreconditionRV", Run: runDeletePreconditionRV},
+		{Name: "DeletePreconditionUID", Run: runDeletePreconditionUID},
+		{Name: "DeleteWithFinalizer", Run: runDeleteWithFinalizer},
+		{Name: "RVGlobalAcrossNamespaces", Run: runRVGlobalAcrossNamespaces},
+	}
+}
+
 // uuidRE matches a UUID as metadata.uid carries it.
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
-// RunCreateSetsMetadata: POST is 201 with uid, creationTimestamp (RFC 3339
-// seconds, UTC) and an RV above the list RV before it (§5.1).
-func RunCreateSetsMetadata(ctx context.Context, t *testing.T, target Target) {
+// runCreateSetsMetadata: POST is 201 with uid, creationTimestamp (RFC 3339
+// seconds, UTC) and an RV above the list RV before it
+// (registry/generic/registry/store.go Create).
+func runCreateSetsMetadata(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	before := e.currentRV(ctx)
 	o := e.create(ctx, "a", nil)
@@ -39,8 +70,9 @@ func RunCreateSetsMetadata(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCreateAlreadyExists: a duplicate name is 409 AlreadyExists (§5.1).
-func RunCreateAlreadyExists(ctx context.Context, t *testing.T, target Target) {
+// runCreateAlreadyExists: a duplicate name is 409 AlreadyExists
+// (registry/generic/registry/store.go Create).
+func runCreateAlreadyExists(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("a", nil, "v")})
@@ -48,9 +80,9 @@ func RunCreateAlreadyExists(ctx context.Context, t *testing.T, target Target) {
 		`configmaps "a" already exists`, &metav1.StatusDetails{Name: "a", Kind: "configmaps"}))
 }
 
-// RunCreateWithRVSet: a create body with metadata.resourceVersion is 500
-// with no reason (§5.1).
-func RunCreateWithRVSet(ctx context.Context, t *testing.T, target Target) {
+// runCreateWithRVSet: a create body with metadata.resourceVersion is 500
+// with no reason (registry/generic/registry/store.go Create).
+func runCreateWithRVSet(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("a", nil, "v")
 	body["metadata"].(object)["resourceVersion"] = "5"
@@ -58,8 +90,8 @@ func RunCreateWithRVSet(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "create with rv", r, wantStatus(http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created", nil))
 }
 
-// RunCreateNamespaceMismatch: a body namespace other than the URL's (400).
-func RunCreateNamespaceMismatch(ctx context.Context, t *testing.T, target Target) {
+// runCreateNamespaceMismatch: a body namespace other than the URL's (400).
+func runCreateNamespaceMismatch(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("a", nil, "v")
 	body["metadata"].(object)["namespace"] = "elsewhere"
@@ -67,8 +99,9 @@ func RunCreateNamespaceMismatch(ctx context.Context, t *testing.T, target Target
 	checkStatus(t, "create in another namespace", r, badRequest("the namespace of the provided object does not match the namespace sent on the request"))
 }
 
-// RunCreateInMissingNamespace: 404 for the namespace (§5.1).
-func RunCreateInMissingNamespace(ctx context.Context, t *testing.T, target Target) {
+// runCreateInMissingNamespace: 404 for the namespace
+// (admission/plugin/namespace/lifecycle/admission.go).
+func runCreateInMissingNamespace(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	ns := e.ns + "-missing"
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(ns, "configmaps"), Body: cm("a", nil, "v")})
@@ -76,9 +109,9 @@ func RunCreateInMissingNamespace(ctx context.Context, t *testing.T, target Targe
 		`namespaces "`+ns+`" not found`, &metav1.StatusDetails{Name: ns, Kind: "namespaces"}))
 }
 
-// RunCreateGenerateName: generateName gets 5 characters from
-// bcdfghjklmnpqrstvwxz2456789 and is kept (§5.1).
-func RunCreateGenerateName(ctx context.Context, t *testing.T, target Target) {
+// runCreateGenerateName: generateName gets 5 characters from
+// bcdfghjklmnpqrstvwxz2456789 and is kept (storage/names/generate.go).
+func runCreateGenerateName(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("", nil, "v")
 	body["metadata"] = object{"generateName": "gen-"}
@@ -94,8 +127,9 @@ func RunCreateGenerateName(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunCreateInvalidName: 422 Invalid with the Kind in details (§5.1, §5.6).
-func RunCreateInvalidName(ctx context.Context, t *testing.T, target Target) {
+// runCreateInvalidName: 422 Invalid with the Kind in details (apimachinery
+// api/errors/errors.go NewInvalid).
+func runCreateInvalidName(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("Bad_Name", nil, "v")})
 	detail := `Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`
@@ -104,8 +138,9 @@ func RunCreateInvalidName(ctx context.Context, t *testing.T, target Target) {
 		&metav1.StatusDetails{Name: "Bad_Name", Kind: "ConfigMap", Causes: []metav1.StatusCause{{Type: "FieldValueInvalid", Message: detail, Field: "metadata.name"}}}))
 }
 
-// RunUpdateConflict: PUT with a stale RV is 409 Conflict (§5.2).
-func RunUpdateConflict(ctx context.Context, t *testing.T, target Target) {
+// runUpdateConflict: PUT with a stale RV is 409 Conflict
+// (registry/generic/registry/store.go Update).
+func runUpdateConflict(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
 	e.update(ctx, "a", "v2", nil)
@@ -121,8 +156,8 @@ func conflict(name string) statusShape {
 		&metav1.StatusDetails{Name: name, Kind: "configmaps"})
 }
 
-// RunUpdateWithCurrentRV: PUT with the current RV succeeds with a new RV.
-func RunUpdateWithCurrentRV(ctx context.Context, t *testing.T, target Target) {
+// runUpdateWithCurrentRV: PUT with the current RV succeeds with a new RV.
+func runUpdateWithCurrentRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
 	body := cm("a", nil, "v2")
@@ -136,9 +171,9 @@ func RunUpdateWithCurrentRV(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunUpdateUnconditional: PUT without RV is unconditional for ConfigMaps,
-// and keeps uid and creationTimestamp (§5.2).
-func RunUpdateUnconditional(ctx context.Context, t *testing.T, target Target) {
+// runUpdateUnconditional: PUT without RV is unconditional for ConfigMaps,
+// and keeps uid and creationTimestamp (registry/generic/registry/store.go Update).
+func runUpdateUnconditional(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	o := e.create(ctx, "a", nil)
 	u := e.update(ctx, "a", "v2", nil)
@@ -152,8 +187,8 @@ func RunUpdateUnconditional(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunUpdateNotFound: PUT of a missing object is 404 (no create-on-update).
-func RunUpdateNotFound(ctx context.Context, t *testing.T, target Target) {
+// runUpdateNotFound: PUT of a missing object is 404 (no create-on-update).
+func runUpdateNotFound(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPut, Path: e.cms() + "/nope", Body: cm("nope", nil, "v")})
 	checkStatus(t, "update missing", r, notFound("nope"))
@@ -164,17 +199,18 @@ func notFound(name string) statusShape {
 		&metav1.StatusDetails{Name: name, Kind: "configmaps"})
 }
 
-// RunUpdateNameMismatch: body name other than the URL's (400, §5.2).
-func RunUpdateNameMismatch(ctx context.Context, t *testing.T, target Target) {
+// runUpdateNameMismatch: body name other than the URL's (400,
+// endpoints/handlers/rest.go).
+func runUpdateNameMismatch(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	r := e.c.do(ctx, t, request{Method: http.MethodPut, Path: e.cms() + "/a", Body: cm("other", nil, "v")})
 	checkStatus(t, "update with another name", r, badRequest("the name of the object (other) does not match the name on the URL (a)"))
 }
 
-// RunUpdateNoOpKeepsRV: an update that changes nothing keeps the RV and
-// sends no watch event (§1.4).
-func RunUpdateNoOpKeepsRV(ctx context.Context, t *testing.T, target Target) {
+// runUpdateNoOpKeepsRV: an update that changes nothing keeps the RV and
+// sends no watch event (storage/etcd3/store.go GuaranteedUpdate).
+func runUpdateNoOpKeepsRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
 	w := e.c.watch(ctx, t, request{Path: e.cms(), Query: q("resourceVersion", itoa(rvs[0]), "timeoutSeconds", shortWatch)})
@@ -188,8 +224,9 @@ func RunUpdateNoOpKeepsRV(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunPatchConflict: a merge patch carrying a stale RV is 409 (§5.3).
-func RunPatchConflict(ctx context.Context, t *testing.T, target Target) {
+// runPatchConflict: a merge patch carrying a stale RV is 409
+// (registry/generic/registry/store.go Update, which a patch ends in).
+func runPatchConflict(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
 	e.update(ctx, "a", "v2", nil)
@@ -198,16 +235,17 @@ func RunPatchConflict(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "stale patch", r, conflict("a"))
 }
 
-// RunPatchNotFound: PATCH of a missing object is 404 (§5.3).
-func RunPatchNotFound(ctx context.Context, t *testing.T, target Target) {
+// runPatchNotFound: PATCH of a missing object is 404 (storage/errors/storage.go
+// InterpretGetError).
+func runPatchNotFound(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/nope", ContentType: "application/merge-patch+json",
 		Body: object{"data": object{"k": "v"}}})
 	checkStatus(t, "patch missing", r, notFound("nope"))
 }
 
-// RunPatchMerge: a merge patch changes the object and bumps the RV.
-func RunPatchMerge(ctx context.Context, t *testing.T, target Target) {
+// runPatchMerge: a merge patch changes the object and bumps the RV.
+func runPatchMerge(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
 	r := e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/a", ContentType: "application/merge-patch+json",
@@ -223,15 +261,17 @@ func RunPatchMerge(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunGetNotFound: GET of a missing object is 404 (§5.3).
-func RunGetNotFound(ctx context.Context, t *testing.T, target Target) {
+// runGetNotFound: GET of a missing object is 404 (storage/errors/storage.go
+// InterpretGetError).
+func runGetNotFound(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Path: e.cms() + "/nope"})
 	checkStatus(t, "get missing", r, notFound("nope"))
 }
 
-// RunGetRV0: GET ?resourceVersion=0 serves the object (§3.5).
-func RunGetRV0(ctx context.Context, t *testing.T, target Target) {
+// runGetRV0: GET ?resourceVersion=0 serves the object
+// (storage/cacher/delegator.go Get).
+func runGetRV0(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	rvs := e.createN(ctx, "a")
 	r := e.c.do(ctx, t, request{Path: e.cms() + "/a", Query: q("resourceVersion", "0")})
@@ -243,9 +283,9 @@ func RunGetRV0(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunDeleteReturnsStatus: deleting a ConfigMap is 200 with a Success
-// Status naming it, with no code (§5.4).
-func RunDeleteReturnsStatus(ctx context.Context, t *testing.T, target Target) {
+// runDeleteReturnsStatus: deleting a ConfigMap is 200 with a Success
+// Status naming it, with no code (registry/generic/registry/store.go Delete).
+func runDeleteReturnsStatus(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	o := e.create(ctx, "a", nil)
 	r := e.c.do(ctx, t, request{Method: http.MethodDelete, Path: e.cms() + "/a"})
@@ -259,16 +299,16 @@ func RunDeleteReturnsStatus(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "get after delete", e.c.do(ctx, t, request{Path: e.cms() + "/a"}), notFound("a"))
 }
 
-// RunDeleteNotFound: DELETE of a missing object is 404.
-func RunDeleteNotFound(ctx context.Context, t *testing.T, target Target) {
+// runDeleteNotFound: DELETE of a missing object is 404.
+func runDeleteNotFound(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodDelete, Path: e.cms() + "/nope"})
 	checkStatus(t, "delete missing", r, notFound("nope"))
 }
 
-// RunDeletePreconditionRV: a resourceVersion precondition mismatch is 409
-// with the Kind in details (§5.4).
-func RunDeletePreconditionRV(ctx context.Context, t *testing.T, target Target) {
+// runDeletePreconditionRV: a resourceVersion precondition mismatch is 409
+// with the Kind in details (registry/rest/delete.go BeforeDelete).
+func runDeletePreconditionRV(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createN(ctx, "a")
 	r := e.c.do(ctx, t, request{Method: http.MethodDelete, Path: e.cms() + "/a",
@@ -278,8 +318,9 @@ func RunDeletePreconditionRV(ctx context.Context, t *testing.T, target Target) {
 		&metav1.StatusDetails{Name: "a", Kind: "ConfigMap"}))
 }
 
-// RunDeletePreconditionUID: a uid precondition mismatch is 409 (§5.4).
-func RunDeletePreconditionUID(ctx context.Context, t *testing.T, target Target) {
+// runDeletePreconditionUID: a uid precondition mismatch is 409
+// (registry/rest/delete.go BeforeDelete).
+func runDeletePreconditionUID(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	o := e.create(ctx, "a", nil)
 	bad := "00000000-0000-0000-0000-000000000000"
@@ -290,10 +331,11 @@ func RunDeletePreconditionUID(ctx context.Context, t *testing.T, target Target) 
 		&metav1.StatusDetails{Name: "a", Kind: "ConfigMap"}))
 }
 
-// RunDeleteWithFinalizer: DELETE of an object with a finalizer marks it
+// runDeleteWithFinalizer: DELETE of an object with a finalizer marks it
 // (deletionTimestamp, grace 0, new RV, MODIFIED) and answers 200 with it;
-// removing the finalizer deletes it (DELETED with a new RV) (§5.5).
-func RunDeleteWithFinalizer(ctx context.Context, t *testing.T, target Target) {
+// removing the finalizer deletes it (DELETED with a new RV)
+// (registry/generic/registry/store.go updateForGracefulDeletionAndFinalizers).
+func runDeleteWithFinalizer(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("a", nil, "v")
 	body["metadata"].(object)["finalizers"] = []string{"example.com/hold"}
@@ -328,10 +370,12 @@ func RunDeleteWithFinalizer(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
-// RunRVGlobalAcrossNamespaces: RVs are one global counter: writes in two
+// runRVGlobalAcrossNamespaces: RVs are one global counter: writes in two
 // namespaces interleave strictly increasing, and a LIST of one namespace
-// reports an RV at least the other's last write (§1.1, §1.3).
-func RunRVGlobalAcrossNamespaces(ctx context.Context, t *testing.T, target Target) {
+// reports an RV at least the other's last write (one etcd revision for every
+// resource: storage/etcd3/store.go, storage/api_object_versioner.go
+// UpdateList).
+func runRVGlobalAcrossNamespaces(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e2 := setupSibling(ctx, t, e)
 	a := rvOf(t, e.create(ctx, "a", nil))

@@ -15,6 +15,25 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
+// writeValidationCases are the cases of this file, in the order [Cases] runs them.
+func writeValidationCases() []Case {
+	return []Case{
+		{Name: "ValidateNamespaceName", Run: runValidateNamespaceName},
+		{Name: "ValidateServiceName", Run: runValidateServiceName},
+		{Name: "ValidateDataSize", Run: runValidateDataSize},
+		{Name: "ValidateLabels", Run: runValidateLabels},
+		{Name: "ValidateConfigMapKey", Run: runValidateConfigMapKey},
+		{Name: "ValidatePodContainers", Run: runValidatePodContainers},
+		{Name: "ValidateDeploymentSelector", Run: runValidateDeploymentSelector},
+		{Name: "ValidateDeploymentSelectorImmutable", Run: runValidateDeploymentSelectorImmutable},
+		{Name: "ValidateImmutableConfigMap", Run: runValidateImmutableConfigMap},
+		{Name: "ValidatePodSpecImmutable", Run: runValidatePodSpecImmutable},
+		{Name: "ValidateMisc", Run: runValidateMisc},
+		{Name: "ValidateSecretUpdate", Run: runValidateSecretUpdate},
+		{Name: "ValidateFields", Run: runValidateFields},
+	}
+}
+
 // invalid is the 422 Status of kind (group-qualified as the message
 // prints it: "Deployment.apps") named name with one cause per error.
 func invalid(kind, group, name string, causes ...metav1.StatusCause) statusShape {
@@ -44,10 +63,10 @@ func invalidValue(field, value, msg string) metav1.StatusCause {
 	return cause(metav1.CauseTypeFieldValueInvalid, field, `Invalid value: "`+value+`": `+msg)
 }
 
-// RunValidateNamespaceName: a namespace name is a DNS label: no dots, 63
+// runValidateNamespaceName: a namespace name is a DNS label: no dots, 63
 // characters at most. The name is also the kubernetes.io/metadata.name
 // label defaulting adds, so a long name fails that label's check too.
-func RunValidateNamespaceName(ctx context.Context, t *testing.T, target Target) {
+func runValidateNamespaceName(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	dotted := e.ns + ".b"
 	long := e.ns + strings.Repeat("x", 64-len(e.ns))
@@ -62,9 +81,9 @@ func RunValidateNamespaceName(ctx context.Context, t *testing.T, target Target) 
 	}
 }
 
-// RunValidateServiceName: a Service name is a DNS label (v1.37 enables
+// runValidateServiceName: a Service name is a DNS label (v1.37 enables
 // RelaxedServiceNameValidation; it was a DNS-1035 label before).
-func RunValidateServiceName(ctx context.Context, t *testing.T, target Target) {
+func runValidateServiceName(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(e.ns, "services"), Body: object{
 		"apiVersion": "v1", "kind": "Service", "metadata": object{"name": "a.b"},
@@ -73,9 +92,9 @@ func RunValidateServiceName(ctx context.Context, t *testing.T, target Target) {
 		invalidValue("metadata.name", "a.b", validation.IsDNS1123Label("a.b")[0])))
 }
 
-// RunValidateDataSize: a ConfigMap's or a Secret's data is 1 MiB at most
+// runValidateDataSize: a ConfigMap's or a Secret's data is 1 MiB at most
 // (ConfigMaps report it on the whole object, field "[]").
-func RunValidateDataSize(ctx context.Context, t *testing.T, target Target) {
+func runValidateDataSize(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	big := strings.Repeat("x", 1<<20+1)
 	const tooLong = "Too long: may not be more than 1048576 bytes"
@@ -86,9 +105,9 @@ func RunValidateDataSize(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "create secret over 1 MiB", r, invalid("Secret", "", "big", cause(metav1.CauseType("FieldValueTooLong"), "data", tooLong)))
 }
 
-// RunValidateLabels: label keys are qualified names and values 63
+// runValidateLabels: label keys are qualified names and values 63
 // characters at most.
-func RunValidateLabels(ctx context.Context, t *testing.T, target Target) {
+func runValidateLabels(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("k", map[string]string{"bad key!": "v"}, "v")})
 	checkStatus(t, "label key 'bad key!'", r, invalid("ConfigMap", "", "k",
@@ -99,8 +118,8 @@ func RunValidateLabels(ctx context.Context, t *testing.T, target Target) {
 		invalidValue("metadata.labels", long, validation.IsValidLabelValue(long)[0])))
 }
 
-// RunValidateConfigMapKey: data keys are config keys (no slash).
-func RunValidateConfigMapKey(ctx context.Context, t *testing.T, target Target) {
+// runValidateConfigMapKey: data keys are config keys (no slash).
+func runValidateConfigMapKey(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("d", nil, "v")
 	body["data"] = object{"bad/key": "v"}
@@ -109,9 +128,9 @@ func RunValidateConfigMapKey(ctx context.Context, t *testing.T, target Target) {
 		invalidValue("data[bad/key]", "bad/key", validation.IsConfigMapKey("bad/key")[0])))
 }
 
-// RunValidatePodContainers: a pod needs containers, each with a name (a
+// runValidatePodContainers: a pod needs containers, each with a name (a
 // DNS label) and an image.
-func RunValidatePodContainers(ctx context.Context, t *testing.T, target Target) {
+func runValidatePodContainers(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.pods(), Body: pod("p", "")})
 	checkStatus(t, "pod without containers", r, invalid("Pod", "", "p", cause(metav1.CauseTypeFieldValueRequired, "spec.containers", "Required value")))
@@ -132,9 +151,9 @@ func deployment(name string, replicas int) object {
 // deployments is the Deployment collection path of the case's namespace.
 func (e *env) deployments() string { return "/apis/apps/v1/namespaces/" + e.ns + "/deployments" }
 
-// RunValidateDeploymentSelector: a Deployment's selector is required and
+// runValidateDeploymentSelector: a Deployment's selector is required and
 // must match the template's labels.
-func RunValidateDeploymentSelector(ctx context.Context, t *testing.T, target Target) {
+func runValidateDeploymentSelector(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	const mismatch = "`selector` does not match template `labels`"
 	body := deployment("d", 1)
@@ -150,8 +169,8 @@ func RunValidateDeploymentSelector(ctx context.Context, t *testing.T, target Tar
 		cause(metav1.CauseTypeFieldValueInvalid, "spec.template.metadata.labels", `Invalid value: {"app":"x"}: `+mismatch)))
 }
 
-// RunValidateDeploymentSelectorImmutable: spec.selector cannot change.
-func RunValidateDeploymentSelectorImmutable(ctx context.Context, t *testing.T, target Target) {
+// runValidateDeploymentSelectorImmutable: spec.selector cannot change.
+func runValidateDeploymentSelectorImmutable(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Body: deployment("d", 1)})
 	r.mustCode(t, http.StatusCreated, "create deployment")
@@ -162,9 +181,9 @@ func RunValidateDeploymentSelectorImmutable(ctx context.Context, t *testing.T, t
 		cause(metav1.CauseTypeFieldValueInvalid, "spec.selector", `Invalid value: {"matchLabels":{"app":"d","x":"y"}}: field is immutable`)))
 }
 
-// RunValidateImmutableConfigMap: data of a ConfigMap with immutable: true
+// runValidateImmutableConfigMap: data of a ConfigMap with immutable: true
 // cannot change; its labels can.
-func RunValidateImmutableConfigMap(ctx context.Context, t *testing.T, target Target) {
+func runValidateImmutableConfigMap(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("i", nil, "v")
 	body["immutable"] = true
@@ -177,11 +196,11 @@ func RunValidateImmutableConfigMap(ctx context.Context, t *testing.T, target Tar
 	merge(object{"metadata": object{"labels": object{"a": "b"}}}).mustCode(t, http.StatusOK, "label change")
 }
 
-// RunValidatePodSpecImmutable: a pod's spec only changes in images,
+// runValidatePodSpecImmutable: a pod's spec only changes in images,
 // activeDeadlineSeconds and added tolerations; the message's first line
 // names them (the diff after it is rendered from kube-apiserver's internal
 // type; see DIVERGENCES.md).
-func RunValidatePodSpecImmutable(ctx context.Context, t *testing.T, target Target) {
+func runValidatePodSpecImmutable(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	e.createPod(ctx, pod("p", "", object{"name": "c", "image": "busybox"}))
 	strategic := func(patch object) response {
@@ -198,10 +217,10 @@ func RunValidatePodSpecImmutable(ctx context.Context, t *testing.T, target Targe
 	}
 }
 
-// RunValidateMisc: an unqualified finalizer that is not a standard one, a
+// runValidateMisc: an unqualified finalizer that is not a standard one, a
 // StatefulSet name with a dot (a DNS label), a DaemonSet without a
 // selector and a Service without ports.
-func RunValidateMisc(ctx context.Context, t *testing.T, target Target) {
+func runValidateMisc(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	body := cm("f", nil, "v")
 	body["metadata"].(object)["finalizers"] = []string{"foo"}
@@ -228,9 +247,9 @@ func RunValidateMisc(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "service without ports", r, invalid("Service", "", "s", cause(metav1.CauseTypeFieldValueRequired, "spec.ports", "Required value")))
 }
 
-// RunValidateSecretUpdate: a Secret's type cannot change, nor the data
+// runValidateSecretUpdate: a Secret's type cannot change, nor the data
 // of an immutable one.
-func RunValidateSecretUpdate(ctx context.Context, t *testing.T, target Target) {
+func runValidateSecretUpdate(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	secrets := nsPath(e.ns, "secrets")
 	e.c.do(ctx, t, request{Method: http.MethodPost, Path: secrets, Body: object{"apiVersion": "v1", "kind": "Secret",
@@ -244,10 +263,10 @@ func RunValidateSecretUpdate(ctx context.Context, t *testing.T, target Target) {
 		cause(metav1.CauseType("FieldValueForbidden"), "data", "Forbidden: field is immutable when `immutable` is set")))
 }
 
-// RunValidateFields: more of the checks tests hit: negative replicas, a
+// runValidateFields: more of the checks tests hit: negative replicas, a
 // service port out of range, duplicate container names, an unknown
 // restartPolicy, an invalid generateName, oversized annotations.
-func RunValidateFields(ctx context.Context, t *testing.T, target Target) {
+func runValidateFields(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	post := func(path string, body object) response {
 		return e.c.do(ctx, t, request{Method: http.MethodPost, Path: path, Body: body})

@@ -17,7 +17,7 @@ const extraSpaceWarning = "the provided Authorization header contains extra spac
 
 // TestAuthAnonymousAndBearer pins, with a token configured, what the real
 // server (default RBAC) answers each kind of caller; every row was checked
-// against kube-apiserver v1.37.2 (conformance RunAnonymous*, RunBearer*).
+// against kube-apiserver v1.37.2 (conformance cases Anonymous*, Bearer*).
 func TestAuthAnonymousAndBearer(t *testing.T) {
 	t.Parallel()
 	srv := Start(t, WithToken("s3cret"))

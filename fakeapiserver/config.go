@@ -165,7 +165,7 @@ type Config struct {
 	// accepted too, anything else makes New fail.
 	ResponseCompressionLevel int
 	// ControlAPI serves the fault-injection control API under /_lwsim/
-	// (internal/faults ControlHandler), behind Token when one is set. Off
+	// ([faults.ControlHandler]), behind Token when one is set. Off
 	// by default. [Server.Faults] works either way.
 	ControlAPI bool
 	// ServiceClusterIPRange is the service CIDR cluster IPs are allocated

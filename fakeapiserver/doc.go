@@ -1,9 +1,9 @@
 // Package fakeapiserver is an in-memory fake of the Kubernetes API server's
 // HTTP surface, faithful where List & Watch are concerned.
 //
-// A [Server] serves /api/v1 and the API groups registered in its
-// [Config.Scheme] (by default all of core/v1, apps/v1,
-// coordination.k8s.io/v1 and apiextensions.k8s.io/v1) over real HTTP, so unmodified client-go clientsets,
+// A [Server] serves the group-versions kube-apiserver v1.37.2 serves by
+// default ([Config.GroupVersions]; [AllGroupVersions] adds the others of
+// client-go's scheme) over real HTTP, so unmodified client-go clientsets,
 // the dynamic client, informers and kubectl talk to it. Underneath is an MVCC
 // store (package store) with one global resourceVersion, history and
 // compaction, so LIST at a past resourceVersion, paging with continue tokens,

@@ -4,52 +4,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/lw-sim/lw-sim/internal/faults"
-)
-
-// The fault types are internal/faults', shared with the fault proxy;
-// these aliases let code outside this module name them.
-type (
-	// Fault is one fault to inject; see [FaultInjector.Add].
-	Fault = faults.Fault
-	// FaultKind names what a fault does.
-	FaultKind = faults.Kind
-	// FaultMatch selects the requests and streams a fault acts on.
-	FaultMatch = faults.Match
-	// FaultTrigger is when a fault is armed and fires.
-	FaultTrigger = faults.Trigger
-	// FaultStreams is the scope of a stream fault.
-	FaultStreams = faults.Streams
-	// FaultDuration is a duration that reads and writes JSON as "1.5s".
-	FaultDuration = faults.Duration
-	// FaultRecord is one injected fault, as [FaultInjector.Records]
-	// returns it.
-	FaultRecord = faults.Record
-	// FaultStatus is a fault with its lifecycle state.
-	FaultStatus = faults.Status
-	// FaultInjector holds a server's faults: Add, Remove, Clear, Faults,
-	// Records.
-	FaultInjector = faults.Injector
-)
-
-// Fault kinds; each is documented in internal/faults.
-const (
-	EndWatch          = faults.EndWatch
-	CutWatch          = faults.CutWatch
-	HangWatch         = faults.HangWatch
-	WithholdBookmarks = faults.WithholdBookmarks
-	DelayEvents       = faults.DelayEvents
-	FailRequest       = faults.FailRequest
-	Latency           = faults.Latency
-	CutList           = faults.CutList
-	TooLargeRV        = faults.TooLargeRV
-	CompactStore      = faults.Compact
-	Restart           = faults.Restart
-	RandomFaults      = faults.Random
-
-	OpenStreams = faults.OpenStreams
-	NewStreams  = faults.NewStreams
-	AllStreams  = faults.AllStreams
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // faultHooks is the server's fault injector and the goroutine that arms
@@ -113,15 +68,15 @@ func (s *Server) stopFaults() {
 // Faults returns the server's fault injector. Faults added to it act on
 // this server only:
 //
-//	id, err := srv.Faults().Add(fakeapiserver.Fault{Kind: fakeapiserver.EndWatch})
+//	id, err := srv.Faults().Add(faults.Fault{Kind: faults.EndWatch})
 //	t.Cleanup(func() { srv.Faults().Remove(id) })
 //
 // or [Server.InjectFault], which does both.
-func (s *Server) Faults() *FaultInjector { return s.faults.inj }
+func (s *Server) Faults() *faults.Injector { return s.faults.inj }
 
 // InjectFault adds f and removes it at the end of the test; it fails the
 // test if f is invalid. It returns the fault's ID.
-func (s *Server) InjectFault(tb TB, f Fault) string {
+func (s *Server) InjectFault(tb TB, f faults.Fault) string {
 	tb.Helper()
 	id, err := s.faults.inj.Add(f)
 	if err != nil {

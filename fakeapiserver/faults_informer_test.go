@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // chaosUserAgent marks the informer's requests, so the random faults hit
@@ -42,16 +42,16 @@ func TestFaultInformerSurvivesRandomFaults(t *testing.T) {
 
 func runChaosInformer(t *testing.T, watchList bool) {
 	b := startBubble(t)
-	kinds := []FaultKind{FailRequest, Latency, CutList, EndWatch, CutWatch, WithholdBookmarks, DelayEvents, Restart}
+	kinds := []faults.Kind{faults.FailRequest, faults.Latency, faults.CutList, faults.EndWatch, faults.CutWatch, faults.WithholdBookmarks, faults.DelayEvents, faults.Restart}
 	if !watchList {
 		// With watch-list, client-go's consistency detector (on in this
 		// test binary) retries its exact LIST forever once the RV is
 		// compacted; only the LIST mode gets compactions.
-		kinds = append(kinds, CompactStore)
+		kinds = append(kinds, faults.Compact)
 	}
-	b.srv.InjectFault(t, Fault{
-		Kind: RandomFaults, Seed: 42, Probability: 0.3, Kinds: kinds,
-		Match: FaultMatch{UserAgent: chaosUserAgent},
+	b.srv.InjectFault(t, faults.Fault{
+		Kind: faults.Random, Seed: 42, Probability: 0.3, Kinds: kinds,
+		Match: faults.Match{UserAgent: chaosUserAgent},
 	})
 	cfg := *b.rest
 	cfg.UserAgent = chaosUserAgent
@@ -152,8 +152,8 @@ func TestFaultInformerRecoversFromWatch5xx(t *testing.T) {
 		t.Run(strconv.Itoa(code), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				b := startBubble(t)
-				b.srv.InjectFault(t, Fault{Kind: FailRequest, Code: code, Times: 1,
-					Match: FaultMatch{UserAgent: chaosUserAgent, Verbs: []string{"watch"}}})
+				b.srv.InjectFault(t, faults.Fault{Kind: faults.FailRequest, Code: code, Times: 1,
+					Match: faults.Match{UserAgent: chaosUserAgent, Verbs: []string{"watch"}}})
 				cfg := *b.rest
 				cfg.UserAgent = chaosUserAgent
 				lw := configMapsLW(t, &cfg)

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 

@@ -15,6 +15,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/pager"
+
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // listCMs lists default/configmaps through client-go and returns the error
@@ -29,39 +31,39 @@ func (b *bubble) listCMs(t *testing.T, opts metav1.ListOptions) (time.Duration, 
 func TestFaultFailRequest(t *testing.T) {
 	tests := []struct {
 		name   string
-		fault  Fault
+		fault  faults.Fault
 		is     func(error) bool // nil: the client must succeed
 		took   time.Duration
 		reason string
 	}{
 		{
 			name:   "429 with Retry-After is retried by client-go",
-			fault:  Fault{Kind: FailRequest, Code: 429, Times: 3},
+			fault:  faults.Fault{Kind: faults.FailRequest, Code: 429, Times: 3},
 			took:   3 * time.Second,
 			reason: "the rest client waits Retry-After (1 s) and retries, up to 10 times",
 		},
 		{
 			name:  "429 more than the rest client retries",
-			fault: Fault{Kind: FailRequest, Code: 429, Times: 11},
+			fault: faults.Fault{Kind: faults.FailRequest, Code: 429, Times: 11},
 			is:    apierrors.IsTooManyRequests, took: 10 * time.Second,
 		},
-		{name: "500", fault: Fault{Kind: FailRequest, Code: 500}, is: apierrors.IsInternalError},
-		{name: "503", fault: Fault{Kind: FailRequest, Code: 503}, is: apierrors.IsServiceUnavailable},
-		{name: "504", fault: Fault{Kind: FailRequest, Code: 504}, is: apierrors.IsTimeout},
-		{name: "503 with Retry-After", fault: Fault{Kind: FailRequest, Code: 503, RetryAfterSeconds: 2, Times: 2}, took: 4 * time.Second},
-		{name: "latency", fault: Fault{Kind: Latency, Delay: FaultDuration(1500 * time.Millisecond)}, took: 1500 * time.Millisecond},
+		{name: "500", fault: faults.Fault{Kind: faults.FailRequest, Code: 500}, is: apierrors.IsInternalError},
+		{name: "503", fault: faults.Fault{Kind: faults.FailRequest, Code: 503}, is: apierrors.IsServiceUnavailable},
+		{name: "504", fault: faults.Fault{Kind: faults.FailRequest, Code: 504}, is: apierrors.IsTimeout},
+		{name: "503 with Retry-After", fault: faults.Fault{Kind: faults.FailRequest, Code: 503, RetryAfterSeconds: 2, Times: 2}, took: 4 * time.Second},
+		{name: "latency", fault: faults.Fault{Kind: faults.Latency, Delay: faults.Duration(1500 * time.Millisecond)}, took: 1500 * time.Millisecond},
 		{
 			name:  "cut LIST",
-			fault: Fault{Kind: CutList},
+			fault: faults.Fault{Kind: faults.CutList},
 			is:    func(err error) bool { return strings.Contains(err.Error(), "unexpected EOF") },
 		},
 		{
 			name:  "other verbs are not hit",
-			fault: Fault{Kind: FailRequest, Code: 500, Match: FaultMatch{Verbs: []string{"watch"}}},
+			fault: faults.Fault{Kind: faults.FailRequest, Code: 500, Match: faults.Match{Verbs: []string{"watch"}}},
 		},
 		{
 			name:  "other resources are not hit",
-			fault: Fault{Kind: FailRequest, Code: 500, Match: FaultMatch{Resource: "pods"}},
+			fault: faults.Fault{Kind: faults.FailRequest, Code: 500, Match: faults.Match{Resource: "pods"}},
 		},
 	}
 	for _, tt := range tests {
@@ -91,7 +93,7 @@ func TestFaultListPage(t *testing.T) {
 		for _, n := range []string{"a", "b", "c", "d", "e"} {
 			b.mustCreate(t, configMap("default", n, "v", nil))
 		}
-		b.srv.InjectFault(t, Fault{Kind: FailRequest, Code: 500, Match: FaultMatch{Resource: "configmaps", Page: 2}})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.FailRequest, Code: 500, Match: faults.Match{Resource: "configmaps", Page: 2}})
 		list := b.cs.CoreV1().ConfigMaps("default").List
 		first, err := list(t.Context(), metav1.ListOptions{Limit: 2})
 		if err != nil {
@@ -112,15 +114,15 @@ func TestFaultListPage(t *testing.T) {
 func TestFaultTooLargeRV(t *testing.T) {
 	tests := []struct {
 		name    string
-		fault   Fault
+		fault   faults.Fault
 		rvDelta int64 // read at current + rvDelta
 		want504 bool
 	}{
-		{name: "future rv answered at once", fault: Fault{Kind: TooLargeRV}, rvDelta: 5, want504: true},
-		{name: "current rv still served", fault: Fault{Kind: TooLargeRV}, rvDelta: 0},
-		{name: "all reads", fault: Fault{Kind: TooLargeRV, AllReads: true}, rvDelta: -2, want504: true},
-		{name: "lag 3, at current", fault: Fault{Kind: TooLargeRV, Lag: 3}, rvDelta: 0, want504: true},
-		{name: "lag 3, at current-3", fault: Fault{Kind: TooLargeRV, Lag: 3}, rvDelta: -3},
+		{name: "future rv answered at once", fault: faults.Fault{Kind: faults.TooLargeRV}, rvDelta: 5, want504: true},
+		{name: "current rv still served", fault: faults.Fault{Kind: faults.TooLargeRV}, rvDelta: 0},
+		{name: "all reads", fault: faults.Fault{Kind: faults.TooLargeRV, AllReads: true}, rvDelta: -2, want504: true},
+		{name: "lag 3, at current", fault: faults.Fault{Kind: faults.TooLargeRV, Lag: 3}, rvDelta: 0, want504: true},
+		{name: "lag 3, at current-3", fault: faults.Fault{Kind: faults.TooLargeRV, Lag: 3}, rvDelta: -3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,8 +157,8 @@ func TestFaultTriggers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := startBubble(t)
 		at := b.srv.store.CurrentRV() + 2
-		b.srv.InjectFault(t, Fault{Kind: FailRequest, Code: 500, Match: FaultMatch{Verbs: []string{"list"}}, Trigger: FaultTrigger{AtRV: at}})
-		b.srv.InjectFault(t, Fault{Kind: FailRequest, Code: 503, Match: FaultMatch{Verbs: []string{"get"}}, Trigger: FaultTrigger{Request: 3}})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.FailRequest, Code: 500, Match: faults.Match{Verbs: []string{"list"}}, Trigger: faults.Trigger{AtRV: at}})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.FailRequest, Code: 503, Match: faults.Match{Verbs: []string{"get"}}, Trigger: faults.Trigger{Request: 3}})
 		if _, err := b.listCMs(t, metav1.ListOptions{}); err != nil {
 			t.Errorf("List() before rv %d = %v, want success", at, err)
 		}
@@ -185,7 +187,7 @@ func TestFaultCompact(t *testing.T) {
 		b := startBubble(t)
 		old := b.mustCreate(t, configMap("default", "a", "v", nil))
 		b.mustCreate(t, configMap("default", "b", "v", nil))
-		b.srv.InjectFault(t, Fault{Kind: CompactStore})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.Compact})
 		_, err := b.listCMs(t, metav1.ListOptions{ResourceVersion: old, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
 		if !apierrors.IsResourceExpired(err) {
 			t.Errorf("List(rv=%s, Exact) after Compact = %v, want 410 Expired", old, err)
@@ -199,7 +201,7 @@ func TestFaultInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	for _, f := range []Fault{{Kind: "Nope"}, {Kind: FailRequest, Code: 418}, {Kind: Latency}, {Kind: EndWatch, Streams: "some"}} {
+	for _, f := range []faults.Fault{{Kind: "Nope"}, {Kind: faults.FailRequest, Code: 418}, {Kind: faults.Latency}, {Kind: faults.EndWatch, Streams: "some"}} {
 		if _, err := srv.Faults().Add(f); err == nil {
 			t.Errorf("Add(%+v) = nil error, want invalid", f)
 		}
@@ -226,7 +228,7 @@ func TestFaultControlAPI(t *testing.T) {
 		if took, err := b.listCMs(t, metav1.ListOptions{}); err != nil || took != 2*time.Second {
 			t.Errorf("List() = %v after %v, want success after two 1 s retries", err, took)
 		}
-		var recs []FaultRecord
+		var recs []faults.Record
 		getJSON(t, b, "/_lwsim/faults/records", &recs)
 		if len(recs) != 2 || recs[0].FaultID != "f1" {
 			t.Errorf("GET records = %+v, want 2 records of f1", recs)
@@ -237,7 +239,7 @@ func TestFaultControlAPI(t *testing.T) {
 		} else {
 			resp.Body.Close()
 		}
-		var st []FaultStatus
+		var st []faults.Status
 		getJSON(t, b, "/_lwsim/faults", &st)
 		if len(st) != 1 || st[0].State != "removed" || st[0].Fired != 2 {
 			t.Errorf("GET faults = %+v, want f1 removed after firing twice", st)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // Stream fault tests run in synctest bubbles: delays, durations and the
@@ -50,7 +52,7 @@ func TestFaultEndWatchNow(t *testing.T) {
 			t.Fatalf("first event = %s, want ADDED", ev.Type)
 		}
 		synctest.Wait()
-		b.srv.InjectFault(t, Fault{Kind: EndWatch, Match: FaultMatch{Resource: "configmaps"}})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.EndWatch, Match: faults.Match{Resource: "configmaps"}})
 		if got := drain(w); len(got) != 0 {
 			t.Errorf("events after EndWatch = %v, want none (a clean end, no ERROR)", got)
 		}
@@ -62,7 +64,7 @@ func TestFaultEndWatchNow(t *testing.T) {
 			t.Errorf("new watch after EndWatch: first event = %s, want ADDED", ev.Type)
 		}
 		recs := b.srv.Faults().Records()
-		if len(recs) != 1 || recs[0].Kind != EndWatch || recs[0].Stream != 1 || recs[0].StreamEvents != 1 {
+		if len(recs) != 1 || recs[0].Kind != faults.EndWatch || recs[0].Stream != 1 || recs[0].StreamEvents != 1 {
 			t.Errorf("Records() = %+v, want one EndWatch on stream 1 after 1 event", recs)
 		}
 	})
@@ -71,7 +73,7 @@ func TestFaultEndWatchNow(t *testing.T) {
 func TestFaultEndWatchAfterEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := startBubble(t)
-		b.srv.InjectFault(t, Fault{Kind: EndWatch, Streams: NewStreams, Times: 1, Trigger: FaultTrigger{Events: 2}})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.EndWatch, Streams: faults.NewStreams, Times: 1, Trigger: faults.Trigger{Events: 2}})
 		w := b.clientWatch(t, false)
 		for _, n := range []string{"a", "b", "c"} {
 			b.mustCreate(t, configMap("default", n, "v", nil))
@@ -85,7 +87,7 @@ func TestFaultEndWatchAfterEvents(t *testing.T) {
 func TestFaultEndWatchAfterDuration(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := startBubble(t)
-		b.srv.InjectFault(t, Fault{Kind: EndWatch, Streams: NewStreams, Trigger: FaultTrigger{After: FaultDuration(90 * time.Second)}})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.EndWatch, Streams: faults.NewStreams, Trigger: faults.Trigger{After: faults.Duration(90 * time.Second)}})
 		start := time.Now()
 		w := b.clientWatch(t, false)
 		drain(w)
@@ -98,7 +100,7 @@ func TestFaultEndWatchAfterDuration(t *testing.T) {
 func TestFaultCutWatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := startBubble(t)
-		b.srv.InjectFault(t, Fault{Kind: CutWatch, Streams: NewStreams, Trigger: FaultTrigger{Events: 1}})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.CutWatch, Streams: faults.NewStreams, Trigger: faults.Trigger{Events: 1}})
 		rv := b.currentRV()
 		raw := b.openWatch(t, "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion="+rv)
 		cw := b.clientWatch(t, false)
@@ -120,7 +122,7 @@ func TestFaultCutWatch(t *testing.T) {
 func TestFaultCutWatchTCP(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
-	srv.InjectFault(t, Fault{Kind: CutWatch, Streams: NewStreams})
+	srv.InjectFault(t, faults.Fault{Kind: faults.CutWatch, Streams: faults.NewStreams})
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -140,7 +142,7 @@ func TestFaultCutWatchTCP(t *testing.T) {
 func TestFaultHangWatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := startBubble(t)
-		b.srv.InjectFault(t, Fault{Kind: HangWatch, Streams: NewStreams, Trigger: FaultTrigger{Events: 1}})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.HangWatch, Streams: faults.NewStreams, Trigger: faults.Trigger{Events: 1}})
 		// A client that gives up after 5 minutes without progress.
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 		defer cancel()
@@ -161,7 +163,7 @@ func TestFaultHangWatch(t *testing.T) {
 func TestFaultHangReleasedByRemove(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := startBubble(t)
-		id, err := b.srv.Faults().Add(Fault{Kind: HangWatch, Streams: NewStreams})
+		id, err := b.srv.Faults().Add(faults.Fault{Kind: faults.HangWatch, Streams: faults.NewStreams})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +182,7 @@ func TestFaultWithholdBookmarks(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			b := startBubble(t)
 			if withhold {
-				b.srv.InjectFault(t, Fault{Kind: WithholdBookmarks, Streams: NewStreams})
+				b.srv.InjectFault(t, faults.Fault{Kind: faults.WithholdBookmarks, Streams: faults.NewStreams})
 			}
 			w := b.openWatch(t, "/api/v1/namespaces/ns1/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=200&resourceVersion="+b.currentRV())
 			b.mustCreate(t, configMap("default", "other", "v", nil)) // moves the RV
@@ -200,7 +202,7 @@ func TestFaultWithholdBookmarks(t *testing.T) {
 func TestFaultDelayEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := startBubble(t)
-		b.srv.InjectFault(t, Fault{Kind: DelayEvents, Streams: NewStreams, Delay: FaultDuration(7 * time.Second)})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.DelayEvents, Streams: faults.NewStreams, Delay: faults.Duration(7 * time.Second)})
 		w := b.clientWatch(t, false)
 		start := time.Now()
 		b.mustCreate(t, configMap("default", "a", "v", nil))
@@ -218,7 +220,7 @@ func TestFaultRestart(t *testing.T) {
 		w := b.clientWatch(t, false)
 		b.mustCreate(t, configMap("default", "b", "v", nil))
 		<-w.ResultChan()
-		b.srv.InjectFault(t, Fault{Kind: Restart})
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.Restart})
 		if got := drain(w); len(got) != 0 {
 			t.Errorf("events after Restart = %v, want a silent end", got)
 		}

@@ -38,7 +38,8 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 	rv, err := parseRequestedRV(req.r.URL.Query().Get("resourceVersion"))
 	if err != nil {
 		// The watch cache returns the versioner's plain error: a 500 with no
-		// reason, like the WATCH case the spec observed (§2.5).
+		// reason, as a WATCH at such an RV gets (apiserver
+		// pkg/storage/cacher/cacher.go Get and Watch: ParseResourceVersion).
 		return nil, err
 	}
 	if rv > 0 {

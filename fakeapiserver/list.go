@@ -33,7 +33,8 @@ type listRead struct {
 }
 
 // handleList answers a LIST: negotiate, parse options, pick the read RV
-// as the watch cache does (spec §3.1), read one page: 200 with the typed
+// as the watch cache does (apiserver pkg/storage/cacher/delegator.go
+// GetList), read one page: 200 with the typed
 // list, or its Table form. Every answer, errors included, carries the
 // compaction point (read after the list) in X-Lwsim-Compacted-Revision.
 func (s *Server) handleList(req *request) (response, error) {

@@ -180,9 +180,10 @@ func names(views []cmView) []string {
 	return out
 }
 
-// TestListResourceVersionSemantics pins the table of spec §3.1: which
-// state each resourceVersion/resourceVersionMatch/limit combination reads
-// and the list RV it reports (checklist §8 items 3, 4 and 8).
+// TestListResourceVersionSemantics pins which state each
+// resourceVersion/resourceVersionMatch/limit combination reads and the list
+// RV it reports (apiserver pkg/storage/cacher/delegator.go GetList,
+// pkg/storage/cacher/cacher.go computeListLimit).
 func TestListResourceVersionSemantics(t *testing.T) {
 	srv := Start(t)
 	cs := srv.Clientset()
@@ -222,7 +223,7 @@ func TestListResourceVersionSemantics(t *testing.T) {
 			reason: "limit <= 0 is no limit, so not a legacy exact read"},
 		{name: "last Exact", q: query("resourceVersion", strconv.FormatInt(last, 10), "resourceVersionMatch", "Exact"), wantRV: last, wantNames: all},
 		{name: "before the namespace", q: query("resourceVersion", "2", "resourceVersionMatch", "Exact"), wantRV: 2, wantNames: []string{},
-			reason: "the real server answered RV 2 Exact with items:[] (spec §3.1)"},
+			reason: "the real server answered RV 2 Exact with items:[] [observed on v1.37.2]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,7 +244,7 @@ func TestListResourceVersionSemantics(t *testing.T) {
 	}
 }
 
-// TestListPaging walks the observed 5-item, limit-2 list of spec §3.2:
+// TestListPaging walks a 5-item, limit-2 list as v1.37.2 pages it:
 // tokens pinned at the first page's RV, remainingItemCount 3 then 1, a last
 // page with only resourceVersion, and a changed limit mid-list.
 func TestListPaging(t *testing.T) {
@@ -425,7 +426,7 @@ func TestListNamespaceFieldSelectorNarrows(t *testing.T) {
 
 // TestListWireShape checks the raw JSON: items without kind/apiVersion,
 // "items":[] for an empty list, and metadata with only resourceVersion on
-// a last page (spec §3.4).
+// a last page (apiserver pkg/storage/cacher/cacher.go GetList; observed).
 func TestListWireShape(t *testing.T) {
 	srv := Start(t)
 	cs := srv.Clientset()

@@ -16,8 +16,8 @@ import (
 )
 
 // notAcceptableMessage is what kube-apiserver (go-restful's route matching)
-// answers for an Accept header that no list or watch route produces [spec
-// §2.3, observed]. Routes of the other verbs produce no stream types, so
+// answers for an Accept header that no list or watch route produces
+// [observed on v1.37.2]. Routes of the other verbs produce no stream types, so
 // their message stops after the protobuf entry (see restfulNotAcceptable).
 const notAcceptableMessage = "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
 

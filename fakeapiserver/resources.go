@@ -48,7 +48,9 @@ type Resource struct {
 	FieldLabels *FieldLabels
 	// Default fills the defaults of a decoded create, update or patch body,
 	// as kube-apiserver's decoder applies the SetDefaults_* of the kind.
-	// Nil means none; core/v1 Pod gets [DefaultPod].
+	// Nil means none; built-in kinds get their entry in internal/defaults
+	// (defaults.For: Pods, workloads, Services, Nodes, volumes, RBAC
+	// bindings, webhooks, HPAs, ...; [DefaultPod] is the Pod's).
 	Default func(obj runtime.Object)
 	// Validate checks what a create or an update of the main resource is
 	// about to store, as the kind's registry strategy does; errors become
@@ -60,8 +62,10 @@ type Resource struct {
 	// is about to store (old is never nil), as the kind's status strategy
 	// does. Nil means the metadata update checks alone; built-in kinds
 	// whose status strategy checks the status (Pods, Deployments,
-	// ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers, Jobs)
-	// get their entry in internal/validation.
+	// ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers, Jobs,
+	// HorizontalPodAutoscalers, CertificateSigningRequests, Services,
+	// PersistentVolumeClaims, Nodes) get their entry in internal/validation
+	// (validation.StatusFor).
 	ValidateStatus ValidateFunc
 	// Scale serves the scale subresource (autoscaling/v1 Scale) from the
 	// paths it names; nil means none. See [ScaleSubresource].

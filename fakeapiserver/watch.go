@@ -21,7 +21,8 @@ import (
 // serveWatch answers a WATCH: validate (plain HTTP errors), then 200 with
 // headers flushed at once, then the events, one long response (server
 // push). Errors after that point are in-stream ERROR events, as the watch
-// cache reports them (spec §4.4): the real server never answers a watch
+// cache reports them (apiserver pkg/storage/cacher/cacher.go Watch,
+// newErrWatcher): the real server never answers a watch
 // with an HTTP 410.
 func (s *Server) serveWatch(req *request) {
 	out, err := s.negotiateWatchOutput(req.r)
@@ -156,7 +157,8 @@ func (w *watchStream) run(startRV int64) {
 }
 
 // start sends the synthetic initial events of a sendInitialEvents watch and
-// returns the RV after which changes are streamed (spec §4.2):
+// returns the RV after which changes are streamed (apiserver
+// pkg/storage/cacher/cacher.go Watch, watch_cache.go getAllEventsSinceLocked):
 //
 //	sendInitialEvents  RV    initial events             changes after
 //	false              ""/0  none                       the current RV
@@ -169,7 +171,8 @@ func (w *watchStream) run(startRV int64) {
 //
 // A watch with RV ""/"0" and neither sendInitialEvents nor
 // resourceVersionMatch arrives here with sendInitialEvents=true: that is
-// the WatchList defaulting parseListOptions applies (spec §4.1).
+// the WatchList defaulting parseListOptions applies (apimachinery
+// pkg/apis/meta/internalversion/defaults.go SetListOptionsDefaults).
 func (w *watchStream) start(startRV int64) (int64, error) {
 	opts := w.p.opts
 	if !sendsInitialEvents(opts) {
@@ -382,8 +385,9 @@ func (w *watchStream) sendChange(ev store.Event) (bool, error) {
 }
 
 // sendBookmark sends a periodic bookmark at rv, the RV this watcher has
-// caught up to, when that is past what it has (spec §4.5: only if its RV is
-// greater than any sent or requested).
+// caught up to, when that is past what it has (only if its RV is greater
+// than any sent or requested: apiserver pkg/storage/cacher/cache_watcher.go
+// process).
 func (w *watchStream) sendBookmark(rv int64) error {
 	if rv <= w.lastRV {
 		return nil

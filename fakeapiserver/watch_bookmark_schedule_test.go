@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // TestBookmarkScheduledBeforeHeaders: a watch's bookmark before its
@@ -23,7 +25,7 @@ func TestBookmarkScheduledBeforeHeaders(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		b := startBubble(t, WithClock(clk))
-		if _, err := b.srv.Faults().Add(Fault{Kind: DelayEvents, Delay: FaultDuration(5 * time.Second), Window: FaultDuration(time.Second), Streams: NewStreams}); err != nil {
+		if _, err := b.srv.Faults().Add(faults.Fault{Kind: faults.DelayEvents, Delay: faults.Duration(5 * time.Second), Window: faults.Duration(time.Second), Streams: faults.NewStreams}); err != nil {
 			t.Fatal(err)
 		}
 		q := url.Values{"watch": {"true"}, "sendInitialEvents": {"true"}, "resourceVersionMatch": {"NotOlderThan"},

@@ -21,6 +21,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"pgregory.net/rapid"
 
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/watchcheck"
 )
 
@@ -350,8 +351,8 @@ func (m *watchChaos) Compact(rt *rapid.T) {
 // and a bug that shows only on a stream's third change was found late
 // (the "an event dropped" mutant at check 232 in one search).
 func (m *watchChaos) Fault(rt *rapid.T) {
-	f := Fault{Kind: rapid.SampledFrom([]FaultKind{CutWatch, EndWatch, HangWatch, DelayEvents, WithholdBookmarks, Restart}).Draw(rt, "fault")}
-	if f.Kind == Restart {
+	f := faults.Fault{Kind: rapid.SampledFrom([]faults.Kind{faults.CutWatch, faults.EndWatch, faults.HangWatch, faults.DelayEvents, faults.WithholdBookmarks, faults.Restart}).Draw(rt, "fault")}
+	if f.Kind == faults.Restart {
 		if _, err := m.b.srv.Faults().RestartAPIServer(); err != nil {
 			rt.Fatalf("RestartAPIServer: %v", err)
 		}
@@ -362,22 +363,22 @@ func (m *watchChaos) Fault(rt *rapid.T) {
 		f.Trigger.Events = rapid.IntRange(1, 3).Draw(rt, "events")
 	}
 	switch f.Kind {
-	case HangWatch, WithholdBookmarks:
-		f.Window = FaultDuration(rapid.SampledFrom([]time.Duration{10 * time.Second, 2 * time.Minute}).Draw(rt, "window"))
-	case DelayEvents:
-		f.Delay = FaultDuration(5 * time.Second)
-		f.Window = FaultDuration(time.Minute)
+	case faults.HangWatch, faults.WithholdBookmarks:
+		f.Window = faults.Duration(rapid.SampledFrom([]time.Duration{10 * time.Second, 2 * time.Minute}).Draw(rt, "window"))
+	case faults.DelayEvents:
+		f.Delay = faults.Duration(5 * time.Second)
+		f.Window = faults.Duration(time.Minute)
 	}
 	if _, err := m.b.srv.Faults().Add(f); err != nil {
 		rt.Fatalf("Add(%+v): %v", f, err)
 	}
 	switch f.Kind {
-	case WithholdBookmarks:
+	case faults.WithholdBookmarks:
 		for _, w := range m.watches {
 			w.withheld = true
 		}
 		return
-	case CutWatch, EndWatch:
+	case faults.CutWatch, faults.EndWatch:
 		// Withheld bookmarks lose no change event (above), and a cut
 		// or an end ends the stream it hits right after the events
 		// before it: a stream such a fault attached to is either over

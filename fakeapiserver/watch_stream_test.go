@@ -23,7 +23,8 @@ func TestWatchServerPush(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodGet, b.srv.URL()+watchCMPath+"?watch=true&resourceVersion="+b.currentRV(), nil)
 		req.Header.Set("Accept", "application/json;stream=watch")
 		w := b.openWatchRequest(t, req)
-		// Headers are flushed before any event [spec §4.7].
+		// Headers are flushed before any event (apiserver
+		// pkg/endpoints/handlers/watch.go HandleHTTP).
 		if got := w.resp.Header.Get("Content-Type"); got != "application/json" {
 			t.Errorf("Content-Type = %q, want application/json (not ;stream=watch)", got)
 		}

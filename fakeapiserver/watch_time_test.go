@@ -28,7 +28,8 @@ func TestWatchTimeoutAndBookmarks(t *testing.T) {
 		b := startBubble(t)
 		b.mustCreate(t, configMap("default", "other", "v", nil))
 		start := b.currentRV()
-		// Spec §4.5 [observed]: timeoutSeconds=66 → bookmarks at ~60 s and
+		// [observed on v1.37.2; apiserver pkg/storage/cacher/cache_watcher.go
+		// nextBookmarkTime]: timeoutSeconds=66 → bookmarks at ~60 s and
 		// ~64 s (deadline-2 s), each only because the RV moved on (writes in
 		// another namespace), then the stream ends at exactly 66 s.
 		w := b.openWatch(t, "/api/v1/namespaces/ns1/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=66&resourceVersion="+start)

@@ -23,7 +23,7 @@ func copyBomb(tb testing.TB, n int) []byte {
 }
 
 // TestPatchCopyBomb: the copy bomb stops at the 3 MiB accumulated copy
-// limit with the real server's 422 (conformance RunPatchJSONCopyAmplification)
+// limit with the real server's 422 (conformance case PatchJSONCopyAmplification)
 // and leaves the object as it was; a patch of copies under the limit applies.
 func TestPatchCopyBomb(t *testing.T) {
 	t.Parallel()
@@ -75,8 +75,8 @@ func TestPatchCopyLimitNotGlobal(t *testing.T) {
 }
 
 // TestWriteLimits pins the other write limits' answers (each checked
-// against kube-apiserver in conformance: RunWriteBodyTooLarge,
-// RunPatchJSONTooManyOps, RunWriteTooDeep).
+// against kube-apiserver by the conformance cases WriteBodyTooLarge,
+// PatchJSONTooManyOps and WriteTooDeep).
 func TestWriteLimits(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)

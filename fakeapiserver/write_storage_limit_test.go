@@ -22,7 +22,7 @@ const eventsPath = "/api/v1/namespaces/default/events"
 
 // TestWriteStorageLimit: an object over etcd's 1.5 MiB request limit gets
 // the real server's 500 and is not stored (conformance
-// RunObjectTooLargeForStorage has the other cases: the gRPC limit, growth
+// The conformance case ObjectTooLargeForStorage has the other cases: the gRPC limit, growth
 // by patch, dry runs, dropped managedFields).
 func TestWriteStorageLimit(t *testing.T) {
 	t.Parallel()

@@ -201,7 +201,9 @@ func shouldDeleteOnUpdate(obj runtime.Object) bool {
 }
 
 // deleteOnUpdate deletes the object in place of the update; the response is
-// the request's object at its old resourceVersion [observed, spec §5.5].
+// the request's object at its old resourceVersion [observed on v1.37.2;
+// apiserver pkg/registry/generic/registry/store.go Update,
+// ShouldDeleteDuringUpdate].
 func (s *Server) deleteOnUpdate(req *request, key string, next runtime.Object, oldRV int64) (runtime.Object, bool, error) {
 	_, err := s.storeDelete(req.res, key, next, oldRV, isDryRun(req.r))
 	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {

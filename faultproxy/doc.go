@@ -1,7 +1,7 @@
 // Package faultproxy is a reverse proxy that injects list-watch faults in
 // front of any kube-apiserver (kind, k3s, a real cluster, or an lw-sim
 // fake): the request and watch stream faults of package fakeapiserver,
-// driven by the same engine (internal/faults), the same Go API and the
+// driven by the same engine (package faults), the same Go API and the
 // same control API.
 //
 // The proxy understands watch streams: it decodes the JSON watch events

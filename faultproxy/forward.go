@@ -11,7 +11,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 

@@ -14,15 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
-	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/internal/serving"
-)
-
-// Fault types, the same as fakeapiserver's (aliases of internal/faults).
-type (
-	Fault         = faults.Fault
-	FaultInjector = faults.Injector
-	FaultRecord   = faults.Record
 )
 
 // Config configures a [Proxy].
@@ -43,7 +36,7 @@ type Config struct {
 	// Clock times latencies, delays and windows. If nil, the real clock.
 	Clock clock.WithTickerAndDelayedExecution
 	// ControlAPI serves the control API under /_lwsim/ (see
-	// internal/faults ControlHandler). Off by default.
+	// [faults.ControlHandler]). Off by default.
 	ControlAPI bool
 	// TLS makes [Proxy.Serve] serve HTTPS with a fresh self-signed
 	// certificate for 127.0.0.1, ::1, localhost and the AllowedHosts names;
@@ -119,8 +112,10 @@ func upstreamOf(rc *rest.Config) (*url.URL, http.RoundTripper, error) {
 	return u, rt, nil
 }
 
-// Faults returns the proxy's fault injector.
-func (p *Proxy) Faults() *FaultInjector { return p.inj }
+// Faults returns the proxy's fault injector: faults added to it act on
+// this proxy's requests and streams only. State faults (Compact, Restart)
+// are refused by Add with [faults.ErrUnsupported].
+func (p *Proxy) Faults() *faults.Injector { return p.inj }
 
 // Handler returns the proxy's HTTP handler: the caller checks of [Config]
 // (Host, Token), then the control API, request faults and forwarding.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
-	"github.com/lw-sim/lw-sim/internal/faults"
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // TestMain fails the package if a test leaves a goroutine running, a cut

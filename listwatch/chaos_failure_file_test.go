@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
@@ -108,8 +108,8 @@ func writeChaosFailure(path string, f *scenariofile.File, header string) error {
 // the same scenario.
 func TestChaosFailureFile(t *testing.T) {
 	const golden = "testdata/chaos-failure-example.yaml"
-	cut := fakeapiserver.Fault{Kind: fakeapiserver.CutWatch, Match: fakeapiserver.FaultMatch{UserAgent: chaosAgent}}
-	fail := fakeapiserver.Fault{Kind: fakeapiserver.FailRequest, Match: fakeapiserver.FaultMatch{UserAgent: chaosAgent, Verbs: []string{"watch"}}, Code: 503, Times: 2}
+	cut := faults.Fault{Kind: faults.CutWatch, Match: faults.Match{UserAgent: chaosAgent}}
+	fail := faults.Fault{Kind: faults.FailRequest, Match: faults.Match{UserAgent: chaosAgent, Verbs: []string{"watch"}}, Code: 503, Times: 2}
 	steps := []scenariofile.Step{
 		{Write: &scenariofile.Write{Name: "a"}},
 		{Write: &scenariofile.Write{Name: "b"}},
@@ -122,8 +122,8 @@ func TestChaosFailureFile(t *testing.T) {
 		scenariofile.Step{Fault: &cut},
 		scenariofile.Step{Delete: &scenariofile.Write{Name: "a"}},
 		scenariofile.Step{Create: &scenariofile.Write{Name: "elsewhere-1", Namespace: chaosOtherNS, Value: "x"}},
-		scenariofile.Step{Fault: &fakeapiserver.Fault{Kind: fakeapiserver.Restart}},
-		scenariofile.Step{Advance: fakeapiserver.FaultDuration(30 * time.Second)},
+		scenariofile.Step{Fault: &faults.Fault{Kind: faults.Restart}},
+		scenariofile.Step{Advance: faults.Duration(30 * time.Second)},
 	)
 	failure := chaosFailure{invariant: "store", msg: "listwatch (synced true): store != server (-server +store):\n  map[string]string{\n- \t\"default/b\": \"7\",\n  }"}
 	f, header := chaosReplay(failure, chaosKinds, 4, steps)

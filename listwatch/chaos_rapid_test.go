@@ -26,6 +26,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 	"github.com/lw-sim/lw-sim/watchcheck"
 )
@@ -391,8 +392,8 @@ const chaosOtherNS = scenariofile.ChaosOtherNamespace
 
 // fault draws one fault from the whole fault API, aimed at the subjects.
 func (r *chaosRun) fault(rt *rapid.T, detector bool) {
-	match := fakeapiserver.FaultMatch{UserAgent: chaosAgent}
-	window := fakeapiserver.FaultDuration(rapid.SampledFrom([]time.Duration{10 * time.Second, 90 * time.Second}).Draw(rt, "window"))
+	match := faults.Match{UserAgent: chaosAgent}
+	window := faults.Duration(rapid.SampledFrom([]time.Duration{10 * time.Second, 90 * time.Second}).Draw(rt, "window"))
 	kinds := []string{"cut", "end", "hang", "fail-watch", "fail-list", "latency", "cut-list",
 		"delay", "withhold", "withhold-initial", "restart", "too-large-rv"}
 	if !detector {
@@ -403,41 +404,41 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 		// would never sync. Checks with the detector leave compaction out.
 		kinds = append(kinds, "compact", "compact-between-pages")
 	}
-	var f fakeapiserver.Fault
+	var f faults.Fault
 	switch kind := rapid.SampledFrom(kinds).Draw(rt, "fault"); kind {
 	case "cut":
-		f = fakeapiserver.Fault{Kind: fakeapiserver.CutWatch, Match: match}
+		f = faults.Fault{Kind: faults.CutWatch, Match: match}
 	case "end":
-		f = fakeapiserver.Fault{Kind: fakeapiserver.EndWatch, Match: match}
+		f = faults.Fault{Kind: faults.EndWatch, Match: match}
 	case "hang":
-		f = fakeapiserver.Fault{Kind: fakeapiserver.HangWatch, Match: match, Window: window}
+		f = faults.Fault{Kind: faults.HangWatch, Match: match, Window: window}
 	case "fail-watch", "fail-list":
 		m := match
 		m.Verbs = []string{kind[len("fail-"):]}
-		f = fakeapiserver.Fault{Kind: fakeapiserver.FailRequest, Match: m, Code: rapid.SampledFrom([]int{429, 500, 503, 504}).Draw(rt, "code"),
+		f = faults.Fault{Kind: faults.FailRequest, Match: m, Code: rapid.SampledFrom([]int{429, 500, 503, 504}).Draw(rt, "code"),
 			Times: rapid.IntRange(1, 3).Draw(rt, "times")}
 	case "latency":
-		f = fakeapiserver.Fault{Kind: fakeapiserver.Latency, Match: match, Delay: fakeapiserver.FaultDuration(2 * time.Second), Times: 3}
+		f = faults.Fault{Kind: faults.Latency, Match: match, Delay: faults.Duration(2 * time.Second), Times: 3}
 	case "cut-list":
 		m := match
 		m.Verbs = []string{"list"}
-		f = fakeapiserver.Fault{Kind: fakeapiserver.CutList, Match: m}
+		f = faults.Fault{Kind: faults.CutList, Match: m}
 	case "delay":
-		f = fakeapiserver.Fault{Kind: fakeapiserver.DelayEvents, Match: match, Delay: fakeapiserver.FaultDuration(3 * time.Second), Window: window, Streams: fakeapiserver.AllStreams}
+		f = faults.Fault{Kind: faults.DelayEvents, Match: match, Delay: faults.Duration(3 * time.Second), Window: window, Streams: faults.AllStreams}
 	case "withhold", "withhold-initial":
-		f = fakeapiserver.Fault{Kind: fakeapiserver.WithholdBookmarks, Match: match, Window: window, Streams: fakeapiserver.AllStreams, InitialEventsEnd: kind == "withhold-initial"}
+		f = faults.Fault{Kind: faults.WithholdBookmarks, Match: match, Window: window, Streams: faults.AllStreams, InitialEventsEnd: kind == "withhold-initial"}
 	case "too-large-rv":
 		// A lagging watch cache: RV-constrained reads above current-lag
 		// get the 504 "Too large resource version" for a while.
-		f = fakeapiserver.Fault{Kind: fakeapiserver.TooLargeRV, Match: match, Window: window, Lag: int64(rapid.IntRange(1, 3).Draw(rt, "lag"))}
+		f = faults.Fault{Kind: faults.TooLargeRV, Match: match, Window: window, Lag: int64(rapid.IntRange(1, 3).Draw(rt, "lag"))}
 	case "compact":
-		f = fakeapiserver.Fault{Kind: fakeapiserver.CompactStore}
+		f = faults.Fault{Kind: faults.Compact}
 	case "restart":
-		f = fakeapiserver.Fault{Kind: fakeapiserver.Restart}
+		f = faults.Fault{Kind: faults.Restart}
 	case "compact-between-pages":
 		m := match
 		m.Verbs, m.Page = []string{"list"}, 2
-		f = fakeapiserver.Fault{Kind: fakeapiserver.CompactStore, Match: m, Trigger: fakeapiserver.FaultTrigger{Request: 1}}
+		f = faults.Fault{Kind: faults.Compact, Match: m, Trigger: faults.Trigger{Request: 1}}
 	}
 	r.addFault(rt, f)
 }
@@ -451,8 +452,8 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 // seed replayed with five subjects ended the same way 11 times in 20,
 // with 16 different traces. Copy by copy, each subject meets the fault
 // on its own, in a fixed order.
-func (r *chaosRun) addFault(rt *rapid.T, f fakeapiserver.Fault) {
-	copies := []fakeapiserver.Fault{f}
+func (r *chaosRun) addFault(rt *rapid.T, f faults.Fault) {
+	copies := []faults.Fault{f}
 	if f.Match.UserAgent == chaosAgent {
 		copies = copies[:0]
 		for _, s := range r.subs {
@@ -484,7 +485,7 @@ func (r *chaosRun) settle() { synctest.Wait() }
 // advance runs virtual time on by d.
 func (r *chaosRun) advance(d time.Duration) {
 	time.Sleep(d)
-	r.steps = append(r.steps, scenariofile.Step{Advance: fakeapiserver.FaultDuration(d)})
+	r.steps = append(r.steps, scenariofile.Step{Advance: faults.Duration(d)})
 }
 
 // outage is the composite the client's hardest paths need, which
@@ -498,7 +499,7 @@ func (r *chaosRun) advance(d time.Duration) {
 // (after a compaction, or with few history events kept, the resume is a
 // 410 and a relist).
 func (r *chaosRun) outage(rt *rapid.T, detector bool) {
-	match := fakeapiserver.FaultMatch{UserAgent: chaosAgent}
+	match := faults.Match{UserAgent: chaosAgent}
 	if rapid.Bool().Draw(rt, "idleFirst") {
 		r.writeElsewhere(rt)
 		r.advance(2 * time.Minute)
@@ -506,9 +507,9 @@ func (r *chaosRun) outage(rt *rapid.T, detector bool) {
 	}
 	refuse := match
 	refuse.Verbs = []string{"watch"}
-	for _, f := range []fakeapiserver.Fault{
-		{Kind: fakeapiserver.FailRequest, Match: refuse, Code: rapid.SampledFrom([]int{500, 503, 504}).Draw(rt, "outageCode"), Times: rapid.IntRange(1, 3).Draw(rt, "outageTimes")},
-		{Kind: fakeapiserver.CutWatch, Match: match},
+	for _, f := range []faults.Fault{
+		{Kind: faults.FailRequest, Match: refuse, Code: rapid.SampledFrom([]int{500, 503, 504}).Draw(rt, "outageCode"), Times: rapid.IntRange(1, 3).Draw(rt, "outageTimes")},
+		{Kind: faults.CutWatch, Match: match},
 	} {
 		r.addFault(rt, f)
 	}
@@ -520,7 +521,7 @@ func (r *chaosRun) outage(rt *rapid.T, detector bool) {
 	// over what changed, deletes included. Not with the consistency
 	// detector on (see fault).
 	if !detector && rapid.Bool().Draw(rt, "outageCompact") {
-		r.addFault(rt, fakeapiserver.Fault{Kind: fakeapiserver.CompactStore})
+		r.addFault(rt, faults.Fault{Kind: faults.Compact})
 	}
 	r.advance(30 * time.Second)
 }
@@ -573,7 +574,7 @@ func (r *chaosRun) quiesce(rt *rapid.T) (map[string]string, time.Duration) {
 func (r *chaosRun) checkpoint(rt *rapid.T) {
 	r.points++
 	want, took := r.quiesce(rt)
-	r.steps = append(r.steps, scenariofile.Step{ClearFaults: true}, scenariofile.Step{Advance: fakeapiserver.FaultDuration(took)})
+	r.steps = append(r.steps, scenariofile.Step{ClearFaults: true}, scenariofile.Step{Advance: faults.Duration(took)})
 	r.check(want)
 }
 

@@ -85,7 +85,8 @@ func (c *Client) trace(e TraceEvent) {
 }
 
 // parseRV parses a resourceVersion. RVs are opaque by contract, but
-// client-go and the apiserver both parse them as uint64 (spec §1), and the
+// client-go and the apiserver both parse them as uint64 (k8s.io/apiserver
+// pkg/storage/api_object_versioner.go ParseResourceVersion), and the
 // client needs an order to keep guarantee 2.
 func parseRV(s string) (uint64, error) {
 	if s == "" {

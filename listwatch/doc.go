@@ -1,5 +1,6 @@
 // Package listwatch is a small list-watch client: the List & Watch loop of
-// the seed article, done right. It keeps a local, indexed copy of one
+// the article lw-sim grew from (README.md, "The List & Watch article"),
+// done right. It keeps a local, indexed copy of one
 // collection in step with a kube-apiserver and tells a handler about every
 // change.
 //

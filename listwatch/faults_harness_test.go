@@ -20,6 +20,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // The fault tests (faults_test.go) run inside testing/synctest bubbles
@@ -46,12 +47,12 @@ const (
 )
 
 // subjectMatch selects the requests and streams of the client under test.
-var subjectMatch = fakeapiserver.FaultMatch{UserAgent: subjectAgent}
+var subjectMatch = faults.Match{UserAgent: subjectAgent}
 
 // watchMatch selects the client's watches; listMatch its LISTs.
 var (
-	watchMatch = fakeapiserver.FaultMatch{UserAgent: subjectAgent, Verbs: []string{"watch"}}
-	listMatch  = fakeapiserver.FaultMatch{UserAgent: subjectAgent, Verbs: []string{"list"}}
+	watchMatch = faults.Match{UserAgent: subjectAgent, Verbs: []string{"watch"}}
+	listMatch  = faults.Match{UserAgent: subjectAgent, Verbs: []string{"list"}}
 )
 
 // faultEnv is a fake apiserver serving in the current synctest bubble and a
@@ -204,8 +205,8 @@ func (fe *faultEnv) waitSynced(s *subject) {
 }
 
 // recordsOf counts the server's fault records by kind.
-func (fe *faultEnv) recordsOf() map[fakeapiserver.FaultKind]int {
-	out := map[fakeapiserver.FaultKind]int{}
+func (fe *faultEnv) recordsOf() map[faults.Kind]int {
+	out := map[faults.Kind]int{}
 	for _, r := range fe.srv.Faults().Records() {
 		out[r.Kind]++
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // TestFaultWithheldBookmarks shows what bookmarks buy: the collection the
@@ -29,8 +29,8 @@ func TestFaultWithheldBookmarks(t *testing.T) {
 					fe.createNamespace("busy")
 					fe.create(faultNS, "a")
 					if withhold {
-						fe.srv.InjectFault(t, fakeapiserver.Fault{Kind: fakeapiserver.WithholdBookmarks, Match: watchMatch,
-							Streams: fakeapiserver.AllStreams})
+						fe.srv.InjectFault(t, faults.Fault{Kind: faults.WithholdBookmarks, Match: watchMatch,
+							Streams: faults.AllStreams})
 					}
 					s := fe.startSubject(sk, subjectOptions{})
 					fe.converge(s, convergeWithin)
@@ -88,8 +88,8 @@ func TestFaultTooLargeRV(t *testing.T) {
 				for _, n := range []string{"a", "b", "c"} {
 					fe.create(faultNS, n)
 				}
-				id := fe.srv.InjectFault(t, fakeapiserver.Fault{Kind: fakeapiserver.TooLargeRV, AllReads: true,
-					Match: subjectMatch, Window: fakeapiserver.FaultDuration(time.Minute)})
+				id := fe.srv.InjectFault(t, faults.Fault{Kind: faults.TooLargeRV, AllReads: true,
+					Match: subjectMatch, Window: faults.Duration(time.Minute)})
 				start := time.Now()
 				s := fe.startSubject(tt.sk, subjectOptions{pageSize: 2})
 				fe.converge(s, convergeWithin)
@@ -141,7 +141,7 @@ func TestFaultRandomSchedule(t *testing.T) {
 
 func runRandomSchedule(t *testing.T, seed uint64, sk subjectKind) {
 	fe := startFaultEnv(t)
-	fe.srv.InjectFault(t, fakeapiserver.Fault{Kind: fakeapiserver.RandomFaults, Seed: seed, Probability: 0.5, Match: subjectMatch})
+	fe.srv.InjectFault(t, faults.Fault{Kind: faults.Random, Seed: seed, Probability: 0.5, Match: subjectMatch})
 	s := fe.startSubject(sk, subjectOptions{pageSize: 2})
 	rng := rand.New(rand.NewPCG(seed, seed))
 	exists := map[string]bool{}
@@ -178,7 +178,7 @@ func runRandomSchedule(t *testing.T, seed uint64, sk subjectKind) {
 	if s.log == nil {
 		return
 	}
-	if got, limit := s.log.count(TraceRelist), recs[fakeapiserver.CompactStore]+recs[fakeapiserver.Restart]; got > limit {
+	if got, limit := s.log.count(TraceRelist), recs[faults.Compact]+recs[faults.Restart]; got > limit {
 		t.Errorf("relists = %d, want <= %d (compactions + restarts)%s", got, limit, s.traceText())
 	}
 	if diff := cmp.Diff(fe.state(), stateOf(s.store.List())); diff != "" {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // Each test below drives one branch of the client's run loop with a fault
@@ -30,7 +30,7 @@ const idleBeforeFault = 2 * time.Second
 // re-watch from the last RV they hold, with no LIST and no backoff, and get
 // the lost event from the new watch.
 func TestFaultWatchEndResumes(t *testing.T) {
-	for _, kind := range []fakeapiserver.FaultKind{fakeapiserver.EndWatch, fakeapiserver.CutWatch} {
+	for _, kind := range []faults.Kind{faults.EndWatch, faults.CutWatch} {
 		for _, sk := range []subjectKind{listwatchClient, informerClient} {
 			t.Run(string(kind)+"/"+string(sk), func(t *testing.T) {
 				t.Parallel()
@@ -43,8 +43,8 @@ func TestFaultWatchEndResumes(t *testing.T) {
 					time.Sleep(idleBeforeFault)
 					before, mark := s.lw.calls(), s.mark()
 
-					id := fe.srv.InjectFault(t, fakeapiserver.Fault{Kind: kind, Match: watchMatch,
-						Streams: fakeapiserver.OpenStreams, Trigger: fakeapiserver.FaultTrigger{Events: 1}})
+					id := fe.srv.InjectFault(t, faults.Fault{Kind: kind, Match: watchMatch,
+						Streams: faults.OpenStreams, Trigger: faults.Trigger{Events: 1}})
 					rvA := fe.update(faultNS, "a")
 					fe.update(faultNS, "b") // written after the fault fired: lost with the stream
 					if took := fe.converge(s, convergeWithin); took != 0 {
@@ -161,8 +161,8 @@ func TestFaultHangWatch(t *testing.T) {
 					time.Sleep(idleBeforeFault)
 					before, mark := s.lw.calls(), s.mark()
 					start := time.Now()
-					fe.srv.InjectFault(t, fakeapiserver.Fault{Kind: fakeapiserver.HangWatch, Match: watchMatch,
-						Window: fakeapiserver.FaultDuration(tt.hang)})
+					fe.srv.InjectFault(t, faults.Fault{Kind: faults.HangWatch, Match: watchMatch,
+						Window: faults.Duration(tt.hang)})
 					fe.update(faultNS, "a")
 					time.Sleep(w.quietFor)
 					synctest.Wait()
@@ -218,7 +218,7 @@ func TestFaultRestartRelists(t *testing.T) {
 				fe.converge(s, convergeWithin)
 				time.Sleep(idleBeforeFault)
 				before, mark := s.lw.calls(), s.mark()
-				fe.srv.InjectFault(t, fakeapiserver.Fault{Kind: fakeapiserver.HangWatch, Match: watchMatch})
+				fe.srv.InjectFault(t, faults.Fault{Kind: faults.HangWatch, Match: watchMatch})
 				time.Sleep(10 * time.Second)
 				fe.del(faultNS, "a")
 				fe.update(faultNS, "b")
@@ -277,8 +277,8 @@ func TestFaultExpiredContinue(t *testing.T) {
 				}
 				lm := listMatch
 				lm.Page = 2
-				id := fe.srv.InjectFault(t, fakeapiserver.Fault{Kind: fakeapiserver.Latency, Match: lm,
-					Delay: fakeapiserver.FaultDuration(10 * time.Second)})
+				id := fe.srv.InjectFault(t, faults.Fault{Kind: faults.Latency, Match: lm,
+					Delay: faults.Duration(10 * time.Second)})
 				s := fe.startSubject(tt.sk, subjectOptions{pageSize: 2})
 				synctest.Wait() // listwatch: page 2 is waiting out its latency
 				fe.update(faultNS, "e")
@@ -321,7 +321,7 @@ func TestFaultExpiredContinue(t *testing.T) {
 func TestFaultRetryableErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		fault fakeapiserver.Fault
+		fault faults.Fault
 		// onWatch: the fault hits a re-watch of a synced client; else the
 		// first LIST.
 		onWatch bool
@@ -330,21 +330,21 @@ func TestFaultRetryableErrors(t *testing.T) {
 		wantDecide []string // listwatch
 	}{
 		{name: "watch-429x11-retry-after-7", onWatch: true,
-			fault:     fakeapiserver.Fault{Kind: fakeapiserver.FailRequest, Code: http.StatusTooManyRequests, RetryAfterSeconds: 7, Times: 11, Match: watchMatch},
+			fault:     faults.Fault{Kind: faults.FailRequest, Code: http.StatusTooManyRequests, RetryAfterSeconds: 7, Times: 11, Match: watchMatch},
 			wantSyncs: map[subjectKind]int{listwatchClient: 0, informerClient: 0},
 			wantDecide: []string{"watch-end: stream closed", "watch-start: resume from rv",
 				"watch-end: watch request failed: server error Too Many Requests", "backoff: server's Retry-After", "watch-start: resume from rv"}},
 		{name: "watch-503", onWatch: true,
-			fault:     fakeapiserver.Fault{Kind: fakeapiserver.FailRequest, Code: http.StatusServiceUnavailable, Match: watchMatch},
+			fault:     faults.Fault{Kind: faults.FailRequest, Code: http.StatusServiceUnavailable, Match: watchMatch},
 			wantSyncs: map[subjectKind]int{listwatchClient: 0, informerClient: 1},
 			wantDecide: []string{"watch-end: stream closed", "watch-start: resume from rv",
 				"watch-end: watch request failed: server error Service Unavailable", "backoff: exponential backoff", "watch-start: resume from rv"}},
 		{name: "list-500",
-			fault:      fakeapiserver.Fault{Kind: fakeapiserver.FailRequest, Code: http.StatusInternalServerError, Match: listMatch},
+			fault:      faults.Fault{Kind: faults.FailRequest, Code: http.StatusInternalServerError, Match: listMatch},
 			wantSyncs:  map[subjectKind]int{listwatchClient: 2, informerListClient: 2},
 			wantDecide: []string{"list-error", "backoff: exponential backoff", "listed", "watch-start"}},
 		{name: "list-429-retried-by-rest-client",
-			fault:      fakeapiserver.Fault{Kind: fakeapiserver.FailRequest, Code: http.StatusTooManyRequests, Match: listMatch},
+			fault:      faults.Fault{Kind: faults.FailRequest, Code: http.StatusTooManyRequests, Match: listMatch},
 			wantSyncs:  map[subjectKind]int{listwatchClient: 1, informerListClient: 1},
 			wantDecide: []string{"listed", "watch-start"}},
 	}

@@ -121,7 +121,8 @@ func TestGuaranteesUnderFaults(t *testing.T) {
 
 // TestIdleWatchCut cuts a watch that has delivered nothing yet, twice. The
 // informer treats a watch that ends within a second with no events as a
-// "very short watch" and relists (spec §6.4); listwatch re-watches from its
+// "very short watch" and relists (client-go tools/cache/reflector.go
+// handleAnyWatch); listwatch re-watches from its
 // RV after a backoff, because nothing was lost.
 func TestIdleWatchCut(t *testing.T) {
 	t.Parallel()

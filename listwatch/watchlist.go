@@ -11,7 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// watchList syncs the store with a streaming list (spec §6.5): one watch
+// watchList syncs the store with a streaming list (as client-go
+// tools/cache/reflector.go watchList does): one watch
 // with sendInitialEvents=true, resourceVersionMatch=NotOlderThan and
 // allowWatchBookmarks=true from RV "" (a consistent start, as list uses).
 // The server sends ADDED for every object, then a BOOKMARK annotated

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
@@ -48,7 +49,7 @@ const ChaosFileVersion = 1
 //	  ]
 //	}
 //
-// A fault is [fakeapiserver.Fault] in its JSON form (the control API's).
+// A fault is [faults.Fault] in its JSON form (the control API's).
 type ChaosFile struct {
 	Version          int    `json:"version"`
 	Name             string `json:"name"`
@@ -65,10 +66,10 @@ type ChaosFile struct {
 type ChaosOp struct {
 	// Op is write, delete, write-elsewhere, start-client, fault or
 	// advance.
-	Op      string                      `json:"op"`
-	Name    string                      `json:"name,omitempty"`
-	Fault   *fakeapiserver.Fault        `json:"fault,omitempty"`
-	Advance fakeapiserver.FaultDuration `json:"advance,omitempty"`
+	Op      string          `json:"op"`
+	Name    string          `json:"name,omitempty"`
+	Fault   *faults.Fault   `json:"fault,omitempty"`
+	Advance faults.Duration `json:"advance,omitempty"`
 }
 
 // ReadChaosFile reads and validates a chaos file.

@@ -1,5 +1,6 @@
-// Package scenarios turns the List & Watch questions of the seed article
-// (section 7, "其他问题") into runnable answers.
+// Package scenarios turns the List & Watch questions of the article lw-sim
+// grew from (its section 7, "其他问题"; quoted in questions.go, see
+// README.md, "The List & Watch article") into runnable answers.
 //
 // A [Scenario] is a named, seeded script that runs against an in-process
 // fake kube-apiserver (package fakeapiserver) on a fake clock, through real

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
@@ -80,7 +80,7 @@ func (r *fileRun) writeObject(kind string, w scenariofile.Write, value string) e
 
 // describeFault renders a fault for the timeline: its kind and its JSON
 // spec (the control API's form, zero fields left out).
-func describeFault(f fakeapiserver.Fault) string {
+func describeFault(f faults.Fault) string {
 	b, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Sprintf("%s %+v", f.Kind, f)

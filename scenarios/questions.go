@@ -1,6 +1,7 @@
 package scenarios
 
-// QuestionID names one of the seed article's nine questions (section 7).
+// QuestionID names one of the List & Watch article's nine questions (its
+// section 7; README.md, "The List & Watch article").
 type QuestionID string
 
 // The nine questions, in the article's order.

@@ -21,7 +21,8 @@ import (
 	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
-// articleKubeconfig is where the seed article's programs read their
+// articleKubeconfig is where the List & Watch article's programs
+// (testdata/article) read their
 // kubeconfig, relative to their working directory.
 const articleKubeconfig = "k8s_watch/kubeconfig-local.conf"
 

@@ -8,7 +8,8 @@ import (
 	"github.com/lw-sim/lw-sim/scenarios"
 )
 
-// questionInfo is one of the seed article's questions as data.
+// questionInfo is one of the List & Watch article's questions as data
+// (README.md, "The List & Watch article").
 type questionInfo struct {
 	ID      scenarios.QuestionID `json:"id"`
 	English string               `json:"english"`
@@ -81,7 +82,7 @@ func listScenarios(w io.Writer, output outputFlag) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "The seed article's questions (section 7) and the scenarios that answer them:")
+	fmt.Fprintln(w, "The List & Watch article's questions (its section 7) and the scenarios that answer them:")
 	for i, q := range c.Questions {
 		fmt.Fprintf(w, "  %d. %s\n     %s\n     → %s\n", i+1, q.Chinese, q.English, strings.Join(q.AnsweredBy, ", "))
 	}

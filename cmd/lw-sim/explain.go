@@ -33,8 +33,9 @@ func newExplainCommand() *cobra.Command {
 		Use:   "explain NAME|FILE",
 		Short: "Explain a scenario: its question, what kube-apiserver does, and a run's timeline",
 		Long: `Explain a built-in scenario or a scenario file: the question(s) it answers, in English and in the
-seed article's Chinese, what kube-apiserver does and why, and the timeline of a
-run against an in-process fake kube-apiserver. "lw-sim run --list" lists them.
+Chinese of the List & Watch article lw-sim grew from, what kube-apiserver does
+and why, and the timeline of a run against an in-process fake kube-apiserver.
+"lw-sim run --list" lists them.
 
 With --html OUT it also writes OUT, one self-contained HTML page (no network):
 the same explanation and the run's timeline as a sequence diagram, a lane per

@@ -18,8 +18,8 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		Long: `lw-sim is an in-memory fake kube-apiserver for testing List & Watch.
 
 It serves kubectl and client-go (lw-sim serve), injects list-watch faults in
-front of any apiserver (lw-sim proxy), and plays the seed article's List &
-Watch questions as scenarios on a virtual clock (lw-sim run, lw-sim explain).`,
+front of any apiserver (lw-sim proxy), and plays the List & Watch questions
+it grew from as scenarios on a virtual clock (lw-sim run, lw-sim explain).`,
 		Example: `  lw-sim demo
   lw-sim serve &
   kubectl --kubeconfig lw-sim.kubeconfig get namespaces

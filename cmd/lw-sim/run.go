@@ -39,7 +39,7 @@ func newRunCommand() *cobra.Command {
 		Short: "Run List & Watch scenarios on a virtual clock: timeline, PASS or FAIL",
 		Long: `Run a built-in scenario (or "all") against an in-process fake kube-apiserver on
 a virtual clock and print its timeline and PASS or FAIL. Each scenario answers
-one of the seed article's List & Watch questions; --list shows them. Exits
+one of the List & Watch questions lw-sim grew from; --list shows them. Exits
 non-zero if an expectation fails, naming the file and the expectation.
 
 A FILE (.yaml, .yml or .json) is a scenario file: objects to seed, listwatch

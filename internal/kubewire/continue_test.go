@@ -7,7 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Tokens kube-apiserver 1.37 gave (spec §2.5, §3.2; evidence/run2).
+// Tokens kube-apiserver 1.37 gave [observed on v1.37.2]; their format is
+// k8s.io/apiserver pkg/storage/continue.go EncodeContinue's.
 const (
 	observedToken        = "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NzYsInN0YXJ0IjoiL2NtLWJcdTAwMDAifQ" // rv 76, /cm-b\x00
 	observedExpiredToken = "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiYlx1MDAwMCJ9"       // rv -1, b\x00

@@ -1,6 +1,6 @@
 // Package kubewire holds the Kubernetes wire details that the fake API
 // server (fakeapiserver), the fault proxy (faultproxy), the fault engine
-// (internal/faults), the scenarios and the conformance suite all need, so
+// (package faults), the scenarios and the conformance suite all need, so
 // that each is written once and matches kube-apiserver v1.37 byte for byte:
 //
 //	requestinfo.go  what a request path names: RequestInfoFactory's rules

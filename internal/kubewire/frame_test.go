@@ -12,7 +12,7 @@ import (
 )
 
 // capturedFrames are frames of watch streams kube-apiserver v1.37 wrote
-// (spec evidence/run1: ADDED, ADDED, MODIFIED, DELETED, BOOKMARK, ERROR),
+// (recorded from a real server: ADDED, ADDED, MODIFIED, DELETED, BOOKMARK, ERROR),
 // one per line.
 func capturedFrames(t *testing.T) []string {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 
 // TestNewRequestInfo runs the resource paths of kube-apiserver's own table
 // (apiserver pkg/endpoints/request/requestinfo_test.go TestGetAPIRequestInfo)
-// and the paths the fake serves (spec §1: list, watch, the deprecated
+// and the paths the fake serves (list, watch, the deprecated
 // /watch/ form, namespace subresources, groups).
 func TestNewRequestInfo(t *testing.T) {
 	t.Parallel()

@@ -251,8 +251,8 @@ func (a *apiServer) stop() {
 
 // restart stops the apiserver and starts a new one over the same etcd: its
 // watch caches start empty at etcd's current revision, so watches from
-// older RVs get the "too old resource version" ERROR event (spec §4.4,
-// evidence run2).
+// older RVs get the "too old resource version" ERROR event (k8s.io/apiserver
+// pkg/storage/cacher/watch_cache_history.go GetIntervalLocked; observed on v1.37.2).
 func (a *apiServer) restart() error {
 	a.stop()
 	return a.start()

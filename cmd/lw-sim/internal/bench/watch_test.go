@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // TestFanoutDropsRoundsWithAnEndedWatch: a fan-out round in which the
@@ -24,7 +24,7 @@ func TestFanoutDropsRoundsWithAnEndedWatch(t *testing.T) {
 		}
 	}
 	opts := Options{Watchers: 3, Writes: 5, Workers: 2, Rounds: 2}
-	end := fakeapiserver.Fault{Kind: fakeapiserver.EndWatch, Streams: fakeapiserver.NewStreams, Trigger: fakeapiserver.FaultTrigger{Events: 2}}
+	end := faults.Fault{Kind: faults.EndWatch, Streams: faults.NewStreams, Trigger: faults.Trigger{Events: 2}}
 
 	once := end
 	once.Times = 1
