@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -61,8 +59,8 @@ const smallReceiveBuffer = 4 << 10
 // with a small receive buffer, does not read it while big ConfigMaps
 // (256 KiB each) and then small ones are created, then reads it to its
 // end (or to the last event). It returns how many ADDED events it got, how
-// many there were, and how the stream ended (nil when all came). An ERROR
-// event fails t.
+// many there were, and how the stream ended (nil when all came; else the
+// read's error). An ERROR event fails t.
 func stalledWatchEvents(t *testing.T, cfg *rest.Config, big, small int) (got, total int, end error) {
 	t.Helper()
 	cfg = rest.CopyConfig(cfg)
@@ -113,11 +111,14 @@ func stalledWatchEvents(t *testing.T, cfg *rest.Config, big, small int) (got, to
 	frames := kubewire.NewFrameReader(resp.Body)
 	for got < total {
 		f, err := frames.Next()
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return got, total, err
-		}
 		if err != nil {
-			t.Fatalf("after %d events: %v", got, err)
+			// A watch ended by the lag rule ends at a frame boundary
+			// (io.EOF); one ended by the write timeout is a connection
+			// closed in the middle of a write, which a TLS client reads
+			// as a broken record ("tls: bad record MAC", seen on a machine
+			// loaded 10x, where the timeout fires first) and a plain one
+			// as io.ErrUnexpectedEOF. The caller judges by got.
+			return got, total, err
 		}
 		if f.Type != "ADDED" {
 			t.Fatalf("event %d is %s: %.300s", got, f.Type, f.Object)
