@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
@@ -133,7 +132,9 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 			m = mustAccessor(obj)
 			m.SetName(generateName(m.GetGenerateName()))
 		}
-		defaults.PrepareNamedForCreate(obj)
+		if prepare := res.strategy.PrepareNamedForCreate; prepare != nil {
+			prepare(obj)
+		}
 		if err := s.validateCreate(res, obj); err != nil {
 			return nil, err
 		}

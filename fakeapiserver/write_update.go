@@ -128,7 +128,9 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		base := old.DeepCopyObject()
 		copyStatus(base, next)
 		keepStatusMetadata(res, base, next, old)
-		prepareStatusUpdate(base, old, s.now())
+		if prepare := res.strategy.PrepareForStatusUpdate; prepare != nil {
+			prepare(base, old, s.now())
+		}
 		keepManagedFields(base, next)
 		next, nextMeta = base, mustAccessor(base)
 	} else if req.isApproval() {
@@ -138,11 +140,14 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		keepStatusMetadata(res, base, next, old)
 		keepManagedFields(base, next)
 		next, nextMeta = base, mustAccessor(base)
-	} else if res.hasStatus {
-		copyStatus(next, old)
-		keepCSRSpec(next, old)
-		if !req.isFinalize() {
-			keepNamespaceFinalizers(next, old) // subresource_finalize.go
+	} else {
+		if res.hasStatus {
+			copyStatus(next, old)
+		}
+		// The finalize subresource has a strategy of its own
+		// (subresource_finalize.go).
+		if prepare := res.strategy.PrepareForUpdate; prepare != nil && !req.isFinalize() {
+			prepare(next, old)
 		}
 	}
 	prepareUpdate(res, next, old)

@@ -10,7 +10,7 @@
 //	volume.go    PersistentVolumeClaim and PersistentVolume (phase, volumeMode,
 //	             reclaim policy)
 //	create.go    on create only: strategies' PrepareForCreate and the default
-//	             admission plugins that mutate pods ([PrepareForCreate])
+//	             admission plugins that mutate pods, per kind ([PodForCreate], ...)
 //	template.go  a pod template's generated defaults (volumes, containers)
 //	workloads.go Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs,
 //	             CronJobs, ReplicationControllers, PodTemplates

@@ -1,0 +1,14 @@
+package kinds
+
+// apiextensionsKinds: apiextensions-apiserver pkg/registry/
+// customresourcedefinition/strategy.go. Defaults: apiextensions v1's
+// generated defaulters (internal/defaults defaults.go); printer:
+// internal/tables printers_misc.go. Its validation, preparation and
+// controllers are the server's adapter over apiextensions-apiserver's
+// strategy (crd.go, customresource_hooks.go), which needs the served
+// resources.
+var apiextensionsKinds = []kind{
+	{gk("apiextensions.k8s.io", "CustomResourceDefinition"), Strategy{
+		ClusterScoped: true, ShortNames: []string{"crd", "crds"}, TracksGeneration: true,
+	}},
+}

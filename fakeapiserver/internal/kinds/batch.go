@@ -1,0 +1,13 @@
+package kinds
+
+import "github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+
+// batchKinds: kubernetes pkg/registry/batch/{job,cronjob}/strategy.go.
+// Defaults: internal/defaults workloads.go, workloads_create.go (the
+// generated selector); validation: internal/validation batch.go,
+// job_status.go; printers: internal/tables printers_groups.go; field
+// labels: internal/fieldlabels (Job).
+var batchKinds = []kind{
+	{gk("batch", "Job"), Strategy{TracksGeneration: true, PrepareNamedForCreate: typed(defaults.JobForNamedCreate)}},
+	{gk("batch", "CronJob"), Strategy{TracksGeneration: true}},
+}
