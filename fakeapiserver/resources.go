@@ -115,6 +115,17 @@ type resourceInfo struct {
 	// strategy is the built-in kind's write rules (internal/kinds); the
 	// zero Strategy for custom resources and reviews.
 	strategy kinds.Strategy
+	// writes is the strategy adapter the write paths call
+	// (write_strategy.go); nil means builtinWrites.
+	writes writeStrategy
+}
+
+// writeStrategy returns the resource's strategy adapter.
+func (r *resourceInfo) writeStrategy() writeStrategy {
+	if r.writes == nil {
+		return builtinWrites{}
+	}
+	return r.writes
 }
 
 // resourceTable is the set of served resources, looked up by URL. It is
@@ -432,6 +443,10 @@ func (t *resourceTable) newResourceInfo(scheme *runtime.Scheme, r Resource) (*re
 		newList:    func() runtime.Object { o, _ := scheme.New(listKind); return o },
 		storageKey: plural.GroupResource().String(),
 		strategy:   kinds.For(r.Kind.GroupKind()),
+	}
+	if r.Kind == crdGVK {
+		// apiextensions-apiserver's strategy, through its adapter.
+		info.writes = crdWrites{}
 	}
 	info.fields = &lazyFieldManagers{scheme: scheme, builtin: t.builtinTC}
 	return info, nil

@@ -112,7 +112,8 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 	m := mustAccessor(obj)
 	generate := m.GetName() == "" && m.GetGenerateName() != ""
 	s.fillCreateMeta(res, obj)
-	if err := s.beforeCreate(res, obj); err != nil { // strategy hooks (customresource_hooks.go)
+	writes := res.writeStrategy() // write_strategy.go
+	if err := writes.prepareCreate(s, res, obj); err != nil {
 		return nil, err
 	}
 	// A Service's cluster IP and node ports (service_prepare.go), held
@@ -135,7 +136,7 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		if prepare := res.strategy.PrepareNamedForCreate; prepare != nil {
 			prepare(obj)
 		}
-		if err := s.validateCreate(res, obj); err != nil {
+		if err := invalid(res, obj, writes.validateCreate(s, res, obj)); err != nil {
 			return nil, err
 		}
 		if !dryRun && isStorageRV(m.GetResourceVersion()) {
@@ -148,7 +149,7 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		switch {
 		case err == nil:
 			if !dryRun {
-				s.afterCreate(res, stored)
+				writes.afterWrite(s, stored)
 			}
 			return stored, nil
 		case !errors.Is(err, store.ErrAlreadyExists):

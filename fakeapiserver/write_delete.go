@@ -169,7 +169,7 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 	if ns, ok := cur.(*corev1.Namespace); ok {
 		return s.terminateNamespace(res, key, ns, curRV, isDryRunDelete(opts))
 	}
-	if isCRD(res) {
+	if _, ok := res.writes.(crdWrites); ok {
 		return s.terminateCRD(res, cur, curRV, isDryRunDelete(opts)) // crd_lifecycle.go
 	}
 	// Graceful kinds (pods) are always marked first, even for an

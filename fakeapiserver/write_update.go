@@ -161,9 +161,12 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		}
 		defer done()
 	}
-	// Validation, or the strategies of CRDs and custom resources
-	// (customresource_hooks.go).
-	if err := s.beforeUpdate(req, next, old); err != nil {
+	// The strategy's update preparation and validation (write_strategy.go).
+	errs, err := res.writeStrategy().validateUpdate(s, req, next, old)
+	if err == nil {
+		err = invalid(res, next, errs)
+	}
+	if err != nil {
 		return nil, false, err
 	}
 	if sameObject(next, cur.stored) {
@@ -186,7 +189,7 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		return nil, true, nil
 	}
 	if err == nil && !isDryRun(req.r) {
-		s.afterUpdate(res, stored)
+		res.writeStrategy().afterWrite(s, stored)
 	}
 	return stored, false, err
 }
