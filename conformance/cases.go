@@ -281,6 +281,7 @@ func Cases() []Case {
 		{Name: "WorkloadDefaultsVolumes", Run: RunWorkloadDefaultsVolumes},
 		{Name: "PodDefaultsNested", Run: RunPodDefaultsNested},
 		{Name: "ServiceDefaults", Run: RunServiceDefaults},
+		{Name: "NetworkingGeneration", Run: RunNetworkingGeneration},
 		{Name: "ServiceClusterIPAllocation", Run: RunServiceClusterIPAllocation},
 		{Name: "ServiceNodePorts", Run: RunServiceNodePorts},
 		{Name: "ServiceDryRunAllocation", Run: RunServiceDryRunAllocation},
