@@ -158,12 +158,8 @@ func validatePodTemplate(template *corev1.PodTemplateSpec, path *field.Path) (*c
 // on the defaulted object: the metadata, minReadySeconds, a selector
 // (defaulted from the template's labels, so missing only when both are),
 // replicas, and the template (its labels must match the selector).
-func validateReplicationController(obj, old runtime.Object) field.ErrorList {
-	rc, ok := obj.(*corev1.ReplicationController)
-	if !ok {
-		return Generic(obj, old)
-	}
-	errs := Generic(obj, old)
+func validateReplicationController(rc *corev1.ReplicationController, old runtime.Object) field.ErrorList {
+	errs := Generic(rc, old)
 	specPath := field.NewPath("spec")
 	errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(rc.Spec.MinReadySeconds), specPath.Child("minReadySeconds"))...)
 	if labels.Set(rc.Spec.Selector).AsSelector().Empty() {

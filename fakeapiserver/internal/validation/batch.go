@@ -17,12 +17,8 @@ import (
 // is not ported): metadata, non-negative counts, the pod template, whose
 // restartPolicy must be OnFailure or Never, and on update an immutable
 // selector.
-func validateJob(obj, old runtime.Object) field.ErrorList {
-	job, ok := obj.(*batchv1.Job)
-	if !ok {
-		return Generic(obj, old)
-	}
-	errs := Generic(obj, old)
+func validateJob(job *batchv1.Job, old runtime.Object) field.ErrorList {
+	errs := Generic(job, old)
 	specPath := field.NewPath("spec")
 	for _, c := range []struct {
 		name  string

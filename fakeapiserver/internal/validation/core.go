@@ -38,11 +38,7 @@ func validateNamespace(obj, old runtime.Object) field.ErrorList {
 // validateConfigMap is ValidateConfigMap / ValidateConfigMapUpdate: keys
 // are config-map keys, data and binaryData share no key and sum to 1 MiB
 // at most, and an immutable ConfigMap keeps its data.
-func validateConfigMap(obj, old runtime.Object) field.ErrorList {
-	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok {
-		return Generic(obj, old)
-	}
+func validateConfigMap(cm *corev1.ConfigMap, old runtime.Object) field.ErrorList {
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.ConfigMap); ok {
 		errs = MetaUpdate(cm, o)
@@ -86,11 +82,7 @@ func validateConfigMap(obj, old runtime.Object) field.ErrorList {
 // limit on data (stringData counts, as the real server has merged it into
 // data before validating), the keys each well-known type requires, and
 // immutability of type and of an immutable Secret's data.
-func validateSecret(obj, old runtime.Object) field.ErrorList {
-	s, ok := obj.(*corev1.Secret)
-	if !ok {
-		return Generic(obj, old)
-	}
+func validateSecret(s *corev1.Secret, old runtime.Object) field.ErrorList {
 	data := secretData(s)
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.Secret); ok {
@@ -179,11 +171,7 @@ func validateSecretType(s *corev1.Secret, data map[string][]byte, dataPath *fiel
 // a label map, and an allocated clusterIP may not change. The IP fields
 // themselves are checked, and cluster IPs allocated, before validation
 // (fakeapiserver service_prepare.go), as the service REST does.
-func validateService(obj, old runtime.Object) field.ErrorList {
-	svc, ok := obj.(*corev1.Service)
-	if !ok {
-		return Generic(obj, old)
-	}
+func validateService(svc *corev1.Service, old runtime.Object) field.ErrorList {
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.Service); ok {
 		errs = MetaUpdate(svc, o)

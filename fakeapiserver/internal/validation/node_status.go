@@ -36,13 +36,9 @@ var integerResources = map[corev1.ResourceName]bool{
 // kube-apiserver walks capacity and allocatable in Go's random order, so
 // the causes of several bad entries of one map come in any order there;
 // here they come sorted by key.
-func validateNodeStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	node, ok := obj.(*corev1.Node)
-	if !ok {
-		return MetaUpdate(obj, old)
-	}
+func validateNodeStatusUpdate(node *corev1.Node, old runtime.Object) field.ErrorList {
 	s := node.Status
-	errs := MetaUpdate(obj, old)
+	errs := MetaUpdate(node, old)
 	errs = append(errs, nodeResources(statusPath.Child("capacity"), s.Capacity)...)
 	errs = append(errs, nodeResources(statusPath.Child("allocatable"), s.Allocatable)...)
 	errs = append(errs, validateDeclaredFeatures(s.DeclaredFeatures, statusPath.Child("declaredFeatures"))...)

@@ -33,13 +33,9 @@ var resizeStatuses = []string{
 // kube-apiserver walks these maps in Go's random order, so the causes of
 // several bad entries of one map come in any order there; here they come
 // sorted by key.
-func validatePVCStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
-	if !ok {
-		return MetaUpdate(obj, old)
-	}
+func validatePVCStatusUpdate(pvc *corev1.PersistentVolumeClaim, old runtime.Object) field.ErrorList {
 	s := pvc.Status
-	errs := MetaUpdate(obj, old)
+	errs := MetaUpdate(pvc, old)
 	capPath := statusPath.Child("capacity")
 	for _, name := range sortedKeys(s.Capacity) {
 		errs = append(errs, validateBasicResource(s.Capacity[name], capPath.Key(string(name)))...)

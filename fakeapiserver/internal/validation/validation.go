@@ -20,22 +20,22 @@ type Func func(obj, old runtime.Object) field.ErrorList
 // builtin are the validations of the built-in kinds, per GroupKind.
 var builtin = map[schema.GroupKind]Func{
 	{Kind: "Namespace"}:                                              validateNamespace,
-	{Kind: "ConfigMap"}:                                              validateConfigMap,
-	{Kind: "Secret"}:                                                 validateSecret,
-	{Kind: "Service"}:                                                validateService,
-	{Kind: "Node"}:                                                   validateNode,
-	{Kind: "Pod"}:                                                    validatePod,
-	{Kind: "ReplicationController"}:                                  validateReplicationController,
+	{Kind: "ConfigMap"}:                                              typedCreate(validateConfigMap),
+	{Kind: "Secret"}:                                                 typedCreate(validateSecret),
+	{Kind: "Service"}:                                                typedCreate(validateService),
+	{Kind: "Node"}:                                                   typedCreate(validateNode),
+	{Kind: "Pod"}:                                                    typedCreate(validatePod),
+	{Kind: "ReplicationController"}:                                  typedCreate(validateReplicationController),
 	{Group: "apps", Kind: "Deployment"}:                              validateDeployment,
 	{Group: "apps", Kind: "ReplicaSet"}:                              validateReplicaSet,
 	{Group: "apps", Kind: "StatefulSet"}:                             validateStatefulSet,
 	{Group: "apps", Kind: "DaemonSet"}:                               validateDaemonSet,
-	{Group: "batch", Kind: "Job"}:                                    validateJob,
+	{Group: "batch", Kind: "Job"}:                                    typedCreate(validateJob),
 	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               validateRBACObject,
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        validateRBACObject,
 	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        validateRBACObject,
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: validateRBACObject,
-	{Group: "apiregistration.k8s.io", Kind: "APIService"}:            validateAPIService,
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:            typedCreate(validateAPIService),
 }
 
 // For returns the validation of the built-in kind gk, or [Generic] (object
@@ -45,6 +45,45 @@ func For(gk schema.GroupKind) Func {
 		return v
 	}
 	return Generic
+}
+
+// typedCreate adapts the create and update validation of one Go type to a
+// [Func]: an object of another type (an older group-version's struct,
+// which has no rule here) gets [Generic]. old stays untyped: nil on
+// create.
+func typedCreate[T runtime.Object](f func(obj T, old runtime.Object) field.ErrorList) Func {
+	return func(obj, old runtime.Object) field.ErrorList {
+		o, ok := obj.(T)
+		if !ok {
+			return Generic(obj, old)
+		}
+		return f(o, old)
+	}
+}
+
+// typedStatus adapts a status validation that reads the stored object
+// itself (old is never nil); an object of another type gets [MetaUpdate].
+func typedStatus[T runtime.Object](f func(obj T, old runtime.Object) field.ErrorList) Func {
+	return func(obj, old runtime.Object) field.ErrorList {
+		o, ok := obj.(T)
+		if !ok {
+			return MetaUpdate(obj, old)
+		}
+		return f(o, old)
+	}
+}
+
+// typedPair adapts an update validation of two objects of one Go type;
+// any other pair gets [MetaUpdate].
+func typedPair[T runtime.Object](f func(obj, old T) field.ErrorList) Func {
+	return func(obj, old runtime.Object) field.ErrorList {
+		o, ok := obj.(T)
+		p, okOld := old.(T)
+		if !ok || !okOld {
+			return MetaUpdate(obj, old)
+		}
+		return f(o, p)
+	}
 }
 
 // objectMeta returns the metadata of a served kind. Every kind the server
