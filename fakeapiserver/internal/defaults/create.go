@@ -2,7 +2,7 @@ package defaults
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	)
+)
 
 const (
 	// defaultTolerationSeconds is the DefaultTolerationSeconds admission

@@ -1,5 +1,7 @@
 package kinds
 
+import apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 // apiextensionsKinds: apiextensions-apiserver pkg/registry/
 // customresourcedefinition/strategy.go. Defaults: apiextensions v1's
 // generated defaulters (internal/defaults defaults.go); printer:
@@ -9,6 +11,7 @@ package kinds
 // resources.
 var apiextensionsKinds = []kind{
 	{gk("apiextensions.k8s.io", "CustomResourceDefinition"), Strategy{
+		Default:       typed(apiextensionsv1.SetObjectDefaults_CustomResourceDefinition),
 		ClusterScoped: true, ShortNames: []string{"crd", "crds"}, TracksGeneration: true,
 	}},
 }

@@ -3,6 +3,8 @@ package kinds
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // apiregistrationKinds: kube-aggregator pkg/registry/apiservice/strategy.go.
@@ -12,6 +14,8 @@ import (
 // the CRD registration controller are the server's (apiservices.go).
 var apiregistrationKinds = []kind{
 	{gk("apiregistration.k8s.io", "APIService"), Strategy{
+		Default:          typed(apiregistrationv1.SetObjectDefaults_APIService),
+		Validate:         validation.TypedCreate(validation.APIService),
 		PrepareForCreate: typedTimed(prepareAPIServiceForCreate),
 		// apiServerStatusStrategy resets labels, annotations, finalizers
 		// and owners, and its reset fields all of metadata.

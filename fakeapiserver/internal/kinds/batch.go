@@ -1,6 +1,9 @@
 package kinds
 
-import "github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+import (
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
+)
 
 // batchKinds: kubernetes pkg/registry/batch/{job,cronjob}/strategy.go.
 // Defaults: internal/defaults workloads.go, workloads_create.go (the
@@ -8,6 +11,14 @@ import "github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 // job_status.go; printers: internal/tables printers_groups.go; field
 // labels: internal/fieldlabels (Job).
 var batchKinds = []kind{
-	{gk("batch", "Job"), Strategy{TracksGeneration: true, PrepareNamedForCreate: typed(defaults.JobForNamedCreate)}},
-	{gk("batch", "CronJob"), Strategy{TracksGeneration: true}},
+	{gk("batch", "Job"), Strategy{
+		Default:          typed(defaults.Job),
+		Validate:         validation.TypedCreate(validation.Job),
+		ValidateStatus:   validation.TypedPair(validation.JobStatus),
+		TracksGeneration: true, PrepareNamedForCreate: typed(defaults.JobForNamedCreate),
+	}},
+	{gk("batch", "CronJob"), Strategy{
+		Default:          typed(defaults.CronJob),
+		TracksGeneration: true,
+	}},
 }

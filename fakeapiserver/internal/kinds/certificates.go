@@ -4,6 +4,8 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // certificatesKinds: kubernetes pkg/registry/certificates/
@@ -14,7 +16,8 @@ import (
 // (subresource_approval.go).
 var certificatesKinds = []kind{
 	{gk("certificates.k8s.io", "CertificateSigningRequest"), Strategy{
-		ClusterScoped: true,
+		ValidateStatus: validation.TypedPair(validation.CSRStatus),
+		ClusterScoped:  true,
 		// A CSR's spec is immutable through the main resource
 		// (csrStrategy.PrepareForUpdate), so no writer owns it there.
 		ResetFields: ResetFields{

@@ -1,5 +1,10 @@
 package kinds
 
+import (
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
+)
+
 // configKinds are the core kinds whose strategies add little to the
 // generic store: kubernetes pkg/registry/core/{configmap,secret,
 // serviceaccount,limitrange,resourcequota,componentstatus,event}.
@@ -9,10 +14,19 @@ package kinds
 // internal/fieldlabels (Secret type, Event fields). A ServiceAccount's
 // token subresource is the server's (tokenrequest.go).
 var configKinds = []kind{
-	{gk("", "ConfigMap"), Strategy{ShortNames: []string{"cm"}}},
-	{gk("", "Secret"), Strategy{}},
+	{gk("", "ConfigMap"), Strategy{
+		Validate:   validation.TypedCreate(validation.ConfigMap),
+		ShortNames: []string{"cm"},
+	}},
+	{gk("", "Secret"), Strategy{
+		Default:  typed(defaults.Secret),
+		Validate: validation.TypedCreate(validation.Secret),
+	}},
 	{gk("", "ServiceAccount"), Strategy{ShortNames: []string{"sa"}, Subresources: []string{"token"}}},
-	{gk("", "LimitRange"), Strategy{ShortNames: []string{"limits"}}},
+	{gk("", "LimitRange"), Strategy{
+		Default:    typed(defaults.LimitRange),
+		ShortNames: []string{"limits"},
+	}},
 	{gk("", "ResourceQuota"), Strategy{ShortNames: []string{"quota"}}},
 	{gk("", "ComponentStatus"), Strategy{ClusterScoped: true, ShortNames: []string{"cs"}}},
 	{gk("", "Event"), Strategy{ShortNames: []string{"ev"}}},

@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // namespaceKinds: kubernetes pkg/registry/core/namespace/strategy.go.
@@ -15,6 +16,8 @@ import (
 // (subresource_finalize.go, write_delete.go).
 var namespaceKinds = []kind{
 	{gk("", "Namespace"), Strategy{
+		Default:          typed(defaults.Namespace),
+		Validate:         validation.Namespace,
 		ClusterScoped:    true,
 		ShortNames:       []string{"ns"},
 		PrepareForCreate: typedTimed(func(ns *corev1.Namespace, _ metav1.Time) { defaults.NamespaceForCreate(ns) }),

@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // nodeKinds: kubernetes pkg/registry/core/node/strategy.go. Defaults:
@@ -13,8 +14,11 @@ import (
 // internal/fieldlabels (Node).
 var nodeKinds = []kind{
 	{gk("", "Node"), Strategy{
-		ClusterScoped: true,
-		ShortNames:    []string{"no"},
+		Default:        typed(defaults.Node),
+		Validate:       validation.TypedCreate(validation.Node),
+		ValidateStatus: validation.TypedStatus(validation.NodeStatus),
+		ClusterScoped:  true,
+		ShortNames:     []string{"no"},
 		// "Nodes allow *all* fields, including status, to be set on
 		// create" (nodeStrategy.PrepareForCreate).
 		KeepsStatusOnCreate:    true,

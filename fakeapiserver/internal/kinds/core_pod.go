@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // defaultPodGracePeriod is the grace a pod without
@@ -20,6 +21,9 @@ const defaultPodGracePeriod = 30
 // labels: internal/fieldlabels (Pod).
 var podKinds = []kind{
 	{gk("", "Pod"), Strategy{
+		Default:                typed(defaults.Pod),
+		Validate:               validation.TypedCreate(validation.Pod),
+		ValidateStatus:         validation.TypedPair(validation.PodStatus),
 		ShortNames:             []string{"po"},
 		TracksGeneration:       true, // since 1.35
 		ReturnsDeletedObject:   true,
@@ -34,7 +38,10 @@ var podKinds = []kind{
 	}},
 	// A PodTemplate's desired state is its template, which its strategy's
 	// PrepareForUpdate compares for the generation.
-	{gk("", "PodTemplate"), Strategy{TracksGeneration: true}},
+	{gk("", "PodTemplate"), Strategy{
+		Default:          typed(defaults.PodTemplateObject),
+		TracksGeneration: true,
+	}},
 }
 
 // preparePodForCreate is podStrategy.PrepareForCreate after the server

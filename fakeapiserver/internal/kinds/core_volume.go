@@ -3,6 +3,9 @@ package kinds
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // volumeKinds: kubernetes pkg/registry/core/persistentvolume/strategy.go
@@ -11,12 +14,15 @@ import (
 // internal/tables printers_volumes.go; field labels: internal/fieldlabels.
 var volumeKinds = []kind{
 	{gk("", "PersistentVolume"), Strategy{
+		Default:                typed(defaults.PersistentVolume),
 		ClusterScoped:          true,
 		ShortNames:             []string{"pv"},
 		PrepareForCreate:       typedTimed(preparePVForCreate),
 		PrepareForStatusUpdate: typedStatus(preparePVStatusUpdate),
 	}},
 	{gk("", "PersistentVolumeClaim"), Strategy{
+		Default:                typed(defaults.PersistentVolumeClaim),
+		ValidateStatus:         validation.TypedStatus(validation.PVCStatus),
 		ShortNames:             []string{"pvc"},
 		PrepareForCreate:       typedTimed(preparePVCForCreate),
 		PrepareForStatusUpdate: typedStatus(preparePVCStatusUpdate),

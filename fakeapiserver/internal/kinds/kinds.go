@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
@@ -33,7 +32,7 @@ type Strategy struct {
 	// Default is the decoder's defaulting of a written body (SetDefaults_*).
 	Default func(runtime.Object)
 	// Validate is the strategy's Validate (old nil) and ValidateUpdate;
-	// nil means [validation.Generic].
+	// nil means [validation.Generic] (the server's default).
 	Validate validation.Func
 	// ValidateStatus is the status strategy's ValidateUpdate; nil means
 	// [validation.MetaUpdate].
@@ -98,19 +97,10 @@ func (s *Strategy) Serves(sub string) bool {
 }
 
 // For returns the strategy of the built-in kind gk (the zero Strategy for
-// a kind without one), with its decoder defaults, validation and field
-// labels filled in.
+// a kind without one) with its field labels (internal/fieldlabels, which
+// watchcheck reads too).
 func For(gk schema.GroupKind) Strategy {
 	s := index[gk]
-	if s.Default == nil {
-		s.Default = defaults.For(gk)
-	}
-	if s.Validate == nil {
-		s.Validate = validation.For(gk)
-	}
-	if s.ValidateStatus == nil {
-		s.ValidateStatus = validation.StatusFor(gk)
-	}
 	if s.FieldLabels == nil {
 		s.FieldLabels = fieldlabels.Builtin(gk)
 	}

@@ -1,5 +1,7 @@
 package kinds
 
+import "github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+
 // networkingKinds: kubernetes pkg/registry/networking/*/strategy.go and
 // discovery/endpointslice. Defaults: internal/defaults simple.go;
 // printers: internal/tables printers_networking.go. Ingresses, network
@@ -8,7 +10,14 @@ package kinds
 // networkpolicy and ingressclass strategy.go).
 var networkingKinds = []kind{
 	{gk("networking.k8s.io", "Ingress"), Strategy{TracksGeneration: true}},
-	{gk("networking.k8s.io", "NetworkPolicy"), Strategy{TracksGeneration: true}},
-	{gk("networking.k8s.io", "IngressClass"), Strategy{ClusterScoped: true, TracksGeneration: true}},
+	{gk("networking.k8s.io", "NetworkPolicy"), Strategy{
+		Default:          typed(defaults.NetworkPolicy),
+		TracksGeneration: true,
+	}},
+	{gk("networking.k8s.io", "IngressClass"), Strategy{
+		Default:       typed(defaults.IngressClass),
+		ClusterScoped: true, TracksGeneration: true,
+	}},
 	{gk("networking.k8s.io", "ServiceCIDR"), Strategy{ResetFields: ResetFields{StatusResetsMetadata: true}}},
+	{gk("discovery.k8s.io", "EndpointSlice"), Strategy{Default: typed(defaults.EndpointSlice)}},
 }

@@ -11,13 +11,13 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
-// validateAPIService is kube-aggregator's ValidateAPIService and, on
+// APIService is kube-aggregator's ValidateAPIService and, on
 // update, ValidateAPIServiceUpdate (pkg/apis/apiregistration/validation):
 // the name is spec.version + "." + spec.group; only v1 may have an empty
 // group; group and version are a DNS subdomain and label; priorities are
 // in range; a local APIService has no CA bundle nor insecureSkipTLSVerify,
 // a remote one a complete, valid service reference.
-func validateAPIService(svc *apiregistrationv1.APIService, old runtime.Object) field.ErrorList {
+func APIService(svc *apiregistrationv1.APIService, old runtime.Object) field.ErrorList {
 	required := svc.Spec.Version + "." + svc.Spec.Group
 	errs := validateMetaCreate(svc, func(name string, _ bool) []string {
 		if failures := content.IsPathSegmentName(name); len(failures) > 0 {

@@ -66,12 +66,12 @@ func csrOptionsFor(csr, old *certificatesv1.CertificateSigningRequest) csrOption
 	return opts
 }
 
-// validateCSRStatusUpdate is certificates validation's
+// CSRStatus is certificates validation's
 // ValidateCertificateSigningRequestStatusUpdate, run after the status
 // strategy's PrepareForUpdate (which puts back the stored Approved and
 // Denied conditions unless their number changed): the certificate may be
 // set once, the approval conditions may not change.
-func validateCSRStatusUpdate(csr, o *certificatesv1.CertificateSigningRequest) field.ErrorList {
+func CSRStatus(csr, o *certificatesv1.CertificateSigningRequest) field.ErrorList {
 	opts := csrOptionsFor(csr, o)
 	opts.allowSettingCertificate = true
 	return validateCSRUpdate(csr, o, opts)
@@ -83,7 +83,7 @@ func validateCSRStatusUpdate(csr, o *certificatesv1.CertificateSigningRequest) f
 // none of type Approved, Denied or Failed be removed), the certificate
 // not. It is a [Func]; old is never nil.
 func ValidateCSRApprovalUpdate(obj, old runtime.Object) field.ErrorList {
-	return typedPair(validateCSRApprovalUpdate)(obj, old)
+	return TypedPair(validateCSRApprovalUpdate)(obj, old)
 }
 
 // validateCSRApprovalUpdate is [ValidateCSRApprovalUpdate] on the typed

@@ -87,10 +87,10 @@ func jobStatusRulesFor(job, old *batchv1.Job) jobStatusRules {
 	}
 }
 
-// validateJobStatusUpdate is batch validation's ValidateJobUpdateStatus as
+// JobStatus is batch validation's ValidateJobUpdateStatus as
 // the Job status strategy calls it: the metadata update, the status, and
 // the transitions from the stored status.
-func validateJobStatusUpdate(job, o *batchv1.Job) field.ErrorList {
+func JobStatus(job, o *batchv1.Job) field.ErrorList {
 	rules := jobStatusRulesFor(job, o)
 	errs := MetaUpdate(job, o)
 	errs = append(errs, validateJobStatus(job, rules)...)

@@ -18,7 +18,7 @@ import (
 // NotSupported message lists them (not sorted).
 var taintEffects = []string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}
 
-// validateNode is the node strategy's Validate (ValidateNode) and
+// Node is the node strategy's Validate (ValidateNode) and
 // ValidateUpdate (ValidateNode, then ValidateNodeUpdate): the metadata,
 // taints (under metadata.taints, as kube-apiserver names them), capacity
 // and allocatable, swap capacity, declared features and pod CIDRs; on
@@ -29,7 +29,7 @@ var taintEffects = []string{string(corev1.TaintEffectNoSchedule), string(corev1.
 // Some causes come twice, as on kube-apiserver (a pod CIDR changed at
 // several indexes); the server reports each once (invalidIfAny).
 // ValidateNodeSpecificAnnotations is not reproduced.
-func validateNode(n *corev1.Node, old runtime.Object) field.ErrorList {
+func Node(n *corev1.Node, old runtime.Object) field.ErrorList {
 	var errs field.ErrorList
 	if old == nil {
 		errs = validateMetaCreate(n, apimachineryvalidation.NameIsDNSSubdomain)

@@ -24,7 +24,7 @@ var integerResources = map[corev1.ResourceName]bool{
 	corev1.ResourceServicesLoadBalancers: true,
 }
 
-// validateNodeStatusUpdate is core validation's ValidateNodeUpdate as the
+// NodeStatus is core validation's ValidateNodeUpdate as the
 // node status strategy runs it: the metadata update, capacity and
 // allocatable quantities, declared features and duplicate addresses. Its
 // spec checks (podCIDRs and providerID immutable, taints, externalID)
@@ -36,7 +36,7 @@ var integerResources = map[corev1.ResourceName]bool{
 // kube-apiserver walks capacity and allocatable in Go's random order, so
 // the causes of several bad entries of one map come in any order there;
 // here they come sorted by key.
-func validateNodeStatusUpdate(node *corev1.Node, old runtime.Object) field.ErrorList {
+func NodeStatus(node *corev1.Node, old runtime.Object) field.ErrorList {
 	s := node.Status
 	errs := MetaUpdate(node, old)
 	errs = append(errs, nodeResources(statusPath.Child("capacity"), s.Capacity)...)

@@ -14,7 +14,7 @@ var systemPodConditions = map[corev1.PodConditionType]bool{
 	corev1.PodScheduled: true, corev1.PodReady: true, corev1.PodInitialized: true,
 }
 
-// validatePodStatusUpdate is core validation's ValidatePodStatusUpdate as
+// PodStatus is core validation's ValidatePodStatusUpdate as
 // the pod status strategy runs it with v1.37's default feature gates: the
 // metadata update, the pod annotation rules (pod_annotations.go),
 // condition types and observedGenerations,
@@ -34,7 +34,7 @@ var systemPodConditions = map[corev1.PodConditionType]bool{
 // preparePodStatus: volumeHealth (CSIVolumeHealth),
 // nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources) and
 // the volumeStatus of container volume mounts (ImageVolumeWithDigest).
-func validatePodStatusUpdate(pod, o *corev1.Pod) field.ErrorList {
+func PodStatus(pod, o *corev1.Pod) field.ErrorList {
 	s, os := pod.Status, o.Status
 	errs := MetaUpdate(pod, o)
 	errs = append(errs, validatePodAnnotationUpdates(pod, o)...)

@@ -11,10 +11,10 @@ import (
 // NotSupported message lists them.
 var supportedIPModes = []string{string(corev1.LoadBalancerIPModeProxy), string(corev1.LoadBalancerIPModeVIP)}
 
-// validateServiceStatusUpdate is core validation's
+// ServiceStatus is core validation's
 // ValidateServiceStatusUpdate: the metadata update, then the load-balancer
 // status. spec.type is the stored one: a status write keeps the spec.
-func validateServiceStatusUpdate(svc, o *corev1.Service) field.ErrorList {
+func ServiceStatus(svc, o *corev1.Service) field.ErrorList {
 	errs := MetaUpdate(svc, o)
 	return append(errs, validateLoadBalancerStatus(svc.Status.LoadBalancer, o.Status.LoadBalancer,
 		statusPath.Child("loadBalancer"), svc.Spec.Type)...)

@@ -5,42 +5,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // statusPath is the field path of every object's status.
 var statusPath = field.NewPath("status")
-
-// builtinStatus are the validations of a write through the status
-// subresource of the built-in kinds whose status strategies check more
-// than the metadata update (kubernetes pkg/registry/*/strategy.go,
-// ValidateUpdate of each statusStrategy).
-var builtinStatus = map[schema.GroupKind]Func{
-	{Group: "apps", Kind: "Deployment"}:                               typedPair(validateDeploymentStatusUpdate),
-	{Group: "apps", Kind: "ReplicaSet"}:                               typedStatus(validateReplicaSetStatusUpdate),
-	{Group: "apps", Kind: "StatefulSet"}:                              typedPair(validateStatefulSetStatusUpdate),
-	{Group: "apps", Kind: "DaemonSet"}:                                typedPair(validateDaemonSetStatusUpdate),
-	{Kind: "ReplicationController"}:                                   typedStatus(validateReplicationControllerStatusUpdate),
-	{Kind: "Pod"}:                                                     typedPair(validatePodStatusUpdate),
-	{Group: "batch", Kind: "Job"}:                                     typedPair(validateJobStatusUpdate),
-	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           validateHPAStatusUpdate,
-	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: typedPair(validateCSRStatusUpdate),
-	{Kind: "Service"}:                                                 typedPair(validateServiceStatusUpdate),
-	{Kind: "PersistentVolumeClaim"}:                                   typedStatus(validatePVCStatusUpdate),
-	{Kind: "Node"}:                                                    typedStatus(validateNodeStatusUpdate),
-}
-
-// StatusFor returns the validation of an update of the built-in kind gk
-// through its status subresource, or [MetaUpdate] for a kind whose status
-// strategy lw-sim does not reproduce beyond the metadata. The returned
-// [Func] is only called with a non-nil old object.
-func StatusFor(gk schema.GroupKind) Func {
-	if v, ok := builtinStatus[gk]; ok {
-		return v
-	}
-	return MetaUpdate
-}
 
 // nonNegative is ValidateNonnegativeField for each named counter, in order.
 func nonNegative(path *field.Path, counters ...namedCount) field.ErrorList {
@@ -102,9 +71,9 @@ func notDecremented(next, old *int32) field.ErrorList {
 	return field.ErrorList{field.Invalid(statusPath.Child("collisionCount"), v, "cannot be decremented")}
 }
 
-// validateDeploymentStatusUpdate is apps validation's
+// DeploymentStatus is apps validation's
 // ValidateDeploymentStatusUpdate: the metadata update, then the status.
-func validateDeploymentStatusUpdate(d, o *appsv1.Deployment) field.ErrorList {
+func DeploymentStatus(d, o *appsv1.Deployment) field.ErrorList {
 	s := d.Status
 	counters := []namedCount{{"observedGeneration", s.ObservedGeneration}, count("replicas", s.Replicas),
 		count("updatedReplicas", s.UpdatedReplicas), count("readyReplicas", s.ReadyReplicas),
@@ -119,19 +88,19 @@ func validateDeploymentStatusUpdate(d, o *appsv1.Deployment) field.ErrorList {
 	return append(errs, notDecremented(s.CollisionCount, o.Status.CollisionCount)...)
 }
 
-// validateReplicaSetStatusUpdate is apps validation's
+// ReplicaSetStatus is apps validation's
 // ValidateReplicaSetStatusUpdate.
-func validateReplicaSetStatusUpdate(rs *appsv1.ReplicaSet, old runtime.Object) field.ErrorList {
+func ReplicaSetStatus(rs *appsv1.ReplicaSet, old runtime.Object) field.ErrorList {
 	s := rs.Status
 	counters := replicaSetCounters(s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration)
 	counters = countPtr(counters, "terminatingReplicas", s.TerminatingReplicas)
 	return append(MetaUpdate(rs, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
 }
 
-// validateReplicationControllerStatusUpdate is core validation's
+// ReplicationControllerStatus is core validation's
 // ValidateReplicationControllerStatusUpdate (the ReplicaSet rules without
 // terminatingReplicas).
-func validateReplicationControllerStatusUpdate(rc *corev1.ReplicationController, old runtime.Object) field.ErrorList {
+func ReplicationControllerStatus(rc *corev1.ReplicationController, old runtime.Object) field.ErrorList {
 	s := rc.Status
 	counters := replicaSetCounters(s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration)
 	return append(MetaUpdate(rc, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
@@ -155,10 +124,10 @@ func replicaCounts(counters []namedCount, replicas, fullyLabeled, ready, availab
 	return append(errs, notAboveReady(statusPath, available, ready, "cannot be greater than readyReplicas")...)
 }
 
-// validateStatefulSetStatusUpdate is apps validation's
+// StatefulSetStatus is apps validation's
 // ValidateStatefulSetStatusUpdate, which checks the status before the
 // metadata.
-func validateStatefulSetStatusUpdate(sts, o *appsv1.StatefulSet) field.ErrorList {
+func StatefulSetStatus(sts, o *appsv1.StatefulSet) field.ErrorList {
 	s := sts.Status
 	counters := []namedCount{count("replicas", s.Replicas), count("readyReplicas", s.ReadyReplicas),
 		count("currentReplicas", s.CurrentReplicas), count("updatedReplicas", s.UpdatedReplicas),
@@ -176,9 +145,9 @@ func validateStatefulSetStatusUpdate(sts, o *appsv1.StatefulSet) field.ErrorList
 	return append(errs, notDecremented(s.CollisionCount, o.Status.CollisionCount)...)
 }
 
-// validateDaemonSetStatusUpdate is apps validation's
+// DaemonSetStatus is apps validation's
 // ValidateDaemonSetStatusUpdate.
-func validateDaemonSetStatusUpdate(ds, o *appsv1.DaemonSet) field.ErrorList {
+func DaemonSetStatus(ds, o *appsv1.DaemonSet) field.ErrorList {
 	s := ds.Status
 	counters := []namedCount{count("currentNumberScheduled", s.CurrentNumberScheduled),
 		count("numberMisscheduled", s.NumberMisscheduled), count("desiredNumberScheduled", s.DesiredNumberScheduled),

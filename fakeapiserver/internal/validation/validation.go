@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -17,41 +16,11 @@ import (
 // object.
 type Func func(obj, old runtime.Object) field.ErrorList
 
-// builtin are the validations of the built-in kinds, per GroupKind.
-var builtin = map[schema.GroupKind]Func{
-	{Kind: "Namespace"}:                                              validateNamespace,
-	{Kind: "ConfigMap"}:                                              typedCreate(validateConfigMap),
-	{Kind: "Secret"}:                                                 typedCreate(validateSecret),
-	{Kind: "Service"}:                                                typedCreate(validateService),
-	{Kind: "Node"}:                                                   typedCreate(validateNode),
-	{Kind: "Pod"}:                                                    typedCreate(validatePod),
-	{Kind: "ReplicationController"}:                                  typedCreate(validateReplicationController),
-	{Group: "apps", Kind: "Deployment"}:                              validateDeployment,
-	{Group: "apps", Kind: "ReplicaSet"}:                              validateReplicaSet,
-	{Group: "apps", Kind: "StatefulSet"}:                             validateStatefulSet,
-	{Group: "apps", Kind: "DaemonSet"}:                               validateDaemonSet,
-	{Group: "batch", Kind: "Job"}:                                    typedCreate(validateJob),
-	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: validateRBACObject,
-	{Group: "apiregistration.k8s.io", Kind: "APIService"}:            typedCreate(validateAPIService),
-}
-
-// For returns the validation of the built-in kind gk, or [Generic] (object
-// metadata with a DNS-subdomain name) for a kind without its own.
-func For(gk schema.GroupKind) Func {
-	if v, ok := builtin[gk]; ok {
-		return v
-	}
-	return Generic
-}
-
-// typedCreate adapts the create and update validation of one Go type to a
+// TypedCreate adapts the create and update validation of one Go type to a
 // [Func]: an object of another type (an older group-version's struct,
 // which has no rule here) gets [Generic]. old stays untyped: nil on
 // create.
-func typedCreate[T runtime.Object](f func(obj T, old runtime.Object) field.ErrorList) Func {
+func TypedCreate[T runtime.Object](f func(obj T, old runtime.Object) field.ErrorList) Func {
 	return func(obj, old runtime.Object) field.ErrorList {
 		o, ok := obj.(T)
 		if !ok {
@@ -61,9 +30,9 @@ func typedCreate[T runtime.Object](f func(obj T, old runtime.Object) field.Error
 	}
 }
 
-// typedStatus adapts a status validation that reads the stored object
+// TypedStatus adapts a status validation that reads the stored object
 // itself (old is never nil); an object of another type gets [MetaUpdate].
-func typedStatus[T runtime.Object](f func(obj T, old runtime.Object) field.ErrorList) Func {
+func TypedStatus[T runtime.Object](f func(obj T, old runtime.Object) field.ErrorList) Func {
 	return func(obj, old runtime.Object) field.ErrorList {
 		o, ok := obj.(T)
 		if !ok {
@@ -73,9 +42,9 @@ func typedStatus[T runtime.Object](f func(obj T, old runtime.Object) field.Error
 	}
 }
 
-// typedPair adapts an update validation of two objects of one Go type;
+// TypedPair adapts an update validation of two objects of one Go type;
 // any other pair gets [MetaUpdate].
-func typedPair[T runtime.Object](f func(obj, old T) field.ErrorList) Func {
+func TypedPair[T runtime.Object](f func(obj, old T) field.ErrorList) Func {
 	return func(obj, old runtime.Object) field.ErrorList {
 		o, ok := obj.(T)
 		p, okOld := old.(T)
