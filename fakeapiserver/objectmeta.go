@@ -158,12 +158,6 @@ func checkName(got, name string) error {
 	return nil
 }
 
-// conflict is the 409 of a stale resourceVersion
-// (registry/generic/registry/store.go, OptimisticLockErrorMsg).
-func conflict(res *resourceInfo, name string) error {
-	return apierrors.NewConflict(res.qualified(), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
-}
-
 // isStatusRequest reports whether the request is for the status subresource.
 func (req *request) isStatus() bool { return strings.EqualFold(req.info.subresource, "status") }
 

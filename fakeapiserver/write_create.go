@@ -159,7 +159,7 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		case generate:
 			return nil, apierrors.NewGenerateNameConflict(res.qualified(), m.GetName(), 1)
 		default:
-			return nil, apierrors.NewAlreadyExists(res.qualified(), m.GetName())
+			return nil, interpretStoreError(err, res.qualified(), m.GetName())
 		}
 	}
 }
@@ -185,11 +185,8 @@ func (s *Server) admitNamespace(res *resourceInfo, obj runtime.Object) error {
 		return apierrors.NewInternalError(fmt.Errorf("invalid resource name %q: %v", ns, msgs))
 	}
 	cur, err := s.store.Get(nsRes.storageKey, ns, 0)
-	if errors.Is(err, store.ErrNotFound) {
-		return apierrors.NewNotFound(nsRes.qualified(), ns)
-	}
 	if err != nil {
-		return err
+		return interpretStoreError(err, nsRes.qualified(), ns)
 	}
 	if nsObj, ok := cur.(*corev1.Namespace); !ok || nsObj.Status.Phase != corev1.NamespaceTerminating {
 		return nil

@@ -306,9 +306,3 @@ func deleteSuccess(res *resourceInfo, obj runtime.Object) *metav1.Status {
 		},
 	}
 }
-
-// isRetryable reports a store error that means "the object moved after it
-// was read": the caller reads again.
-func isRetryable(err error) bool {
-	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound)
-}

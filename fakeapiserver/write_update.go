@@ -2,13 +2,10 @@ package fakeapiserver
 
 import (
 	"cmp"
-	"errors"
 	"net/http"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
 // handleUpdate answers a PUT of an object or its status: 200 with the
@@ -185,7 +182,7 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		}
 	}
 	stored, err := s.storeUpdate(res, key, next, oldRV, isDryRun(req.r))
-	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+	if isRetryable(err) {
 		return nil, true, nil
 	}
 	if err == nil && !isDryRun(req.r) {
@@ -212,7 +209,7 @@ func shouldDeleteOnUpdate(obj runtime.Object) bool {
 // the request's object at its old resourceVersion [observed, spec §5.5].
 func (s *Server) deleteOnUpdate(req *request, key string, next runtime.Object, oldRV int64) (runtime.Object, bool, error) {
 	_, err := s.storeDelete(req.res, key, next, oldRV, isDryRun(req.r))
-	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+	if isRetryable(err) {
 		return nil, true, nil
 	}
 	if err != nil {
