@@ -444,9 +444,12 @@ func (t *resourceTable) newResourceInfo(scheme *runtime.Scheme, r Resource) (*re
 		storageKey: plural.GroupResource().String(),
 		strategy:   kinds.For(r.Kind.GroupKind()),
 	}
-	if r.Kind == crdGVK {
-		// apiextensions-apiserver's strategy, through its adapter.
-		info.writes = crdWrites{}
+	// The kinds whose writes need the server (write_strategy.go).
+	switch r.Kind.GroupKind() {
+	case crdGVK.GroupKind():
+		info.writes = crdWrites{} // apiextensions-apiserver's strategy
+	case serviceGroupKind:
+		info.writes = serviceWrites{} // cluster IPs and node ports
 	}
 	info.fields = &lazyFieldManagers{scheme: scheme, builtin: t.builtinTC}
 	return info, nil

@@ -1,8 +1,6 @@
 package fakeapiserver
 
 import (
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -26,12 +24,4 @@ func (req *request) isFinalize() bool { return req.info.subresource == "finalize
 func finalizeResetFields(info *resourceInfo) map[fieldpath.APIVersion]fieldpath.Filter {
 	v := fieldpath.APIVersion(info.Kind.GroupVersion().String())
 	return fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("status"))})
-}
-
-// keepsFinalizers reports whether obj is a Namespace that still has
-// spec.finalizers, which keep it from being deleted by an update
-// (registry/core/namespace/storage ShouldDeleteNamespaceDuringUpdate).
-func keepsFinalizers(obj runtime.Object) bool {
-	ns, ok := obj.(*corev1.Namespace)
-	return ok && len(ns.Spec.Finalizers) > 0
 }

@@ -116,9 +116,9 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 	if err := writes.prepareCreate(s, res, obj); err != nil {
 		return nil, err
 	}
-	// A Service's cluster IP and node ports (service_prepare.go), held
-	// until the create is stored or has failed.
-	done, err := s.allocateService(res, "", obj, nil, dryRun)
+	// What the object takes from a pool (a Service's cluster IP and node
+	// ports), held until the create is stored or has failed.
+	done, err := writes.allocate(s, res, allocation{obj: obj, dryRun: dryRun})
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,11 @@ import (
 // ([customWrites]) are adapters over apiextensions-apiserver's strategies.
 // The adapters hold no state: the server passes itself.
 type writeStrategy interface {
+	// allocate takes what the object needs from a server-wide pool before
+	// it is validated (a Service's cluster IP and node ports: the service
+	// REST's beginCreate and beginUpdate); release, never nil, must be
+	// called once the write is stored or has failed.
+	allocate(s *Server, res *resourceInfo, a allocation) (release func(), err error)
 	// prepareCreate runs after the system fields are set and before the
 	// name is final; an error refuses the create.
 	prepareCreate(s *Server, res *resourceInfo, obj runtime.Object) error
@@ -39,9 +44,34 @@ type writeStrategy interface {
 
 var (
 	_ writeStrategy = builtinWrites{}
+	_ writeStrategy = serviceWrites{}
 	_ writeStrategy = crdWrites{}
 	_ writeStrategy = customWrites{}
 )
+
+// allocation is what an allocate hook allocates for: the object's store
+// key (empty on create), the object about to be written, the stored one
+// (nil on create), and whether the write is a dry run (nothing is kept).
+type allocation struct {
+	key      string
+	obj, old runtime.Object
+	dryRun   bool
+}
+
+// noAllocation is the allocate of the kinds that allocate nothing.
+type noAllocation struct{}
+
+func (noAllocation) allocate(*Server, *resourceInfo, allocation) (func(), error) {
+	return func() {}, nil
+}
+
+// serviceWrites is builtinWrites with the Service REST's allocation of
+// cluster IPs and node ports (service_prepare.go, service_alloc.go).
+type serviceWrites struct{ builtinWrites }
+
+func (serviceWrites) allocate(s *Server, res *resourceInfo, a allocation) (func(), error) {
+	return s.allocateService(res, a)
+}
 
 // builtinWrites runs a built-in kind's [Resource] validation and its
 // internal/kinds strategy (whose create hooks objectmeta.go calls with the
@@ -49,7 +79,7 @@ var (
 // built-in strategy of kube-apiserver v1.37 embeds
 // rest.DeclarativeValidation, whose migration checks pass the handwritten
 // errors through ToAggregate, which drops an error equal to an earlier one.
-type builtinWrites struct{}
+type builtinWrites struct{ noAllocation }
 
 func (builtinWrites) prepareCreate(*Server, *resourceInfo, runtime.Object) error { return nil }
 
@@ -107,7 +137,7 @@ func (builtinWrites) afterWrite(*Server, runtime.Object) {}
 // crdWrites adapts apiextensions-apiserver's CustomResourceDefinition
 // strategies (crd.go) and runs the CRD controllers after a write
 // (crd_lifecycle.go).
-type crdWrites struct{}
+type crdWrites struct{ noAllocation }
 
 // prepareCreate is the CRD strategy's PrepareForCreate.
 func (crdWrites) prepareCreate(s *Server, _ *resourceInfo, obj runtime.Object) error {
@@ -139,7 +169,7 @@ func (crdWrites) afterWrite(s *Server, stored runtime.Object) {
 // strategies (customresource.NewStrategy, NewStatusStrategy). An object is
 // prepared and validated in the request's version and stored in the
 // storage version ("None" conversion: only apiVersion changes).
-type customWrites struct{}
+type customWrites struct{ noAllocation }
 
 // prepareCreate refuses a custom resource of a terminating CRD (403), as
 // the handler's forbidCreateAdmission does, then runs PrepareForCreate.

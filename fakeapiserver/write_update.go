@@ -150,9 +150,12 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 	prepareUpdate(res, next, old)
 	nextMeta.SetResourceVersion(oldMeta.GetResourceVersion())
 	if !req.isStatus() {
-		// A Service keeps or gets its cluster IP and node ports
-		// (service_prepare.go), before validation as beginUpdate runs.
-		done, err := s.allocateService(res, objectKey(res, req.info.namespace, name), next, old, isDryRun(req.r))
+		// What the object takes from a pool (a Service keeps or gets its
+		// cluster IP and node ports), before validation as beginUpdate
+		// runs.
+		done, err := res.writeStrategy().allocate(s, res, allocation{
+			key: objectKey(res, req.info.namespace, name), obj: next, old: old, dryRun: isDryRun(req.r),
+		})
 		if err != nil {
 			return nil, false, err
 		}
@@ -171,7 +174,7 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 	}
 	oldRV, _ := parseResourceVersion(oldMeta.GetResourceVersion())
 	key := objectKey(res, req.info.namespace, name)
-	if shouldDeleteOnUpdate(next) {
+	if shouldDeleteOnUpdate(res, next) {
 		return s.deleteOnUpdate(req, key, next, oldRV)
 	}
 	if isApplyRequest(req) && !isDryRun(req.r) {
@@ -193,11 +196,11 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 
 // shouldDeleteOnUpdate reports whether an update removed the last finalizer
 // of an object that is being deleted with no grace left, which deletes it
-// (registry/generic/registry/store.go ShouldDeleteDuringUpdate); a
-// Namespace must have no spec.finalizers left either
-// (ShouldDeleteNamespaceDuringUpdate).
-func shouldDeleteOnUpdate(obj runtime.Object) bool {
-	if keepsFinalizers(obj) {
+// (registry/generic/registry/store.go ShouldDeleteDuringUpdate), unless
+// its kind's strategy still holds it (a Namespace's spec.finalizers:
+// ShouldDeleteNamespaceDuringUpdate).
+func shouldDeleteOnUpdate(res *resourceInfo, obj runtime.Object) bool {
+	if holds := res.strategy.HoldsDeletion; holds != nil && holds(obj) {
 		return false
 	}
 	m := mustAccessor(obj)

@@ -3,6 +3,7 @@ package kinds
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
@@ -23,6 +24,7 @@ var namespaceKinds = []kind{
 		PrepareForCreate: typedTimed(func(ns *corev1.Namespace, _ metav1.Time) { defaults.NamespaceForCreate(ns) }),
 		PrepareForUpdate: typedUpdate(keepNamespaceFinalizers),
 		Subresources:     []string{"finalize"},
+		HoldsDeletion:    namespaceFinalizing,
 	}},
 }
 
@@ -32,4 +34,13 @@ var namespaceKinds = []kind{
 // subresource changes.
 func keepNamespaceFinalizers(ns, old *corev1.Namespace) {
 	ns.Spec.Finalizers = old.Spec.Finalizers
+}
+
+// namespaceFinalizing reports whether a Namespace still has
+// spec.finalizers, which keep it from being deleted by an update
+// (kubernetes pkg/registry/core/namespace/storage
+// ShouldDeleteNamespaceDuringUpdate).
+func namespaceFinalizing(obj runtime.Object) bool {
+	ns, ok := obj.(*corev1.Namespace)
+	return ok && len(ns.Spec.Finalizers) > 0
 }

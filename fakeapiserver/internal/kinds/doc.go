@@ -27,9 +27,9 @@
 //	apiextensions.go   CustomResourceDefinition
 //	apiregistration.go APIService
 //	flowcontrol.go  FlowSchema, PriorityLevelConfiguration
-//	admission.go    webhook configurations, admission policies and bindings
+//	admission.go    webhook configurations, admission policies and their bindings
 //	storage.go      StorageClass, CSIDriver, CSINode, VolumeAttachment
-//	networking.go   NetworkPolicy, IngressClass, ServiceCIDR, EndpointSlice
+//	networking.go   Ingress, NetworkPolicy, IngressClass, ServiceCIDR, EndpointSlice
 //	scheduling.go   PriorityClass, PodGroup, CompositePodGroup
 //	resource.go     ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, ResourcePoolStatusRequest
 //	misc.go         RuntimeClass, StorageVersion, StorageVersionMigration

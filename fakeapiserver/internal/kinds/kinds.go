@@ -61,6 +61,10 @@ type Strategy struct {
 	// Subresources are the subresources besides status and scale the kind
 	// serves ("binding", "eviction", "token", "approval", "finalize").
 	Subresources []string
+	// HoldsDeletion is the kind's half of ShouldDeleteDuringUpdate: it
+	// reports whether obj, marked for deletion with no finalizer left, is
+	// still held by a rule of its kind (a Namespace's spec.finalizers).
+	HoldsDeletion func(obj runtime.Object) bool
 	// GracefulDelete is CheckGracefulDelete: non-nil makes every delete
 	// mark the object first (deletionTimestamp, then DELETED once the
 	// grace is 0); it returns the grace period in seconds for obj.
@@ -78,8 +82,12 @@ type ResetFields struct {
 	StatusResetsMetadata bool
 }
 
-// Scale locates the replicas and selector a /scale subresource reads.
+// Scale locates the replicas and selector a /scale subresource reads, as
+// the server's ScaleSubresource does (dot-separated JSON paths).
 type Scale struct {
+	// SpecReplicasPath is the desired replica count, written by the
+	// subresource; StatusReplicasPath the observed one; LabelSelectorPath
+	// the selector reported as status.selector.
 	SpecReplicasPath, StatusReplicasPath, LabelSelectorPath string
 	// UnsetReplicas is what a missing spec replicas count reads as.
 	UnsetReplicas int64
