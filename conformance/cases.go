@@ -68,6 +68,7 @@ func Cases() []Case {
 		statusMetadataCases(),
 		workloadDefaultsCases(),
 		serviceDefaultsCases(),
+		kindGenerationCases(),
 		metadataCases(),
 		metadataInformerCases(),
 		tableWatchCases(),

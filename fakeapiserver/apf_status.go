@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -118,7 +117,7 @@ func (s *Server) writeDangling(ctx context.Context, res *resourceInfo, fs *flowc
 	sortManagedFields(next.ManagedFields) // managedfields.go
 	rv, _ := parseResourceVersion(fs.ResourceVersion)
 	_, err := s.storeUpdate(res, objectKey(res, "", fs.Name), next, rv, false)
-	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+	if isRetryable(err) {
 		return nil // written meanwhile: that write wakes the controller again
 	}
 	return err

@@ -10,7 +10,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
@@ -83,20 +82,6 @@ func (s *Server) localAPIServiceObjects() []bootstrapObject {
 		out = append(out, bootstrapObject{gvr: apiServicesGVR, name: apiServiceName(gv), body: newAPIService(gv, p, automanagedOnStart)})
 	}
 	return out
-}
-
-// prepareAPIServiceCreate is the APIService registry's PrepareForCreate
-// (kube-aggregator pkg/registry/apiservice/strategy.go): the status starts
-// empty, and a local APIService (no spec.service) Available.
-func prepareAPIServiceCreate(obj runtime.Object, now metav1.Time) {
-	svc, ok := obj.(*apiregistrationv1.APIService)
-	if !ok || svc.Spec.Service != nil {
-		return
-	}
-	svc.Status.Conditions = []apiregistrationv1.APIServiceCondition{{
-		Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue, LastTransitionTime: now,
-		Reason: "Local", Message: "Local APIServices are always available",
-	}}
 }
 
 // reconcileAPIServices is the CRD registration controller and the

@@ -234,6 +234,7 @@ func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefini
 		verbs:      discovery.StoredVerbs(),
 		storageKey: schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}.String(),
 		custom:     cr,
+		writes:     customWrites{},
 	}
 	info.newObject = func() runtime.Object {
 		u := &unstructured.Unstructured{}

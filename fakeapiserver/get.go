@@ -1,14 +1,10 @@
 package fakeapiserver
 
 import (
-	"errors"
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
 // handleGet answers a GET of one object (or of its status subresource,
@@ -67,11 +63,8 @@ func (s *Server) currentVersion(res *resourceInfo, namespace, name string) (view
 		return nil, nil, err
 	}
 	obj, enc, err := s.store.GetVersion(res.storageKey, objectKey(res, namespace, name), 0)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, apierrors.NewNotFound(notFoundResource(res), name)
-	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, interpretStoreError(err, notFoundResource(res), name)
 	}
 	view, err = s.readView(res, obj, enc)
 	return view, obj, err

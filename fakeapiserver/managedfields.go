@@ -141,13 +141,13 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc, builtin ma
 			return fm, fmt.Errorf("fakeapiserver: resource %s/status: %w", info.Kind, err)
 		}
 	}
-	if hasApproval(info) {
+	if info.strategy.Serves("approval") {
 		fm.approval, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "approval", approvalResetFields(info))
 		if err != nil {
 			return fm, fmt.Errorf("fakeapiserver: resource %s/approval: %w", info.Kind, err)
 		}
 	}
-	if hasFinalize(info) {
+	if info.strategy.Serves("finalize") {
 		fm.finalize, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "finalize", finalizeResetFields(info))
 		if err != nil {
 			return fm, fmt.Errorf("fakeapiserver: resource %s/finalize: %w", info.Kind, err)
@@ -313,70 +313,22 @@ func sortManagedFields(entries []metav1.ManagedFieldsEntry) {
 	})
 }
 
-// resetFields are the fields a strategy resets on write, which the field
-// manager must not record as owned (rest.ResetFieldsStrategy
-// GetResetFields of kubernetes pkg/registry/*/strategy.go).
-type resetFields struct {
-	main, status []fieldpath.Path
-}
-
-// extraResetFields lists the kinds whose strategies reset more than the
-// default (main: status; status: spec).
-var extraResetFields = map[schema.GroupKind]resetFields{
-	{Kind: "Pod"}: {status: []fieldpath.Path{
-		fieldpath.MakePathOrDie("metadata", "deletionTimestamp"),
-		fieldpath.MakePathOrDie("metadata", "ownerReferences"),
-	}},
-	{Group: "apps", Kind: "Deployment"}: {status: []fieldpath.Path{fieldpath.MakePathOrDie("metadata", "labels")}},
-	// A CSR's spec is immutable through the main resource
-	// (csrStrategy.PrepareForUpdate), so no writer owns it there.
-	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: {main: []fieldpath.Path{
-		fieldpath.MakePathOrDie("spec"),
-	}, status: []fieldpath.Path{
-		fieldpath.MakePathOrDie("status", "conditions"),
-	}},
-}
-
-// metadataResetKinds are kinds whose status strategy also resets all of
-// metadata.
-var metadataResetKinds = map[schema.GroupKind]bool{
-	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:                         true,
-	{Group: "storage.k8s.io", Kind: "CSINode"}:                                  true,
-	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                 true,
-	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}: true,
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:  true,
-	{Group: "networking.k8s.io", Kind: "ServiceCIDR"}:                           true,
-	{Group: "resource.k8s.io", Kind: "ResourceClaim"}:                           true,
-	{Group: "internal.apiserver.k8s.io", Kind: "StorageVersion"}:                true,
-	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:         true,
-	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}:               true,
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:    true,
-	{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}:                         true,
-	{Group: "scheduling.k8s.io", Kind: "PodGroup"}:                              true,
-	// apiServerStatusStrategy resets labels, annotations, finalizers and
-	// owners, and its reset fields all of metadata (kube-aggregator
-	// pkg/registry/apiservice/strategy.go).
-	{Group: "apiregistration.k8s.io", Kind: "APIService"}:         true,
-	{Group: "scheduling.k8s.io", Kind: "CompositePodGroup"}:       true,
-	{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"}: true,
-}
-
 // resetFieldsOf returns the exclude filters of the main and status
 // endpoints: a kind with a status subresource has its status reset by the
 // main strategy and its spec by the status strategy, as every built-in
-// strategy with a status subresource does, plus the extras above.
+// strategy with a status subresource does, plus the strategy's own
+// (internal/kinds ResetFields).
 func resetFieldsOf(info *resourceInfo) (main, status map[fieldpath.APIVersion]fieldpath.Filter) {
 	if !info.hasStatus {
 		return nil, nil
 	}
-	gk := info.Kind.GroupKind()
-	extra := extraResetFields[gk]
-	mainSet := fieldpath.NewSet(append([]fieldpath.Path{fieldpath.MakePathOrDie("status")}, extra.main...)...)
-	statusPaths := append([]fieldpath.Path{fieldpath.MakePathOrDie("spec")}, extra.status...)
+	extra := info.strategy.ResetFields
+	mainSet := fieldpath.NewSet(append([]fieldpath.Path{fieldpath.MakePathOrDie("status")}, extra.Main...)...)
+	statusPaths := append([]fieldpath.Path{fieldpath.MakePathOrDie("spec")}, extra.Status...)
 	// Custom resources too: their status strategy's reset fields name
 	// metadata and spec (apiextensions-apiserver customresource
 	// status_strategy.go GetResetFields).
-	if metadataResetKinds[gk] || info.custom != nil {
+	if extra.StatusResetsMetadata || info.custom != nil {
 		statusPaths = append(statusPaths, fieldpath.MakePathOrDie("metadata"))
 	}
 	statusSet := fieldpath.NewSet(statusPaths...)

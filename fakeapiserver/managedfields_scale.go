@@ -6,7 +6,6 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -87,14 +86,8 @@ func (s *Server) applyScale(req *request, in patchInput) (*autoscalingv1.Scale, 
 	if fm.scale == nil {
 		return nil, fmt.Errorf("fakeapiserver: %s has no scale field manager", req.res.Kind)
 	}
-	opts := &metav1.PatchOptions{}
-	if err := decodeOptions(req.r, opts); err != nil {
-		return nil, err
-	}
-	a := &applier{
-		s: s, req: scaleRequest(req), patch: in.patch, directive: in.directive, fm: fm.scale,
-		manager: opts.FieldManager, force: opts.Force != nil && *opts.Force,
-	}
+	a := newApplier(s, scaleRequest(req), in)
+	a.fm = fm.scale
 	return s.writeScale(req, func(cur runtime.Object) (*autoscalingv1.Scale, error) {
 		old, err := scaleWithManagedFields(req.res, cur, scaleHandler(req.res, cur))
 		if err != nil {

@@ -6,16 +6,12 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 )
 
 // now is the server clock's time at the second precision a stored
@@ -27,8 +23,8 @@ func (s *Server) now() metav1.Time {
 // fillCreateMeta sets what the server owns on a new object
 // (registry/rest/create.go BeforeCreate, FillObjectMetaSystemFields): uid,
 // creationTimestamp at second precision, generation for kinds that track
-// it; clears fields clients may not set; resets status to what the
-// strategies' PrepareForCreate leave.
+// it; clears fields clients may not set; zeroes the status (unless the
+// strategy keeps it) and runs the strategy's PrepareForCreate.
 func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	m := mustAccessor(obj)
 	m.SetUID(types.UID(newUID()))
@@ -40,40 +36,20 @@ func (s *Server) fillCreateMeta(res *resourceInfo, obj runtime.Object) {
 	if res.TracksGeneration {
 		m.SetGeneration(1)
 	}
-	if res.hasStatus && !keepsStatusOnCreate[res.Kind.GroupKind()] {
-		resetStatus(res, obj, now)
+	if res.hasStatus && !res.strategy.KeepsStatusOnCreate {
+		resetStatus(obj)
 	}
-	prepareAPIServiceCreate(obj, now) // apiservices.go
-	defaults.PrepareForCreate(obj)
+	if prepare := res.strategy.PrepareForCreate; prepare != nil {
+		prepare(obj, now)
+	}
 }
 
-// keepsStatusOnCreate are the kinds with a status subresource whose
-// strategy's PrepareForCreate keeps the status written: "Nodes allow *all*
-// fields, including status, to be set on create" (kubernetes
-// pkg/registry/core/node/strategy.go); defaults.PrepareForCreate drops
-// what it drops.
-var keepsStatusOnCreate = map[schema.GroupKind]bool{{Kind: "Node"}: true}
-
-// resetStatus gives a new object the status its strategy's
-// PrepareForCreate sets: empty, except pods start Pending, and so do
-// claims (the decoder's SetDefaults_PersistentVolumeClaim, which
-// kube-apiserver applies when it reads the object back) and volumes,
-// which also record now as their lastPhaseTransitionTime.
-func resetStatus(res *resourceInfo, obj runtime.Object, now metav1.Time) {
-	st := statusField(obj)
-	if !st.IsValid() {
-		return
-	}
-	st.Set(reflect.Zero(st.Type()))
-	if res.Kind.Group == "" && res.Kind.Kind == "Pod" {
-		st.FieldByName("Phase").SetString("Pending")
-	}
-	switch o := obj.(type) {
-	case *corev1.PersistentVolumeClaim:
-		o.Status.Phase = corev1.ClaimPending
-	case *corev1.PersistentVolume:
-		o.Status.Phase = corev1.VolumePending
-		o.Status.LastPhaseTransitionTime = &now
+// resetStatus gives a new object the empty status most strategies'
+// PrepareForCreate set; a kind's own starting status (a pod's Pending) is
+// its strategy's PrepareForCreate.
+func resetStatus(obj runtime.Object) {
+	if st := statusField(obj); st.IsValid() {
+		st.Set(reflect.Zero(st.Type()))
 	}
 }
 
@@ -130,7 +106,6 @@ func prepareUpdate(res *resourceInfo, obj, old runtime.Object) {
 	m.SetDeletionGracePeriodSeconds(o.GetDeletionGracePeriodSeconds())
 	m.SetGenerateName(o.GetGenerateName())
 	m.SetGeneration(o.GetGeneration())
-	defaults.PrepareForUpdate(obj, old)
 	if res.TracksGeneration {
 		if ns, os := specField(obj), specField(old); ns.IsValid() && !apiequality.Semantic.DeepEqual(ns.Interface(), os.Interface()) {
 			m.SetGeneration(o.GetGeneration() + 1)
@@ -181,12 +156,6 @@ func checkName(got, name string) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", got, name))
 	}
 	return nil
-}
-
-// conflict is the 409 of a stale resourceVersion
-// (registry/generic/registry/store.go, OptimisticLockErrorMsg).
-func conflict(res *resourceInfo, name string) error {
-	return apierrors.NewConflict(res.qualified(), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 }
 
 // isStatusRequest reports whether the request is for the status subresource.

@@ -15,9 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/kinds"
 	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
 
@@ -117,54 +116,20 @@ type resourceInfo struct {
 	// custom is set for a version of a CustomResourceDefinition's resource
 	// (customresource_*.go); nil for built-ins.
 	custom *customResource
+	// strategy is the built-in kind's write rules (internal/kinds); the
+	// zero Strategy for custom resources and reviews.
+	strategy kinds.Strategy
+	// writes is the strategy adapter the write paths call
+	// (write_strategy.go); nil means builtinWrites.
+	writes writeStrategy
 }
 
-// clusterScopedKinds are the built-in kinds without a namespace; the scheme
-// does not know scope, kube-apiserver's registry does.
-var clusterScopedKinds = map[schema.GroupKind]bool{
-	{Kind: "Namespace"}: true, {Kind: "Node"}: true, {Kind: "PersistentVolume"}: true,
-	{Kind: "ComponentStatus"}:                                                       true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
-	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
-	{Group: "storage.k8s.io", Kind: "CSIDriver"}:                                    true,
-	{Group: "storage.k8s.io", Kind: "CSINode"}:                                      true,
-	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:                             true,
-	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                             true,
-	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                                    true,
-	{Group: "networking.k8s.io", Kind: "IngressClass"}:                              true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
-	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:               true,
-	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:                      true,
-}
-
-// shortNames are kube-apiserver's short names for the default groups.
-var shortNames = map[schema.GroupKind][]string{
-	{Kind: "Pod"}: {"po"}, {Kind: "ConfigMap"}: {"cm"}, {Kind: "Service"}: {"svc"},
-	{Kind: "Namespace"}: {"ns"}, {Kind: "Node"}: {"no"}, {Kind: "Endpoints"}: {"ep"},
-	{Kind: "Event"}: {"ev"}, {Kind: "ServiceAccount"}: {"sa"}, {Kind: "PersistentVolume"}: {"pv"},
-	{Kind: "PersistentVolumeClaim"}: {"pvc"}, {Kind: "ReplicationController"}: {"rc"},
-	{Kind: "LimitRange"}: {"limits"}, {Kind: "ResourceQuota"}: {"quota"}, {Kind: "ComponentStatus"}: {"cs"},
-	{Group: "apps", Kind: "Deployment"}: {"deploy"}, {Group: "apps", Kind: "ReplicaSet"}: {"rs"},
-	{Group: "apps", Kind: "StatefulSet"}: {"sts"}, {Group: "apps", Kind: "DaemonSet"}: {"ds"},
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {"crd", "crds"},
-}
-
-// generationKinds are the kinds whose registry strategy maintains
-// metadata.generation (pods since 1.35, workloads always,
-// HorizontalPodAutoscalers with HPAGeneration, beta and on since 1.37).
-var generationKinds = map[schema.GroupKind]bool{
-	{Kind: "Pod"}: true, {Kind: "ReplicationController"}: true,
-	{Group: "apps", Kind: "Deployment"}: true, {Group: "apps", Kind: "ReplicaSet"}: true,
-	{Group: "apps", Kind: "StatefulSet"}: true, {Group: "apps", Kind: "DaemonSet"}: true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
-	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           true,
-	{Group: "batch", Kind: "Job"}:                                     true, {Group: "batch", Kind: "CronJob"}: true,
-	{Kind: "PodTemplate"}: true,
-	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                 true,
-	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}: true,
+// writeStrategy returns the resource's strategy adapter.
+func (r *resourceInfo) writeStrategy() writeStrategy {
+	if r.writes == nil {
+		return builtinWrites{}
+	}
+	return r.writes
 }
 
 // resourceTable is the set of served resources, looked up by URL. It is
@@ -426,20 +391,21 @@ func isOptionsKind(kind string) bool {
 	return strings.HasSuffix(kind, "Options")
 }
 
-// defaultResource is the registration a kind gets when nothing overrides it.
+// defaultResource is the registration a kind gets when nothing overrides
+// it: its strategy's facts and hooks (internal/kinds).
 func defaultResource(gvk schema.GroupVersionKind) Resource {
-	gk := gvk.GroupKind()
+	st := kinds.For(gvk.GroupKind())
 	return Resource{
 		Kind:                 gvk,
-		ClusterScoped:        clusterScopedKinds[gk],
-		ShortNames:           shortNames[gk],
-		TracksGeneration:     generationKinds[gk],
-		ReturnsDeletedObject: gk == schema.GroupKind{Kind: "Pod"},
-		FieldLabels:          fieldlabels.Builtin(gk),
-		Default:              defaults.For(gk),
-		Validate:             builtinValidator(gk),
-		ValidateStatus:       ValidateFunc(validation.StatusFor(gk)),
-		Scale:                builtinScales[gk],
+		ClusterScoped:        st.ClusterScoped,
+		ShortNames:           st.ShortNames,
+		TracksGeneration:     st.TracksGeneration,
+		ReturnsDeletedObject: st.ReturnsDeletedObject,
+		FieldLabels:          st.FieldLabels,
+		Default:              st.Default,
+		Validate:             ValidateFunc(st.Validate),
+		ValidateStatus:       ValidateFunc(st.ValidateStatus),
+		Scale:                scaleSubresource(st.Scale),
 	}
 }
 
@@ -480,6 +446,14 @@ func (t *resourceTable) newResourceInfo(scheme *runtime.Scheme, r Resource) (*re
 		newObject:  func() runtime.Object { o, _ := scheme.New(r.Kind); return o },
 		newList:    func() runtime.Object { o, _ := scheme.New(listKind); return o },
 		storageKey: plural.GroupResource().String(),
+		strategy:   kinds.For(r.Kind.GroupKind()),
+	}
+	// The kinds whose writes need the server (write_strategy.go).
+	switch r.Kind.GroupKind() {
+	case crdGVK.GroupKind():
+		info.writes = crdWrites{} // apiextensions-apiserver's strategy
+	case serviceGroupKind:
+		info.writes = serviceWrites{} // cluster IPs and node ports
 	}
 	info.fields = &lazyFieldManagers{scheme: scheme, builtin: t.builtinTC}
 	return info, nil

@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -15,20 +15,18 @@ import (
 // the IP family fields, a cluster IP from the service CIDR and node ports
 // from 30000-32767. Only a single-stack cluster is modelled.
 
-// isService reports whether res is core/v1 Services.
-func isService(res *resourceInfo) bool {
-	return res.Kind.Group == "" && res.Kind.Kind == "Service"
-}
+// serviceGroupKind is core Services, whose writes allocate.
+var serviceGroupKind = schema.GroupKind{Kind: "Service"}
 
-// allocateService runs beginCreate (old nil) or beginUpdate on a Service
-// write; the returned func, never nil, must be called once the write is
-// stored or has failed.
-func (s *Server) allocateService(res *resourceInfo, key string, obj, old runtime.Object, dryRun bool) (func(), error) {
-	svc, ok := obj.(*corev1.Service)
-	if !ok || !isService(res) {
+// allocateService runs beginCreate (a.old nil) or beginUpdate on a
+// Service write (serviceWrites); the returned func, never nil, must be
+// called once the write is stored or has failed.
+func (s *Server) allocateService(res *resourceInfo, a allocation) (func(), error) {
+	svc, ok := a.obj.(*corev1.Service)
+	if !ok {
 		return func() {}, nil
 	}
-	oldSvc, _ := old.(*corev1.Service)
+	oldSvc, _ := a.old.(*corev1.Service)
 	if oldSvc != nil {
 		patchAllocatedValues(svc, oldSvc)
 	}
@@ -36,7 +34,7 @@ func (s *Server) allocateService(res *resourceInfo, key string, obj, old runtime
 	if oldSvc != nil {
 		dropTypeDependentFields(svc, oldSvc)
 	}
-	txn, err := s.services.begin(s.store, res.storageKey, key, dryRun)
+	txn, err := s.services.begin(s.store, res.storageKey, a.key, a.dryRun)
 	if err != nil {
 		return func() {}, err
 	}

@@ -31,22 +31,13 @@ func (s *Server) subresourceServed(res *resourceInfo, sub string) bool {
 	case "scale":
 		return res.Scale != nil && s.cfg.Scheme.Recognizes(scaleGVK)
 	case "eviction":
-		return isPod(res) && s.cfg.Scheme.Recognizes(evictionGVK)
+		return res.strategy.Serves(sub) && s.cfg.Scheme.Recognizes(evictionGVK)
 	case "binding":
-		return isPod(res) && s.cfg.Scheme.Recognizes(bindingGVK)
-	case "approval":
-		return hasApproval(res)
-	case "finalize":
-		return hasFinalize(res)
+		return res.strategy.Serves(sub) && s.cfg.Scheme.Recognizes(bindingGVK)
 	case "token":
-		return isServiceAccount(res) && s.cfg.Scheme.Recognizes(tokenRequestGVK)
+		return res.strategy.Serves(sub) && s.cfg.Scheme.Recognizes(tokenRequestGVK)
 	}
-	return false
-}
-
-// isServiceAccount reports core/v1 serviceaccounts.
-func isServiceAccount(res *resourceInfo) bool {
-	return res.Kind.Group == "" && res.Kind.Kind == "ServiceAccount"
+	return res.strategy.Serves(sub)
 }
 
 // subresourceVerbAllowed is the route table of subresources: eviction,

@@ -6,8 +6,9 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/kinds"
 )
 
 // The approval subresource of CertificateSigningRequests
@@ -18,15 +19,6 @@ import (
 // is csrApprovalStrategy of kubernetes
 // pkg/registry/certificates/certificates/strategy.go, its validation
 // validation.ValidateCSRApprovalUpdate.
-
-// csrGroupKind is the kind that has an approval subresource.
-var csrGroupKind = schema.GroupKind{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}
-
-// hasApproval reports whether res is the built-in CertificateSigningRequest
-// resource, which serves the approval subresource.
-func hasApproval(res *resourceInfo) bool {
-	return res.custom == nil && res.Kind.GroupKind() == csrGroupKind
-}
 
 // approvalResetFields is the exclude filter of the approval endpoint's
 // field manager (csrApprovalStrategy.GetResetFields): spec and
@@ -58,7 +50,7 @@ func prepareApprovalUpdate(next, old runtime.Object, now metav1.Time) runtime.Ob
 		return base
 	}
 	conditions := append([]certificatesv1.CertificateSigningRequestCondition(nil), csr.Status.Conditions...)
-	populateCSRConditionTimestamps(conditions, o, now)
+	kinds.PopulateCSRConditionTimestamps(conditions, o, now)
 	b.Status.Conditions = conditions
 	return base
 }

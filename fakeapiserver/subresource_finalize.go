@@ -1,9 +1,6 @@
 package fakeapiserver
 
 import (
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -19,15 +16,6 @@ import (
 // alone does not: whoever finalizes a namespace (a test, an envtest shim)
 // deletes it so.
 
-// namespaceGroupKind is the kind that has a finalize subresource.
-var namespaceGroupKind = schema.GroupKind{Kind: "Namespace"}
-
-// hasFinalize reports whether res is the built-in Namespace resource, which
-// serves the finalize subresource.
-func hasFinalize(res *resourceInfo) bool {
-	return res.custom == nil && res.Kind.GroupKind() == namespaceGroupKind
-}
-
 // isFinalize reports whether the request is for the finalize subresource.
 func (req *request) isFinalize() bool { return req.info.subresource == "finalize" }
 
@@ -36,24 +24,4 @@ func (req *request) isFinalize() bool { return req.info.subresource == "finalize
 func finalizeResetFields(info *resourceInfo) map[fieldpath.APIVersion]fieldpath.Filter {
 	v := fieldpath.APIVersion(info.Kind.GroupVersion().String())
 	return fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("status"))})
-}
-
-// keepNamespaceFinalizers is namespaceStrategy.PrepareForUpdate's other
-// half (the status is kept for every kind with one): an update of the
-// main resource keeps spec.finalizers, which only the finalize
-// subresource changes.
-func keepNamespaceFinalizers(next, old runtime.Object) {
-	ns, ok := next.(*corev1.Namespace)
-	o, okOld := old.(*corev1.Namespace)
-	if ok && okOld {
-		ns.Spec.Finalizers = o.Spec.Finalizers
-	}
-}
-
-// keepsFinalizers reports whether obj is a Namespace that still has
-// spec.finalizers, which keep it from being deleted by an update
-// (registry/core/namespace/storage ShouldDeleteNamespaceDuringUpdate).
-func keepsFinalizers(obj runtime.Object) bool {
-	ns, ok := obj.(*corev1.Namespace)
-	return ok && len(ns.Spec.Finalizers) > 0
 }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/kinds"
 )
 
 // ScaleSubresource describes where a resource keeps what its /scale
@@ -47,15 +49,13 @@ type ScaleSubresource struct {
 	unsetReplicas int64
 }
 
-// workloadScale is the scale of the built-in workloads.
-var workloadScale = &ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".spec.selector", unsetReplicas: 1}
-
-// builtinScales are the built-in kinds with a scale subresource.
-var builtinScales = map[schema.GroupKind]*ScaleSubresource{
-	{Kind: "ReplicationController"}:      workloadScale,
-	{Group: "apps", Kind: "Deployment"}:  workloadScale,
-	{Group: "apps", Kind: "ReplicaSet"}:  workloadScale,
-	{Group: "apps", Kind: "StatefulSet"}: workloadScale,
+// scaleSubresource is the [ScaleSubresource] of a built-in kind's
+// strategy, nil for none.
+func scaleSubresource(sc *kinds.Scale) *ScaleSubresource {
+	if sc == nil {
+		return nil
+	}
+	return &ScaleSubresource{SpecReplicasPath: sc.SpecReplicasPath, StatusReplicasPath: sc.StatusReplicasPath, LabelSelectorPath: sc.LabelSelectorPath, unsetReplicas: sc.UnsetReplicas}
 }
 
 // scaleFunc reads or writes the Scale of the object a request names.

@@ -34,15 +34,7 @@ func checkPatchBody(patch []byte, patchType types.PatchType) error {
 // application/apply-patch+yaml) after handlePatch's common checks: 201
 // when it created the object, 200 when it updated it (or changed nothing).
 func (s *Server) applyPatch(req *request, out outputType, in patchInput) (response, error) {
-	opts := &metav1.PatchOptions{}
-	if err := decodeOptions(req.r, opts); err != nil { // already validated by patchOptions
-		return response{}, err
-	}
-	a := &applier{
-		s: s, req: req, patch: in.patch, directive: in.directive,
-		manager: opts.FieldManager, force: opts.Force != nil && *opts.Force,
-	}
-	obj, created, err := s.applyObject(req, a)
+	obj, created, err := s.applyObject(req, newApplier(s, req, in))
 	if err != nil {
 		return response{}, err
 	}
@@ -54,30 +46,22 @@ func (s *Server) applyPatch(req *request, out outputType, in patchInput) (respon
 }
 
 // applyObject runs an apply as the real patch handler does with
-// forceAllowCreate: an existing object is updated through the
-// read-modify-write loop; a missing one is created from the applied
+// forceAllowCreate: the read-modify-write loop updates an existing object
+// (its one read decides); a missing one is created from the applied
 // configuration (the main resource only: the status and approval
-// subresources never create, 404). A concurrent create or delete between
-// the read and the write starts over.
+// subresources never create, 404). A concurrent create between the read
+// and the write starts over.
 func (s *Server) applyObject(req *request, a *applier) (runtime.Object, bool, error) {
 	for {
-		_, err := s.current(req.res, req.info.namespace, req.info.name)
-		switch {
-		case err == nil:
-			obj, err := s.updateObject(req, a.apply)
-			if apierrors.IsNotFound(err) && !req.isPartialWrite() {
-				continue
-			}
+		obj, err := s.updateObject(req, a.apply)
+		if !apierrors.IsNotFound(err) || req.isPartialWrite() {
 			return obj, false, err
-		case apierrors.IsNotFound(err) && !req.isPartialWrite():
-			obj, err := s.applyCreate(req, a)
-			if apierrors.IsAlreadyExists(err) {
-				continue
-			}
-			return obj, err == nil, err
-		default:
-			return nil, false, err
 		}
+		obj, err = s.applyCreate(req, a)
+		if apierrors.IsAlreadyExists(err) {
+			continue
+		}
+		return obj, err == nil, err
 	}
 }
 
@@ -102,6 +86,15 @@ func (s *Server) applyCreate(req *request, a *applier) (runtime.Object, error) {
 	return s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
 }
 
+// newApplier is the applier of a request's configuration, with the field
+// manager and force of its PatchOptions.
+func newApplier(s *Server, req *request, in patchInput) *applier {
+	return &applier{
+		s: s, req: req, patch: in.patch, directive: in.directive,
+		manager: in.opts.FieldManager, force: in.opts.Force != nil && *in.opts.Force,
+	}
+}
+
 // applier merges one applied configuration into successive versions of
 // the object (patch.go applyPatcher).
 type applier struct {
@@ -114,19 +107,34 @@ type applier struct {
 	// fm, when set, is the field manager to apply with instead of the
 	// request endpoint's (the scale subresource's).
 	fm *managedfields.FieldManager
+	// config is the configuration decoded, on the first attempt.
+	config *unstructured.Unstructured
+}
+
+// decoded returns a copy of the decoded configuration (the field manager
+// may keep what it is given), decoding it on first use: a 400 for YAML
+// the body check let through.
+func (a *applier) decoded() (*unstructured.Unstructured, error) {
+	if a.config == nil {
+		config := &unstructured.Unstructured{Object: map[string]any{}}
+		if err := yaml.Unmarshal(a.patch, &config.Object); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		a.config = config
+	}
+	return a.config.DeepCopy(), nil
 }
 
 // apply merges the configuration into cur with the endpoint's field
 // manager (409 on conflicts unless forced), checks duplicate fields under
 // Strict (400) or Warn (warnings), then namespace and name against the URL.
 func (a *applier) apply(cur runtime.Object) (runtime.Object, error) {
-	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(a.patch, &patchObj.Object); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	patchObj, err := a.decoded()
+	if err != nil {
+		return nil, err
 	}
 	fm := a.fm
 	if fm == nil {
-		var err error
 		if fm, err = a.req.fieldManager(); err != nil {
 			return nil, err
 		}

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
-	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
@@ -113,12 +112,13 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 	m := mustAccessor(obj)
 	generate := m.GetName() == "" && m.GetGenerateName() != ""
 	s.fillCreateMeta(res, obj)
-	if err := s.beforeCreate(res, obj); err != nil { // strategy hooks (customresource_hooks.go)
+	writes := res.writeStrategy() // write_strategy.go
+	if err := writes.prepareCreate(s, res, obj); err != nil {
 		return nil, err
 	}
-	// A Service's cluster IP and node ports (service_prepare.go), held
-	// until the create is stored or has failed.
-	done, err := s.allocateService(res, "", obj, nil, dryRun)
+	// What the object takes from a pool (a Service's cluster IP and node
+	// ports), held until the create is stored or has failed.
+	done, err := writes.allocate(s, res, allocation{obj: obj, dryRun: dryRun})
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +133,10 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 			m = mustAccessor(obj)
 			m.SetName(generateName(m.GetGenerateName()))
 		}
-		defaults.PrepareNamedForCreate(obj)
-		if err := s.validateCreate(res, obj); err != nil {
+		if prepare := res.strategy.PrepareNamedForCreate; prepare != nil {
+			prepare(obj)
+		}
+		if err := invalid(res, obj, writes.validateCreate(s, res, obj)); err != nil {
 			return nil, err
 		}
 		if !dryRun && isStorageRV(m.GetResourceVersion()) {
@@ -147,7 +149,7 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		switch {
 		case err == nil:
 			if !dryRun {
-				s.afterCreate(res, stored)
+				writes.afterWrite(s, stored)
 			}
 			return stored, nil
 		case !errors.Is(err, store.ErrAlreadyExists):
@@ -157,7 +159,7 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		case generate:
 			return nil, apierrors.NewGenerateNameConflict(res.qualified(), m.GetName(), 1)
 		default:
-			return nil, apierrors.NewAlreadyExists(res.qualified(), m.GetName())
+			return nil, interpretStoreError(err, res.qualified(), m.GetName())
 		}
 	}
 }
@@ -183,11 +185,8 @@ func (s *Server) admitNamespace(res *resourceInfo, obj runtime.Object) error {
 		return apierrors.NewInternalError(fmt.Errorf("invalid resource name %q: %v", ns, msgs))
 	}
 	cur, err := s.store.Get(nsRes.storageKey, ns, 0)
-	if errors.Is(err, store.ErrNotFound) {
-		return apierrors.NewNotFound(nsRes.qualified(), ns)
-	}
 	if err != nil {
-		return err
+		return interpretStoreError(err, nsRes.qualified(), ns)
 	}
 	if nsObj, ok := cur.(*corev1.Namespace); !ok || nsObj.Status.Phase != corev1.NamespaceTerminating {
 		return nil

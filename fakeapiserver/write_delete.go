@@ -17,10 +17,6 @@ import (
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
-// defaultPodGracePeriod is the grace a pod without
-// terminationGracePeriodSeconds gets (core/v1 defaults).
-const defaultPodGracePeriod = 30
-
 // handleDelete answers a DELETE of one object: 200 with the object when it
 // was only marked for deletion (finalizers, pod grace) or when the kind
 // returns deleted objects (pods), else 200 with a Success Status.
@@ -173,12 +169,13 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 	if ns, ok := cur.(*corev1.Namespace); ok {
 		return s.terminateNamespace(res, key, ns, curRV, isDryRunDelete(opts))
 	}
-	if isCRD(res) {
+	if _, ok := res.writes.(crdWrites); ok {
 		return s.terminateCRD(res, cur, curRV, isDryRunDelete(opts)) // crd_lifecycle.go
 	}
-	// Pods are always marked first, even for an immediate delete: the real
-	// server emits MODIFIED (deletionTimestamp, grace 0) then DELETED.
-	if len(m.GetFinalizers()) > 0 || isPod(res) {
+	// Graceful kinds (pods) are always marked first, even for an
+	// immediate delete: the real server emits MODIFIED (deletionTimestamp,
+	// grace 0) then DELETED.
+	if len(m.GetFinalizers()) > 0 || res.strategy.GracefulDelete != nil {
 		marked, changed := s.markDeleting(res, cur, grace)
 		if changed {
 			stored, err := s.storeUpdate(res, key, marked, curRV, isDryRunDelete(opts))
@@ -232,25 +229,14 @@ func (s *Server) terminateNamespace(res *resourceInfo, key string, ns *corev1.Na
 	return stored, false, false, err
 }
 
-// gracePeriod is the grace a delete gets: pods that are scheduled and not
-// terminal wait opts.gracePeriodSeconds, else their
-// terminationGracePeriodSeconds, else 30 s (pod strategy
-// CheckGracefulDelete); everything else is deleted at once.
+// gracePeriod is the grace a delete gets: the strategy's
+// CheckGracefulDelete (pods: internal/kinds core_pod.go); everything else
+// is deleted at once.
 func (s *Server) gracePeriod(res *resourceInfo, cur runtime.Object, opts *metav1.DeleteOptions) int64 {
-	pod, ok := cur.(*corev1.Pod)
-	if !ok || !isPod(res) {
-		return 0
+	if grace := res.strategy.GracefulDelete; grace != nil {
+		return grace(cur, opts.GracePeriodSeconds)
 	}
-	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-		return 0
-	}
-	switch {
-	case opts.GracePeriodSeconds != nil:
-		return *opts.GracePeriodSeconds
-	case pod.Spec.TerminationGracePeriodSeconds != nil:
-		return *pod.Spec.TerminationGracePeriodSeconds
-	}
-	return defaultPodGracePeriod
+	return 0
 }
 
 // markDeleting returns a copy of cur marked for deletion in grace seconds,
@@ -319,13 +305,4 @@ func deleteSuccess(res *resourceInfo, obj runtime.Object) *metav1.Status {
 			Name: m.GetName(), Group: res.gvr.Group, Kind: res.gvr.Resource, UID: m.GetUID(),
 		},
 	}
-}
-
-// isPod reports whether res is core/v1 pods, whose deletes are graceful.
-func isPod(res *resourceInfo) bool { return res.Kind.Group == "" && res.Kind.Kind == "Pod" }
-
-// isRetryable reports a store error that means "the object moved after it
-// was read": the caller reads again.
-func isRetryable(err error) bool {
-	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound)
 }

@@ -75,6 +75,8 @@ type patchInput struct {
 	patchType types.PatchType
 	patch     []byte
 	directive string // the field validation directive
+	// opts are the request's PatchOptions, decoded and validated once.
+	opts *metav1.PatchOptions
 }
 
 // readPatch reads a PATCH's body (413), its PatchOptions (400, then 422)
@@ -85,7 +87,7 @@ func (s *Server) readPatch(req *request, patchType types.PatchType) (patchInput,
 	if err != nil {
 		return patchInput{}, err
 	}
-	directive, err := patchOptions(req.r, patchType)
+	opts, err := patchOptions(req.r, patchType)
 	if err != nil {
 		return patchInput{}, err
 	}
@@ -95,7 +97,7 @@ func (s *Server) readPatch(req *request, patchType types.PatchType) (patchInput,
 	if err := checkPatchBody(patch, patchType); err != nil {
 		return patchInput{}, err
 	}
-	return patchInput{patchType: patchType, patch: patch, directive: directive}, nil
+	return patchInput{patchType: patchType, patch: patch, directive: fieldValidationDirective(opts.FieldValidation), opts: opts}, nil
 }
 
 // restfulConsumesPatch is go-restful's Content-Type match for the PATCH
@@ -129,16 +131,16 @@ func patchTypeOf(r *http.Request) (types.PatchType, error) {
 }
 
 // patchOptions decodes and validates PatchOptions (400, then 422 on
-// PatchOptions) and returns the field validation directive.
-func patchOptions(r *http.Request, patchType types.PatchType) (string, error) {
+// PatchOptions).
+func patchOptions(r *http.Request, patchType types.PatchType) (*metav1.PatchOptions, error) {
 	opts := &metav1.PatchOptions{}
 	if err := decodeOptions(r, opts); err != nil {
-		return "", err
+		return nil, err
 	}
 	if errs := validatePatchOptions(opts, patchType); len(errs) > 0 {
-		return "", apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs)
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs)
 	}
-	return fieldValidationDirective(opts.FieldValidation), nil
+	return opts, nil
 }
 
 // patcher applies one patch to successive versions of the object, as

@@ -2,13 +2,10 @@ package fakeapiserver
 
 import (
 	"cmp"
-	"errors"
 	"net/http"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
 // handleUpdate answers a PUT of an object or its status: 200 with the
@@ -128,7 +125,9 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		base := old.DeepCopyObject()
 		copyStatus(base, next)
 		keepStatusMetadata(res, base, next, old)
-		prepareStatusUpdate(base, old, s.now())
+		if prepare := res.strategy.PrepareForStatusUpdate; prepare != nil {
+			prepare(base, old, s.now())
+		}
 		keepManagedFields(base, next)
 		next, nextMeta = base, mustAccessor(base)
 	} else if req.isApproval() {
@@ -138,27 +137,36 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		keepStatusMetadata(res, base, next, old)
 		keepManagedFields(base, next)
 		next, nextMeta = base, mustAccessor(base)
-	} else if res.hasStatus {
-		copyStatus(next, old)
-		keepCSRSpec(next, old)
-		if !req.isFinalize() {
-			keepNamespaceFinalizers(next, old) // subresource_finalize.go
+	} else {
+		if res.hasStatus {
+			copyStatus(next, old)
+		}
+		// The finalize subresource has a strategy of its own
+		// (subresource_finalize.go).
+		if prepare := res.strategy.PrepareForUpdate; prepare != nil && !req.isFinalize() {
+			prepare(next, old)
 		}
 	}
 	prepareUpdate(res, next, old)
 	nextMeta.SetResourceVersion(oldMeta.GetResourceVersion())
 	if !req.isStatus() {
-		// A Service keeps or gets its cluster IP and node ports
-		// (service_prepare.go), before validation as beginUpdate runs.
-		done, err := s.allocateService(res, objectKey(res, req.info.namespace, name), next, old, isDryRun(req.r))
+		// What the object takes from a pool (a Service keeps or gets its
+		// cluster IP and node ports), before validation as beginUpdate
+		// runs.
+		done, err := res.writeStrategy().allocate(s, res, allocation{
+			key: objectKey(res, req.info.namespace, name), obj: next, old: old, dryRun: isDryRun(req.r),
+		})
 		if err != nil {
 			return nil, false, err
 		}
 		defer done()
 	}
-	// Validation, or the strategies of CRDs and custom resources
-	// (customresource_hooks.go).
-	if err := s.beforeUpdate(req, next, old); err != nil {
+	// The strategy's update preparation and validation (write_strategy.go).
+	errs, err := res.writeStrategy().validateUpdate(s, req, next, old)
+	if err == nil {
+		err = invalid(res, next, errs)
+	}
+	if err != nil {
 		return nil, false, err
 	}
 	if sameObject(next, cur.stored) {
@@ -166,7 +174,7 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 	}
 	oldRV, _ := parseResourceVersion(oldMeta.GetResourceVersion())
 	key := objectKey(res, req.info.namespace, name)
-	if shouldDeleteOnUpdate(next) {
+	if shouldDeleteOnUpdate(res, next) {
 		return s.deleteOnUpdate(req, key, next, oldRV)
 	}
 	if isApplyRequest(req) && !isDryRun(req.r) {
@@ -177,22 +185,22 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		}
 	}
 	stored, err := s.storeUpdate(res, key, next, oldRV, isDryRun(req.r))
-	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+	if isRetryable(err) {
 		return nil, true, nil
 	}
 	if err == nil && !isDryRun(req.r) {
-		s.afterUpdate(res, stored)
+		res.writeStrategy().afterWrite(s, stored)
 	}
 	return stored, false, err
 }
 
 // shouldDeleteOnUpdate reports whether an update removed the last finalizer
 // of an object that is being deleted with no grace left, which deletes it
-// (registry/generic/registry/store.go ShouldDeleteDuringUpdate); a
-// Namespace must have no spec.finalizers left either
-// (ShouldDeleteNamespaceDuringUpdate).
-func shouldDeleteOnUpdate(obj runtime.Object) bool {
-	if keepsFinalizers(obj) {
+// (registry/generic/registry/store.go ShouldDeleteDuringUpdate), unless
+// its kind's strategy still holds it (a Namespace's spec.finalizers:
+// ShouldDeleteNamespaceDuringUpdate).
+func shouldDeleteOnUpdate(res *resourceInfo, obj runtime.Object) bool {
+	if holds := res.strategy.HoldsDeletion; holds != nil && holds(obj) {
 		return false
 	}
 	m := mustAccessor(obj)
@@ -206,7 +214,7 @@ func shouldDeleteOnUpdate(obj runtime.Object) bool {
 // ShouldDeleteDuringUpdate].
 func (s *Server) deleteOnUpdate(req *request, key string, next runtime.Object, oldRV int64) (runtime.Object, bool, error) {
 	_, err := s.storeDelete(req.res, key, next, oldRV, isDryRun(req.r))
-	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+	if isRetryable(err) {
 		return nil, true, nil
 	}
 	if err != nil {

@@ -16,9 +16,9 @@ const webhookTimeoutSeconds = 10
 // webhookServicePort is a webhook service reference's default port.
 const webhookServicePort = 443
 
-// validatingWebhooks is SetDefaults_ValidatingWebhook for each webhook,
+// ValidatingWebhookConfiguration is SetDefaults_ValidatingWebhook for each webhook,
 // with its service reference and rules.
-func validatingWebhooks(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+func ValidatingWebhookConfiguration(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
 	for i := range c.Webhooks {
 		w := &c.Webhooks[i]
 		webhookCommon(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds)
@@ -26,9 +26,9 @@ func validatingWebhooks(c *admissionregistrationv1.ValidatingWebhookConfiguratio
 	}
 }
 
-// mutatingWebhooks is SetDefaults_MutatingWebhook for each webhook: the
+// MutatingWebhookConfiguration is SetDefaults_MutatingWebhook for each webhook: the
 // validating defaults and reinvocation policy Never.
-func mutatingWebhooks(c *admissionregistrationv1.MutatingWebhookConfiguration) {
+func MutatingWebhookConfiguration(c *admissionregistrationv1.MutatingWebhookConfiguration) {
 	for i := range c.Webhooks {
 		w := &c.Webhooks[i]
 		webhookCommon(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds)
@@ -73,30 +73,30 @@ func webhookClientAndRules(cc *admissionregistrationv1.WebhookClientConfig, rule
 	}
 }
 
-// validatingAdmissionPolicy is SetObjectDefaults_ValidatingAdmissionPolicy:
+// ValidatingAdmissionPolicy is SetObjectDefaults_ValidatingAdmissionPolicy:
 // failure policy Fail and the match constraints' defaults.
-func validatingAdmissionPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
+func ValidatingAdmissionPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
 	if p.Spec.FailurePolicy == nil {
 		p.Spec.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
 	}
 	matchResources(p.Spec.MatchConstraints)
 }
 
-// mutatingAdmissionPolicy is SetObjectDefaults_MutatingAdmissionPolicy.
-func mutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) {
+// MutatingAdmissionPolicy is SetObjectDefaults_MutatingAdmissionPolicy.
+func MutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) {
 	if p.Spec.FailurePolicy == nil {
 		p.Spec.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
 	}
 	matchResources(p.Spec.MatchConstraints)
 }
 
-// validatingAdmissionPolicyBinding and mutatingAdmissionPolicyBinding
-// default their match resources.
-func validatingAdmissionPolicyBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+// ValidatingAdmissionPolicyBinding defaults its match resources.
+func ValidatingAdmissionPolicyBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	matchResources(b.Spec.MatchResources)
 }
 
-func mutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
+// MutatingAdmissionPolicyBinding defaults its match resources.
+func MutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
 	matchResources(b.Spec.MatchResources)
 }
 

@@ -2,7 +2,6 @@ package defaults
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 const (
@@ -15,28 +14,22 @@ const (
 	defaultServiceAccount = "default"
 )
 
-// PrepareForCreate applies what a new object of a built-in kind gets
-// besides its decoder defaults, once the server has filled its metadata:
-// a pod goes through the default admission plugins (admitPodCreate) and
-// gets its QoS class, a namespace its strategy's PrepareForCreate, a node
-// loses its dynamic kubelet config (its status is kept) and gets the
-// not-ready taint (addNotReadyTaint). Other
-// kinds are left as they are.
-func PrepareForCreate(obj runtime.Object) {
-	prepareWorkloadForCreate(obj)
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		admitPodCreate(o)
-		o.Status.QOSClass = podQOSClass(o)
-	case *corev1.Namespace:
-		prepareNamespaceForCreate(o)
-	case *corev1.Node:
-		// nodeStrategy.PrepareForCreate (dropDisabledFields): the removed
-		// dynamic kubelet config, in spec and status, is never stored.
-		o.Spec.ConfigSource = nil
-		o.Status.Config = nil
-		addNotReadyTaint(o)
-	}
+// PodForCreate is what a new pod gets besides its decoder defaults: the
+// default admission plugins (admitPodCreate) and its QoS class
+// (podStrategy.PrepareForCreate).
+func PodForCreate(pod *corev1.Pod) {
+	admitPodCreate(pod)
+	pod.Status.QOSClass = podQOSClass(pod)
+}
+
+// NodeForCreate is nodeStrategy.PrepareForCreate (dropDisabledFields: the
+// removed dynamic kubelet config, in spec and status, is never stored)
+// and the TaintNodesByCondition admission plugin (addNotReadyTaint); the
+// status written is kept.
+func NodeForCreate(node *corev1.Node) {
+	node.Spec.ConfigSource = nil
+	node.Status.Config = nil
+	addNotReadyTaint(node)
 }
 
 // admitPodCreate applies, to a new pod, the mutating admission plugins of
@@ -110,10 +103,10 @@ func podQOSClass(pod *corev1.Pod) corev1.PodQOSClass {
 	return corev1.PodQOSBurstable
 }
 
-// prepareNamespaceForCreate is the namespace strategy's PrepareForCreate
+// NamespaceForCreate is the namespace strategy's PrepareForCreate
 // (kubernetes pkg/registry/core/namespace/strategy.go): phase Active and
 // the "kubernetes" finalizer in spec.
-func prepareNamespaceForCreate(ns *corev1.Namespace) {
+func NamespaceForCreate(ns *corev1.Namespace) {
 	ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
 	for _, f := range ns.Spec.Finalizers {
 		if f == corev1.FinalizerKubernetes {

@@ -36,7 +36,7 @@ func TestPrepareForCreateTolerations(t *testing.T) {
 	t.Parallel()
 	own := corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}
 	pod := &corev1.Pod{Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{own}}}
-	PrepareForCreate(pod)
+	PodForCreate(pod)
 	secs := int64(defaultTolerationSeconds)
 	want := []corev1.Toleration{own, {Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs}}
 	if diff := cmp.Diff(want, pod.Spec.Tolerations); diff != "" {

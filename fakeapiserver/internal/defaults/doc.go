@@ -2,7 +2,8 @@
 // object of a built-in kind that the client left out, as pure functions
 // over the object:
 //
-//	defaults.go  the decoder's SetDefaults_* per kind ([For]; namespaces, CRDs)
+//	defaults.go  namespaces, pod templates, HorizontalPodAutoscalers; each kind's
+//	             defaulter is named in its internal/kinds family file
 //	pod.go       pod and pod-template defaults ([Pod], [PodTemplate])
 //	status.go    the status defaults of Services (ingress ipMode)
 //	node.go      Nodes: pod CIDRs as the internal type keeps them, allocatable
@@ -10,7 +11,7 @@
 //	volume.go    PersistentVolumeClaim and PersistentVolume (phase, volumeMode,
 //	             reclaim policy)
 //	create.go    on create only: strategies' PrepareForCreate and the default
-//	             admission plugins that mutate pods ([PrepareForCreate])
+//	             admission plugins that mutate pods, per kind ([PodForCreate], ...)
 //	template.go  a pod template's generated defaults (volumes, containers)
 //	workloads.go Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs,
 //	             CronJobs, ReplicationControllers, PodTemplates

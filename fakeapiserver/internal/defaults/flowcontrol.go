@@ -15,17 +15,17 @@ const (
 	priorityLevelConcurrencyShares = 30
 )
 
-// flowSchema is SetDefaults_FlowSchemaSpec: matching precedence 1000.
-func flowSchema(fs *flowcontrolv1.FlowSchema) {
+// FlowSchema is SetDefaults_FlowSchemaSpec: matching precedence 1000.
+func FlowSchema(fs *flowcontrolv1.FlowSchema) {
 	if fs.Spec.MatchingPrecedence == 0 {
 		fs.Spec.MatchingPrecedence = flowSchemaMatchingPrecedence
 	}
 }
 
-// priorityLevel is SetObjectDefaults_PriorityLevelConfiguration: a Limited
+// PriorityLevelConfiguration is SetObjectDefaults_PriorityLevelConfiguration: a Limited
 // level gets 30 shares, lends nothing and queues 64 × 50 with hand size 8;
 // an Exempt one gets 0 shares and lends nothing.
-func priorityLevel(pl *flowcontrolv1.PriorityLevelConfiguration) {
+func PriorityLevelConfiguration(pl *flowcontrolv1.PriorityLevelConfiguration) {
 	if l := pl.Spec.Limited; l != nil {
 		if l.NominalConcurrencyShares == nil {
 			l.NominalConcurrencyShares = ptr.To[int32](priorityLevelConcurrencyShares)

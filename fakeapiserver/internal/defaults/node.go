@@ -4,9 +4,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// node is SetObjectDefaults_Node and the core/v1 conversion of the pod
+// Node is SetObjectDefaults_Node and the core/v1 conversion of the pod
 // CIDRs (nodePodCIDRs).
-func node(n *corev1.Node) {
+func Node(n *corev1.Node) {
 	nodePodCIDRs(&n.Spec)
 	nodeStatus(n)
 }

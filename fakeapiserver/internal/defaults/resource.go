@@ -11,8 +11,8 @@ import (
 // them). A device taint's timeAdded, which the real decoder stamps with the
 // wall clock, is not filled in (conformance/DIVERGENCES.md).
 
-// resourceClaim defaults its requests and its allocation's tolerations.
-func resourceClaim(c *resourcev1.ResourceClaim) {
+// ResourceClaim defaults its requests and its allocation's tolerations.
+func ResourceClaim(c *resourcev1.ResourceClaim) {
 	deviceRequests(c.Spec.Devices.Requests)
 	if a := c.Status.Allocation; a != nil {
 		for i := range a.Devices.Results {
@@ -21,8 +21,8 @@ func resourceClaim(c *resourcev1.ResourceClaim) {
 	}
 }
 
-// resourceClaimTemplate defaults its claim spec's requests.
-func resourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) {
+// ResourceClaimTemplate defaults its claim spec's requests.
+func ResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) {
 	deviceRequests(t.Spec.Spec.Devices.Requests)
 }
 

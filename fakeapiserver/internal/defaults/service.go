@@ -5,7 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// service is SetObjectDefaults_Service (kubernetes pkg/apis/core/v1
+// Service is SetObjectDefaults_Service (kubernetes pkg/apis/core/v1
 // defaults.go, SetDefaults_Service): type ClusterIP, sessionAffinity None
 // (ClientIP gets a 3-hour timeout), each port protocol TCP and targetPort
 // = port, externalTrafficPolicy Cluster when reachable from outside,
@@ -14,7 +14,7 @@ import (
 // ingress ipMode (serviceStatus). The IP family fields and cluster IPs
 // are the server's allocation, not defaults (fakeapiserver
 // service_alloc.go).
-func service(svc *corev1.Service) {
+func Service(svc *corev1.Service) {
 	spec := &svc.Spec
 	if spec.SessionAffinity == "" {
 		spec.SessionAffinity = corev1.ServiceAffinityNone

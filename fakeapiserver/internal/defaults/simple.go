@@ -14,12 +14,12 @@ import (
 // (kubernetes pkg/apis/<group>/v1/defaults.go and the generated
 // SetObjectDefaults_<Kind> that walk to them).
 
-// secret is core/v1 SetDefaults_Secret (a Secret without a type is
+// Secret is core/v1 SetDefaults_Secret (a Secret without a type is
 // Opaque) and what the v1-to-internal conversion does to stringData
 // (conversion.go Convert_v1_Secret_To_core_Secret): it overwrites data's
 // keys, and is gone, the internal type has no such field, so it is never
 // stored nor returned.
-func secret(s *corev1.Secret) {
+func Secret(s *corev1.Secret) {
 	if s.Type == "" {
 		s.Type = corev1.SecretTypeOpaque
 	}
@@ -32,9 +32,9 @@ func secret(s *corev1.Secret) {
 	s.StringData = nil
 }
 
-// endpoints is core/v1 SetDefaults_Endpoints: a subset port's protocol is
+// Endpoints is core/v1 SetDefaults_Endpoints: a subset port's protocol is
 // TCP.
-func endpoints(ep *corev1.Endpoints) {
+func Endpoints(ep *corev1.Endpoints) {
 	for i := range ep.Subsets {
 		for j := range ep.Subsets[i].Ports {
 			if p := &ep.Subsets[i].Ports[j]; p.Protocol == "" {
@@ -44,10 +44,10 @@ func endpoints(ep *corev1.Endpoints) {
 	}
 }
 
-// limitRange is core/v1 SetDefaults_LimitRangeItem for each item: a
+// LimitRange is core/v1 SetDefaults_LimitRangeItem for each item: a
 // Container item's default limit is its max, its default request its
 // default limit, else its min.
-func limitRange(lr *corev1.LimitRange) {
+func LimitRange(lr *corev1.LimitRange) {
 	for i := range lr.Spec.Limits {
 		item := &lr.Spec.Limits[i]
 		if item.Type != corev1.LimitTypeContainer {
@@ -74,9 +74,9 @@ func fillMissing(dst, src corev1.ResourceList) {
 	}
 }
 
-// endpointSlice is discovery/v1 SetDefaults_EndpointPort for each port:
+// EndpointSlice is discovery/v1 SetDefaults_EndpointPort for each port:
 // name "" and protocol TCP.
-func endpointSlice(s *discoveryv1.EndpointSlice) {
+func EndpointSlice(s *discoveryv1.EndpointSlice) {
 	for i := range s.Ports {
 		p := &s.Ports[i]
 		if p.Name == nil {
@@ -88,10 +88,10 @@ func endpointSlice(s *discoveryv1.EndpointSlice) {
 	}
 }
 
-// networkPolicy is networking/v1 SetDefaults_NetworkPolicy and
+// NetworkPolicy is networking/v1 SetDefaults_NetworkPolicy and
 // SetDefaults_NetworkPolicyPort: policy types Ingress (and Egress with
 // egress rules), rule ports TCP.
-func networkPolicy(np *networkingv1.NetworkPolicy) {
+func NetworkPolicy(np *networkingv1.NetworkPolicy) {
 	if len(np.Spec.PolicyTypes) == 0 {
 		np.Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
 		if len(np.Spec.Egress) != 0 {
@@ -114,20 +114,21 @@ func networkPolicyPorts(ports []networkingv1.NetworkPolicyPort) {
 	}
 }
 
-// ingressClass is networking/v1 SetDefaults_IngressClass: parameters are
+// IngressClass is networking/v1 SetDefaults_IngressClass: parameters are
 // cluster-scoped.
-func ingressClass(ic *networkingv1.IngressClass) {
+func IngressClass(ic *networkingv1.IngressClass) {
 	if p := ic.Spec.Parameters; p != nil && p.Scope == nil {
 		p.Scope = ptr.To(networkingv1.IngressClassParametersReferenceScopeCluster)
 	}
 }
 
-// roleBinding and clusterRoleBinding are rbac/v1 SetDefaults_RoleBinding,
-// SetDefaults_ClusterRoleBinding and SetDefaults_Subject: the role
-// reference and User and Group subjects are of rbac.authorization.k8s.io.
-func roleBinding(rb *rbacv1.RoleBinding) { bindingDefaults(&rb.RoleRef, rb.Subjects) }
+// RoleBinding is rbac/v1 SetDefaults_RoleBinding and SetDefaults_Subject:
+// the role reference and User and Group subjects are of
+// rbac.authorization.k8s.io.
+func RoleBinding(rb *rbacv1.RoleBinding) { bindingDefaults(&rb.RoleRef, rb.Subjects) }
 
-func clusterRoleBinding(crb *rbacv1.ClusterRoleBinding) { bindingDefaults(&crb.RoleRef, crb.Subjects) }
+// ClusterRoleBinding is SetDefaults_ClusterRoleBinding, as [RoleBinding].
+func ClusterRoleBinding(crb *rbacv1.ClusterRoleBinding) { bindingDefaults(&crb.RoleRef, crb.Subjects) }
 
 func bindingDefaults(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
 	if ref.APIGroup == "" {
@@ -141,9 +142,9 @@ func bindingDefaults(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
 	}
 }
 
-// storageClass is storage/v1 SetDefaults_StorageClass: reclaim policy
+// StorageClass is storage/v1 SetDefaults_StorageClass: reclaim policy
 // Delete, binding mode Immediate.
-func storageClass(sc *storagev1.StorageClass) {
+func StorageClass(sc *storagev1.StorageClass) {
 	if sc.ReclaimPolicy == nil {
 		sc.ReclaimPolicy = ptr.To(corev1.PersistentVolumeReclaimDelete)
 	}
@@ -152,10 +153,10 @@ func storageClass(sc *storagev1.StorageClass) {
 	}
 }
 
-// csiDriver is storage/v1 SetDefaults_CSIDriver with v1.37's default
+// CSIDriver is storage/v1 SetDefaults_CSIDriver with v1.37's default
 // feature gates (SELinuxMountReadWriteOncePod and VolumeLimitScaling on:
 // seLinuxMount and preventPodSchedulingIfMissing are defaulted, observed).
-func csiDriver(d *storagev1.CSIDriver) {
+func CSIDriver(d *storagev1.CSIDriver) {
 	s := &d.Spec
 	setBool(&s.AttachRequired, true)
 	setBool(&s.PodInfoOnMount, false)
@@ -178,9 +179,9 @@ func setBool(p **bool, v bool) {
 	}
 }
 
-// priorityClass is scheduling/v1 SetDefaults_PriorityClass: lower
+// PriorityClass is scheduling/v1 SetDefaults_PriorityClass: lower
 // priorities are preempted.
-func priorityClass(pc *schedulingv1.PriorityClass) {
+func PriorityClass(pc *schedulingv1.PriorityClass) {
 	if pc.PreemptionPolicy == nil {
 		pc.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
 	}

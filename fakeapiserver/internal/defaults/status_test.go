@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestServiceIngressIPMode: an ingress IP without an ipMode gets VIP on a
@@ -25,7 +24,7 @@ func TestServiceIngressIPMode(t *testing.T) {
 		"":                             ingress(),
 	} {
 		svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: typ}, Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: ingress()}}}
-		For(schema.GroupKind{Kind: "Service"})(svc)
+		Service(svc)
 		if diff := cmp.Diff(want, svc.Status.LoadBalancer.Ingress); diff != "" {
 			t.Errorf("type %q: ingress (-want +got):\n%s", typ, diff)
 		}
@@ -37,14 +36,14 @@ func TestServiceIngressIPMode(t *testing.T) {
 func TestNodeStatusResources(t *testing.T) {
 	t.Parallel()
 	node := &corev1.Node{Status: corev1.NodeStatus{Capacity: corev1.ResourceList{"cpu": resource.MustParse("1500u")}}}
-	For(schema.GroupKind{Kind: "Node"})(node)
+	Node(node)
 	for name, list := range map[string]corev1.ResourceList{"capacity": node.Status.Capacity, "allocatable": node.Status.Allocatable} {
 		if got := list.Cpu().String(); got != "2m" {
 			t.Errorf("%s cpu = %s, want 2m", name, got)
 		}
 	}
 	node.Status.Allocatable = corev1.ResourceList{"cpu": resource.MustParse("1")}
-	For(schema.GroupKind{Kind: "Node"})(node)
+	Node(node)
 	if got := node.Status.Allocatable.Cpu().String(); got != "1" {
 		t.Errorf("a set allocatable cpu = %s, want 1 kept", got)
 	}

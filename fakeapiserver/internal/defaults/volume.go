@@ -4,9 +4,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// persistentVolumeClaim is SetObjectDefaults_PersistentVolumeClaim: phase
+// PersistentVolumeClaim is SetObjectDefaults_PersistentVolumeClaim: phase
 // Pending, volumeMode Filesystem, quantities rounded up to milli-units.
-func persistentVolumeClaim(pvc *corev1.PersistentVolumeClaim) {
+func PersistentVolumeClaim(pvc *corev1.PersistentVolumeClaim) {
 	if pvc.Status.Phase == "" {
 		pvc.Status.Phase = corev1.ClaimPending
 	}
@@ -26,12 +26,12 @@ func claimSpec(spec *corev1.PersistentVolumeClaimSpec) {
 	roundUpToMilli(spec.Resources.Requests)
 }
 
-// persistentVolume is SetObjectDefaults_PersistentVolume for what does
+// PersistentVolume is SetObjectDefaults_PersistentVolume for what does
 // not depend on a legacy in-tree volume source: phase Pending, reclaim
 // policy Retain, volumeMode Filesystem, capacity rounded up to
 // milli-units, and a hostPath's type "" (HostPathUnset). The RBD, iSCSI,
 // AzureDisk and ScaleIO defaults are not ported.
-func persistentVolume(pv *corev1.PersistentVolume) {
+func PersistentVolume(pv *corev1.PersistentVolume) {
 	if pv.Status.Phase == "" {
 		pv.Status.Phase = corev1.VolumePending
 	}

@@ -17,10 +17,10 @@ import (
 // DaemonSets keep of old revisions when the client says nothing.
 const defaultRevisionHistoryLimit = 10
 
-// deployment is SetObjectDefaults_Deployment: one replica, a RollingUpdate
+// Deployment is SetObjectDefaults_Deployment: one replica, a RollingUpdate
 // strategy with 25% unavailable and 25% surge, ten old ReplicaSets kept,
 // a progress deadline of 600 s.
-func deployment(d *appsv1.Deployment) {
+func Deployment(d *appsv1.Deployment) {
 	spec := &d.Spec
 	if spec.Replicas == nil {
 		spec.Replicas = ptr.To[int32](1)
@@ -49,21 +49,21 @@ func deployment(d *appsv1.Deployment) {
 	templateSpec(&spec.Template.Spec)
 }
 
-// replicaSet is SetObjectDefaults_ReplicaSet: one replica.
-func replicaSet(rs *appsv1.ReplicaSet) {
+// ReplicaSet is SetObjectDefaults_ReplicaSet: one replica.
+func ReplicaSet(rs *appsv1.ReplicaSet) {
 	if rs.Spec.Replicas == nil {
 		rs.Spec.Replicas = ptr.To[int32](1)
 	}
 	templateSpec(&rs.Spec.Template.Spec)
 }
 
-// statefulSet is SetObjectDefaults_StatefulSet: OrderedReady pods, a
+// StatefulSet is SetObjectDefaults_StatefulSet: OrderedReady pods, a
 // RollingUpdate strategy at partition 0 with one unavailable pod
 // (MaxUnavailableStatefulSet, beta and on since v1.37; only when
 // rollingUpdate is set or the type was defaulted), claims retained, one
 // replica, ten revisions kept; each claim template defaulted as a claim
 // and typed.
-func statefulSet(sts *appsv1.StatefulSet) {
+func StatefulSet(sts *appsv1.StatefulSet) {
 	spec := &sts.Spec
 	if spec.PodManagementPolicy == "" {
 		spec.PodManagementPolicy = appsv1.OrderedReadyPodManagement
@@ -102,7 +102,7 @@ func statefulSet(sts *appsv1.StatefulSet) {
 	templateSpec(&spec.Template.Spec)
 	for i := range spec.VolumeClaimTemplates {
 		c := &spec.VolumeClaimTemplates[i]
-		persistentVolumeClaim(c)
+		PersistentVolumeClaim(c)
 		// The apps/v1 conversion (pkg/apis/apps/v1/conversion.go) types
 		// each claim template on the way out, as reflective conversion
 		// did before 1.17 (kubernetes#87583); lw-sim stores v1 as served.
@@ -110,9 +110,9 @@ func statefulSet(sts *appsv1.StatefulSet) {
 	}
 }
 
-// daemonSet is SetObjectDefaults_DaemonSet: a RollingUpdate strategy with
+// DaemonSet is SetObjectDefaults_DaemonSet: a RollingUpdate strategy with
 // one unavailable pod and no surge, ten revisions kept.
-func daemonSet(ds *appsv1.DaemonSet) {
+func DaemonSet(ds *appsv1.DaemonSet) {
 	u := &ds.Spec.UpdateStrategy
 	if u.Type == "" {
 		u.Type = appsv1.RollingUpdateDaemonSetStrategyType
@@ -134,13 +134,13 @@ func daemonSet(ds *appsv1.DaemonSet) {
 	templateSpec(&ds.Spec.Template.Spec)
 }
 
-// job is SetObjectDefaults_Job: completions and parallelism 1 when both are
+// Job is SetObjectDefaults_Job: completions and parallelism 1 when both are
 // unset, backoffLimit 6 (MaxInt32 with a per-index limit), the object's
 // labels from the template's when it has none, NonIndexed completion, not
 // suspended, pods replaced once Failed with a pod failure policy (else
 // TerminatingOrFailed), manualSelector false, a failure policy's
 // condition patterns matching status True.
-func job(j *batchv1.Job) {
+func Job(j *batchv1.Job) {
 	spec := &j.Spec
 	if spec.Completions == nil && spec.Parallelism == nil {
 		spec.Completions = ptr.To[int32](1)
@@ -191,9 +191,9 @@ func jobSpecNested(spec *batchv1.JobSpec) {
 	templateSpec(&spec.Template.Spec)
 }
 
-// cronJob is SetObjectDefaults_CronJob: concurrency Allow, not suspended,
+// CronJob is SetObjectDefaults_CronJob: concurrency Allow, not suspended,
 // three successful and one failed job kept.
-func cronJob(cj *batchv1.CronJob) {
+func CronJob(cj *batchv1.CronJob) {
 	spec := &cj.Spec
 	if spec.ConcurrencyPolicy == "" {
 		spec.ConcurrencyPolicy = batchv1.AllowConcurrent
@@ -210,10 +210,10 @@ func cronJob(cj *batchv1.CronJob) {
 	jobSpecNested(&spec.JobTemplate.Spec)
 }
 
-// replicationController is SetObjectDefaults_ReplicationController: the
+// ReplicationController is SetObjectDefaults_ReplicationController: the
 // selector and the object's labels from the template's labels when unset
 // (both share the template's map, as upstream), one replica.
-func replicationController(rc *corev1.ReplicationController) {
+func ReplicationController(rc *corev1.ReplicationController) {
 	spec := &rc.Spec
 	if spec.Template != nil && spec.Template.Labels != nil {
 		if len(spec.Selector) == 0 {

@@ -8,17 +8,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// prepareWorkloadForCreate is what the workload strategies'
-// PrepareForCreate set besides generation and status (which the server
-// owns): a DaemonSet's templateGeneration starts at 1
-// (pkg/registry/apps/daemonset/strategy.go).
-func prepareWorkloadForCreate(obj runtime.Object) {
-	if ds, ok := obj.(*appsv1.DaemonSet); ok {
-		setTemplateGeneration(ds, max(templateGeneration(ds), 1))
-	}
+// DaemonSetForCreate is what the DaemonSet strategy's PrepareForCreate
+// sets besides generation and status (which the server owns): its
+// templateGeneration starts at 1 (pkg/registry/apps/daemonset/strategy.go).
+func DaemonSetForCreate(ds *appsv1.DaemonSet) {
+	setTemplateGeneration(ds, max(templateGeneration(ds), 1))
 }
 
 // templateGeneration is a DaemonSet's spec.templateGeneration, which
@@ -41,12 +37,12 @@ func setTemplateGeneration(ds *appsv1.DaemonSet, g int64) {
 	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(g, 10)
 }
 
-// PrepareNamedForCreate applies what a new object's strategy derives from
-// its final name and uid, so it runs once a generated name is chosen: a
-// Job without manualSelector gets the selector and template labels of
+// JobForNamedCreate applies what a new Job's strategy derives from its
+// final name and uid, so it runs once a generated name is chosen: a Job
+// without manualSelector gets the selector and template labels of
 // generateSelector (pkg/registry/batch/job/strategy.go).
-func PrepareNamedForCreate(obj runtime.Object) {
-	if j, ok := obj.(*batchv1.Job); ok && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
+func JobForNamedCreate(j *batchv1.Job) {
+	if j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector {
 		generateJobSelector(j)
 		// SetDefaults_Job may have made the Job's labels the template's
 		// map, which is how they get the generated labels too (as on
@@ -93,16 +89,11 @@ func generateJobSelector(j *batchv1.Job) {
 	}
 }
 
-// PrepareForUpdate applies what the strategies' PrepareForUpdate keep or
-// derive besides generation: a DaemonSet's templateGeneration is the
+// DaemonSetForUpdate is what the DaemonSet strategy's PrepareForUpdate
+// keeps or derives besides generation: templateGeneration is the
 // server's, kept from old and incremented when the template changes
 // (pkg/registry/apps/daemonset/strategy.go).
-func PrepareForUpdate(obj, old runtime.Object) {
-	ds, ok := obj.(*appsv1.DaemonSet)
-	o, okOld := old.(*appsv1.DaemonSet)
-	if !ok || !okOld {
-		return
-	}
+func DaemonSetForUpdate(ds, o *appsv1.DaemonSet) {
 	g := templateGeneration(o)
 	if !apiequality.Semantic.DeepEqual(ds.Spec.Template, o.Spec.Template) {
 		g++

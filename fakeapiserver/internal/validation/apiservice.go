@@ -11,19 +11,15 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
-// validateAPIService is kube-aggregator's ValidateAPIService and, on
+// APIService is kube-aggregator's ValidateAPIService and, on
 // update, ValidateAPIServiceUpdate (pkg/apis/apiregistration/validation):
 // the name is spec.version + "." + spec.group; only v1 may have an empty
 // group; group and version are a DNS subdomain and label; priorities are
 // in range; a local APIService has no CA bundle nor insecureSkipTLSVerify,
 // a remote one a complete, valid service reference.
-func validateAPIService(obj, old runtime.Object) field.ErrorList {
-	svc, ok := obj.(*apiregistrationv1.APIService)
-	if !ok {
-		return Generic(obj, old)
-	}
+func APIService(svc *apiregistrationv1.APIService, old runtime.Object) field.ErrorList {
 	required := svc.Spec.Version + "." + svc.Spec.Group
-	errs := validateMetaCreate(obj, func(name string, _ bool) []string {
+	errs := validateMetaCreate(svc, func(name string, _ bool) []string {
 		if failures := content.IsPathSegmentName(name); len(failures) > 0 {
 			return failures
 		}
@@ -33,7 +29,7 @@ func validateAPIService(obj, old runtime.Object) field.ErrorList {
 		return nil
 	})
 	if old != nil {
-		errs = append(MetaUpdate(obj, old), errs...)
+		errs = append(MetaUpdate(svc, old), errs...)
 	}
 	return append(errs, validateAPIServiceSpec(&svc.Spec)...)
 }

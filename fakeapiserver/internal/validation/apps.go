@@ -43,19 +43,19 @@ func workloadOf(obj runtime.Object) (workload, bool) {
 	return workload{}, false
 }
 
-// validateDeployment is ValidateDeployment / ValidateDeploymentUpdate.
-func validateDeployment(obj, old runtime.Object) field.ErrorList {
+// Deployment is ValidateDeployment / ValidateDeploymentUpdate.
+func Deployment(obj, old runtime.Object) field.ErrorList {
 	return validateWorkload(obj, old, apimachineryvalidation.NameIsDNSSubdomain)
 }
 
-// validateReplicaSet is ValidateReplicaSet / ValidateReplicaSetUpdate.
-func validateReplicaSet(obj, old runtime.Object) field.ErrorList {
+// ReplicaSet is ValidateReplicaSet / ValidateReplicaSetUpdate.
+func ReplicaSet(obj, old runtime.Object) field.ErrorList {
 	return validateWorkload(obj, old, apimachineryvalidation.NameIsDNSSubdomain)
 }
 
-// validateStatefulSet is ValidateStatefulSet / ValidateStatefulSetUpdate
+// StatefulSet is ValidateStatefulSet / ValidateStatefulSetUpdate
 // (a StatefulSet's name is a DNS label; serviceName is immutable too).
-func validateStatefulSet(obj, old runtime.Object) field.ErrorList {
+func StatefulSet(obj, old runtime.Object) field.ErrorList {
 	errs := validateWorkload(obj, old, apimachineryvalidation.NameIsDNSLabel)
 	sts, ok := obj.(*appsv1.StatefulSet)
 	if o, okOld := old.(*appsv1.StatefulSet); ok && okOld {
@@ -64,8 +64,8 @@ func validateStatefulSet(obj, old runtime.Object) field.ErrorList {
 	return errs
 }
 
-// validateDaemonSet is ValidateDaemonSet / ValidateDaemonSetUpdate.
-func validateDaemonSet(obj, old runtime.Object) field.ErrorList {
+// DaemonSet is ValidateDaemonSet / ValidateDaemonSetUpdate.
+func DaemonSet(obj, old runtime.Object) field.ErrorList {
 	return validateWorkload(obj, old, apimachineryvalidation.NameIsDNSSubdomain)
 }
 
@@ -153,17 +153,13 @@ func validatePodTemplate(template *corev1.PodTemplateSpec, path *field.Path) (*c
 	return t, errs
 }
 
-// validateReplicationController is ValidateReplicationController /
+// ReplicationController is ValidateReplicationController /
 // ValidateReplicationControllerUpdate (ValidateReplicationControllerSpec)
 // on the defaulted object: the metadata, minReadySeconds, a selector
 // (defaulted from the template's labels, so missing only when both are),
 // replicas, and the template (its labels must match the selector).
-func validateReplicationController(obj, old runtime.Object) field.ErrorList {
-	rc, ok := obj.(*corev1.ReplicationController)
-	if !ok {
-		return Generic(obj, old)
-	}
-	errs := Generic(obj, old)
+func ReplicationController(rc *corev1.ReplicationController, old runtime.Object) field.ErrorList {
+	errs := Generic(rc, old)
 	specPath := field.NewPath("spec")
 	errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(rc.Spec.MinReadySeconds), specPath.Child("minReadySeconds"))...)
 	if labels.Set(rc.Spec.Selector).AsSelector().Empty() {

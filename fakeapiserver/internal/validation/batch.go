@@ -10,19 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// validateJob is ValidateJobCreate / ValidateJobUpdate (kubernetes
+// Job is ValidateJobCreate / ValidateJobUpdate (kubernetes
 // pkg/apis/batch/validation) without the selector checks on create (the
 // selector generated as the job strategy does, defaults.PrepareNamedForCreate,
 // is not re-checked, nor a manualSelector Job's; validateGeneratedSelector
 // is not ported): metadata, non-negative counts, the pod template, whose
 // restartPolicy must be OnFailure or Never, and on update an immutable
 // selector.
-func validateJob(obj, old runtime.Object) field.ErrorList {
-	job, ok := obj.(*batchv1.Job)
-	if !ok {
-		return Generic(obj, old)
-	}
-	errs := Generic(obj, old)
+func Job(job *batchv1.Job, old runtime.Object) field.ErrorList {
+	errs := Generic(job, old)
 	specPath := field.NewPath("spec")
 	for _, c := range []struct {
 		name  string

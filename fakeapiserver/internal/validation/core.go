@@ -20,9 +20,9 @@ const maxDataSize = 1 << 20
 // immutable.
 const immutableWhenSet = "field is immutable when `immutable` is set"
 
-// validateNamespace is ValidateNamespace / ValidateNamespaceUpdate: the
+// Namespace is ValidateNamespace / ValidateNamespaceUpdate: the
 // name is a DNS label (63 characters at most, no dots).
-func validateNamespace(obj, old runtime.Object) field.ErrorList {
+func Namespace(obj, old runtime.Object) field.ErrorList {
 	if old != nil {
 		return MetaUpdate(obj, old)
 	}
@@ -35,14 +35,10 @@ func validateNamespace(obj, old runtime.Object) field.ErrorList {
 	return errs
 }
 
-// validateConfigMap is ValidateConfigMap / ValidateConfigMapUpdate: keys
+// ConfigMap is ValidateConfigMap / ValidateConfigMapUpdate: keys
 // are config-map keys, data and binaryData share no key and sum to 1 MiB
 // at most, and an immutable ConfigMap keeps its data.
-func validateConfigMap(obj, old runtime.Object) field.ErrorList {
-	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok {
-		return Generic(obj, old)
-	}
+func ConfigMap(cm *corev1.ConfigMap, old runtime.Object) field.ErrorList {
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.ConfigMap); ok {
 		errs = MetaUpdate(cm, o)
@@ -82,15 +78,11 @@ func validateConfigMap(obj, old runtime.Object) field.ErrorList {
 	return errs
 }
 
-// validateSecret is ValidateSecret / ValidateSecretUpdate: keys, the 1 MiB
+// Secret is ValidateSecret / ValidateSecretUpdate: keys, the 1 MiB
 // limit on data (stringData counts, as the real server has merged it into
 // data before validating), the keys each well-known type requires, and
 // immutability of type and of an immutable Secret's data.
-func validateSecret(obj, old runtime.Object) field.ErrorList {
-	s, ok := obj.(*corev1.Secret)
-	if !ok {
-		return Generic(obj, old)
-	}
+func Secret(s *corev1.Secret, old runtime.Object) field.ErrorList {
 	data := secretData(s)
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.Secret); ok {
@@ -173,17 +165,13 @@ func validateSecretType(s *corev1.Secret, data map[string][]byte, dataPath *fiel
 	return errs
 }
 
-// validateService is the part of ValidateService / ValidateServiceUpdate
+// Service is the part of ValidateService / ValidateServiceUpdate
 // tests hit: the name is a DNS label, ports are required (except for
 // headless and ExternalName services) and each is valid, the selector is
 // a label map, and an allocated clusterIP may not change. The IP fields
 // themselves are checked, and cluster IPs allocated, before validation
 // (fakeapiserver service_prepare.go), as the service REST does.
-func validateService(obj, old runtime.Object) field.ErrorList {
-	svc, ok := obj.(*corev1.Service)
-	if !ok {
-		return Generic(obj, old)
-	}
+func Service(svc *corev1.Service, old runtime.Object) field.ErrorList {
 	var errs field.ErrorList
 	if o, ok := old.(*corev1.Service); ok {
 		errs = MetaUpdate(svc, o)

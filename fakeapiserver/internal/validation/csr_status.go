@@ -66,17 +66,12 @@ func csrOptionsFor(csr, old *certificatesv1.CertificateSigningRequest) csrOption
 	return opts
 }
 
-// validateCSRStatusUpdate is certificates validation's
+// CSRStatus is certificates validation's
 // ValidateCertificateSigningRequestStatusUpdate, run after the status
 // strategy's PrepareForUpdate (which puts back the stored Approved and
 // Denied conditions unless their number changed): the certificate may be
 // set once, the approval conditions may not change.
-func validateCSRStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
-	o, okOld := old.(*certificatesv1.CertificateSigningRequest)
-	if !ok || !okOld {
-		return MetaUpdate(obj, old)
-	}
+func CSRStatus(csr, o *certificatesv1.CertificateSigningRequest) field.ErrorList {
 	opts := csrOptionsFor(csr, o)
 	opts.allowSettingCertificate = true
 	return validateCSRUpdate(csr, o, opts)
@@ -88,11 +83,12 @@ func validateCSRStatusUpdate(obj, old runtime.Object) field.ErrorList {
 // none of type Approved, Denied or Failed be removed), the certificate
 // not. It is a [Func]; old is never nil.
 func ValidateCSRApprovalUpdate(obj, old runtime.Object) field.ErrorList {
-	csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
-	o, okOld := old.(*certificatesv1.CertificateSigningRequest)
-	if !ok || !okOld {
-		return MetaUpdate(obj, old)
-	}
+	return TypedPair(validateCSRApprovalUpdate)(obj, old)
+}
+
+// validateCSRApprovalUpdate is [ValidateCSRApprovalUpdate] on the typed
+// objects.
+func validateCSRApprovalUpdate(csr, o *certificatesv1.CertificateSigningRequest) field.ErrorList {
 	opts := csrOptionsFor(csr, o)
 	opts.allowSettingApprovalConditions = true
 	return validateCSRUpdate(csr, o, opts)

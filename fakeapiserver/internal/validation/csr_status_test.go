@@ -27,7 +27,7 @@ func TestCSRStatusToleratesStoredData(t *testing.T) {
 			Conditions: []certificatesv1.CertificateSigningRequestCondition{cond("Approved"), cond("Denied"), cond("X"), cond("X"), cond("")}}}
 	next := bad.DeepCopy()
 	next.Status.Conditions = append(next.Status.Conditions, cond("Failed"))
-	if errs := validateCSRStatusUpdate(next, bad); len(errs) != 0 {
+	if errs := CSRStatus(next, bad); len(errs) != 0 {
 		t.Errorf("status write keeping stored bad data: %v, want no errors", errs)
 	}
 	if errs := ValidateCSRApprovalUpdate(next, bad); len(errs) != 0 {

@@ -7,13 +7,14 @@
 // the stored one on update) and returns field errors, which fakeapiserver
 // turns into the 422 Invalid Status naming the Kind and the object's name.
 //
-//	validation.go  [Func] and the table of built-in kinds ([For])
+//	validation.go  [Func] and the typed adapters ([TypedCreate], [TypedStatus], [TypedPair]);
+//	               internal/kinds names each kind's functions
 //	meta.go        object metadata: [Generic], [MetaUpdate], finalizers, RBAC names
 //	core.go        Namespace, ConfigMap, Secret, Service
 //	pod.go         Pod and the pod spec every workload template shares
 //	apps.go        Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController
 //	batch.go       Job
-//	status.go      writes through /status: the apps workloads, ReplicationController ([StatusFor])
+//	status.go      writes through /status: the apps workloads, ReplicationController
 //	pod_status.go  a Pod's status
 //	job_status.go  a Job's status and its transitions
 //	service_status.go  a Service's load-balancer status

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// validateHPAStatusUpdate is autoscaling validation's
+// HPAStatus is autoscaling validation's
 // ValidateHorizontalPodAutoscalerStatusUpdate, which kube-apiserver runs
 // on the internal type both autoscaling/v1 and autoscaling/v2 convert to:
 // the metadata update, each condition's observedGeneration, then
@@ -19,7 +19,7 @@ import (
 // An autoscaling/v1 object carries its conditions in an annotation, which
 // lw-sim does not convert (a status write keeps the stored metadata), so
 // only its counters are checked.
-func validateHPAStatusUpdate(obj, old runtime.Object) field.ErrorList {
+func HPAStatus(obj, old runtime.Object) field.ErrorList {
 	errs := MetaUpdate(obj, old)
 	switch hpa := obj.(type) {
 	case *autoscalingv2.HorizontalPodAutoscaler:

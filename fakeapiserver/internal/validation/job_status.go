@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -88,17 +87,12 @@ func jobStatusRulesFor(job, old *batchv1.Job) jobStatusRules {
 	}
 }
 
-// validateJobStatusUpdate is batch validation's ValidateJobUpdateStatus as
+// JobStatus is batch validation's ValidateJobUpdateStatus as
 // the Job status strategy calls it: the metadata update, the status, and
 // the transitions from the stored status.
-func validateJobStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	job, ok := obj.(*batchv1.Job)
-	o, okOld := old.(*batchv1.Job)
-	if !ok || !okOld {
-		return MetaUpdate(obj, old)
-	}
+func JobStatus(job, o *batchv1.Job) field.ErrorList {
 	rules := jobStatusRulesFor(job, o)
-	errs := MetaUpdate(obj, old)
+	errs := MetaUpdate(job, o)
 	errs = append(errs, validateJobStatus(job, rules)...)
 	return append(errs, validateJobStatusTransition(job, o, rules)...)
 }

@@ -41,8 +41,8 @@ func validateMetaCreate(obj runtime.Object, nameFn apimachineryvalidation.Valida
 // obj replacing old: immutable name, namespace, uid and timestamps, no new
 // finalizers once deleting, labels and annotations, and the
 // standard-finalizer rule. It is also the whole validation of a write
-// through the status subresource of a kind without an entry in
-// [StatusFor].
+// through the status subresource of a kind whose strategy names no
+// status validation (internal/kinds).
 func MetaUpdate(obj, old runtime.Object) field.ErrorList {
 	m := objectMeta(obj)
 	errs := apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, objectMeta(old), metadataPath)
@@ -69,10 +69,10 @@ func validateKubeFinalizerNames(finalizers []string) field.ErrorList {
 	return errs
 }
 
-// validateRBACObject is the metadata validation of RBAC roles and
+// RBACObject is the metadata validation of RBAC roles and
 // bindings, whose names only need to be path segments ("system:foo" is
 // valid; rbac validation ValidateRBACName ignores the prefix flag).
-func validateRBACObject(obj, old runtime.Object) field.ErrorList {
+func RBACObject(obj, old runtime.Object) field.ErrorList {
 	if old != nil {
 		return MetaUpdate(obj, old)
 	}

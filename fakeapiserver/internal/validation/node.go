@@ -18,7 +18,7 @@ import (
 // NotSupported message lists them (not sorted).
 var taintEffects = []string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}
 
-// validateNode is the node strategy's Validate (ValidateNode) and
+// Node is the node strategy's Validate (ValidateNode) and
 // ValidateUpdate (ValidateNode, then ValidateNodeUpdate): the metadata,
 // taints (under metadata.taints, as kube-apiserver names them), capacity
 // and allocatable, swap capacity, declared features and pod CIDRs; on
@@ -29,16 +29,12 @@ var taintEffects = []string{string(corev1.TaintEffectNoSchedule), string(corev1.
 // Some causes come twice, as on kube-apiserver (a pod CIDR changed at
 // several indexes); the server reports each once (invalidIfAny).
 // ValidateNodeSpecificAnnotations is not reproduced.
-func validateNode(obj, old runtime.Object) field.ErrorList {
-	n, ok := obj.(*corev1.Node)
-	if !ok {
-		return Generic(obj, old)
-	}
+func Node(n *corev1.Node, old runtime.Object) field.ErrorList {
 	var errs field.ErrorList
 	if old == nil {
-		errs = validateMetaCreate(obj, apimachineryvalidation.NameIsDNSSubdomain)
+		errs = validateMetaCreate(n, apimachineryvalidation.NameIsDNSSubdomain)
 	} else {
-		errs = MetaUpdate(obj, old)
+		errs = MetaUpdate(n, old)
 	}
 	errs = append(errs, validateTaints(n.Spec.Taints, metadataPath.Child("taints"))...)
 	errs = append(errs, nodeResources(statusPath.Child("capacity"), n.Status.Capacity)...)

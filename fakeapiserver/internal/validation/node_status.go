@@ -24,7 +24,7 @@ var integerResources = map[corev1.ResourceName]bool{
 	corev1.ResourceServicesLoadBalancers: true,
 }
 
-// validateNodeStatusUpdate is core validation's ValidateNodeUpdate as the
+// NodeStatus is core validation's ValidateNodeUpdate as the
 // node status strategy runs it: the metadata update, capacity and
 // allocatable quantities, declared features and duplicate addresses. Its
 // spec checks (podCIDRs and providerID immutable, taints, externalID)
@@ -36,13 +36,9 @@ var integerResources = map[corev1.ResourceName]bool{
 // kube-apiserver walks capacity and allocatable in Go's random order, so
 // the causes of several bad entries of one map come in any order there;
 // here they come sorted by key.
-func validateNodeStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	node, ok := obj.(*corev1.Node)
-	if !ok {
-		return MetaUpdate(obj, old)
-	}
+func NodeStatus(node *corev1.Node, old runtime.Object) field.ErrorList {
 	s := node.Status
-	errs := MetaUpdate(obj, old)
+	errs := MetaUpdate(node, old)
 	errs = append(errs, nodeResources(statusPath.Child("capacity"), s.Capacity)...)
 	errs = append(errs, nodeResources(statusPath.Child("allocatable"), s.Allocatable)...)
 	errs = append(errs, validateDeclaredFeatures(s.DeclaredFeatures, statusPath.Child("declaredFeatures"))...)

@@ -24,18 +24,14 @@ var updatablePodSpecFields = []string{
 	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
 }
 
-// validatePod is core validation's ValidatePodCreate and ValidatePodUpdate,
+// Pod is core validation's ValidatePodCreate and ValidatePodUpdate,
 // reduced to the metadata, the containers (required; names, images and
 // ports), restartPolicy, dnsPolicy, nodeSelector, serviceAccountName and
 // nodeName, and on update the rule that only images, activeDeadlineSeconds
 // and added tolerations may change. The message of a forbidden spec change
 // ends with a diff of the spec that kube-apiserver renders from its
 // internal type; lw-sim renders it from core/v1 (see DIVERGENCES.md).
-func validatePod(obj, old runtime.Object) field.ErrorList {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return Generic(obj, old)
-	}
+func Pod(pod *corev1.Pod, old runtime.Object) field.ErrorList {
 	specPath := field.NewPath("spec")
 	if old == nil {
 		errs := validateMetaCreate(pod, apimachineryvalidation.NameIsDNSSubdomain)
@@ -47,7 +43,7 @@ func validatePod(obj, old runtime.Object) field.ErrorList {
 	}
 	oldPod, ok := old.(*corev1.Pod)
 	if !ok {
-		return MetaUpdate(obj, old)
+		return MetaUpdate(pod, old)
 	}
 	errs := MetaUpdate(pod, oldPod)
 	errs = append(errs, validateMetaCreate(pod, apimachineryvalidation.NameIsDNSSubdomain)...)

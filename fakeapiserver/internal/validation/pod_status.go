@@ -3,7 +3,6 @@ package validation
 import (
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
@@ -15,7 +14,7 @@ var systemPodConditions = map[corev1.PodConditionType]bool{
 	corev1.PodScheduled: true, corev1.PodReady: true, corev1.PodInitialized: true,
 }
 
-// validatePodStatusUpdate is core validation's ValidatePodStatusUpdate as
+// PodStatus is core validation's ValidatePodStatusUpdate as
 // the pod status strategy runs it with v1.37's default feature gates: the
 // metadata update, the pod annotation rules (pod_annotations.go),
 // condition types and observedGenerations,
@@ -35,14 +34,9 @@ var systemPodConditions = map[corev1.PodConditionType]bool{
 // preparePodStatus: volumeHealth (CSIVolumeHealth),
 // nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources) and
 // the volumeStatus of container volume mounts (ImageVolumeWithDigest).
-func validatePodStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	pod, ok := obj.(*corev1.Pod)
-	o, okOld := old.(*corev1.Pod)
-	if !ok || !okOld {
-		return MetaUpdate(obj, old)
-	}
+func PodStatus(pod, o *corev1.Pod) field.ErrorList {
 	s, os := pod.Status, o.Status
-	errs := MetaUpdate(obj, old)
+	errs := MetaUpdate(pod, o)
 	errs = append(errs, validatePodAnnotationUpdates(pod, o)...)
 	errs = append(errs, validatePodConditions(s.Conditions)...)
 	if s.NominatedNodeName != os.NominatedNodeName && s.NominatedNodeName != "" {

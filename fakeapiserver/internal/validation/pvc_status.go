@@ -21,7 +21,7 @@ var resizeStatuses = []string{
 	string(corev1.PersistentVolumeClaimNodeResizePending),
 }
 
-// validatePVCStatusUpdate is core validation's
+// PVCStatus is core validation's
 // ValidatePersistentVolumeClaimStatusUpdate with
 // RecoverVolumeExpansionFailure on (GA, locked on since v1.34): the
 // metadata update, capacity quantities not negative, then the keys and
@@ -33,13 +33,9 @@ var resizeStatuses = []string{
 // kube-apiserver walks these maps in Go's random order, so the causes of
 // several bad entries of one map come in any order there; here they come
 // sorted by key.
-func validatePVCStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
-	if !ok {
-		return MetaUpdate(obj, old)
-	}
+func PVCStatus(pvc *corev1.PersistentVolumeClaim, old runtime.Object) field.ErrorList {
 	s := pvc.Status
-	errs := MetaUpdate(obj, old)
+	errs := MetaUpdate(pvc, old)
 	capPath := statusPath.Child("capacity")
 	for _, name := range sortedKeys(s.Capacity) {
 		errs = append(errs, validateBasicResource(s.Capacity[name], capPath.Key(string(name)))...)

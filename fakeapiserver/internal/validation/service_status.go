@@ -2,7 +2,6 @@ package validation
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
@@ -12,16 +11,11 @@ import (
 // NotSupported message lists them.
 var supportedIPModes = []string{string(corev1.LoadBalancerIPModeProxy), string(corev1.LoadBalancerIPModeVIP)}
 
-// validateServiceStatusUpdate is core validation's
+// ServiceStatus is core validation's
 // ValidateServiceStatusUpdate: the metadata update, then the load-balancer
 // status. spec.type is the stored one: a status write keeps the spec.
-func validateServiceStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	svc, ok := obj.(*corev1.Service)
-	o, okOld := old.(*corev1.Service)
-	if !ok || !okOld {
-		return MetaUpdate(obj, old)
-	}
-	errs := MetaUpdate(obj, old)
+func ServiceStatus(svc, o *corev1.Service) field.ErrorList {
+	errs := MetaUpdate(svc, o)
 	return append(errs, validateLoadBalancerStatus(svc.Status.LoadBalancer, o.Status.LoadBalancer,
 		statusPath.Child("loadBalancer"), svc.Spec.Type)...)
 }

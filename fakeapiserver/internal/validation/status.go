@@ -5,42 +5,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // statusPath is the field path of every object's status.
 var statusPath = field.NewPath("status")
-
-// builtinStatus are the validations of a write through the status
-// subresource of the built-in kinds whose status strategies check more
-// than the metadata update (kubernetes pkg/registry/*/strategy.go,
-// ValidateUpdate of each statusStrategy).
-var builtinStatus = map[schema.GroupKind]Func{
-	{Group: "apps", Kind: "Deployment"}:                               validateDeploymentStatusUpdate,
-	{Group: "apps", Kind: "ReplicaSet"}:                               validateReplicaSetStatusUpdate,
-	{Group: "apps", Kind: "StatefulSet"}:                              validateStatefulSetStatusUpdate,
-	{Group: "apps", Kind: "DaemonSet"}:                                validateDaemonSetStatusUpdate,
-	{Kind: "ReplicationController"}:                                   validateReplicationControllerStatusUpdate,
-	{Kind: "Pod"}:                                                     validatePodStatusUpdate,
-	{Group: "batch", Kind: "Job"}:                                     validateJobStatusUpdate,
-	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           validateHPAStatusUpdate,
-	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: validateCSRStatusUpdate,
-	{Kind: "Service"}:                                                 validateServiceStatusUpdate,
-	{Kind: "PersistentVolumeClaim"}:                                   validatePVCStatusUpdate,
-	{Kind: "Node"}:                                                    validateNodeStatusUpdate,
-}
-
-// StatusFor returns the validation of an update of the built-in kind gk
-// through its status subresource, or [MetaUpdate] for a kind whose status
-// strategy lw-sim does not reproduce beyond the metadata. The returned
-// [Func] is only called with a non-nil old object.
-func StatusFor(gk schema.GroupKind) Func {
-	if v, ok := builtinStatus[gk]; ok {
-		return v
-	}
-	return MetaUpdate
-}
 
 // nonNegative is ValidateNonnegativeField for each named counter, in order.
 func nonNegative(path *field.Path, counters ...namedCount) field.ErrorList {
@@ -102,21 +71,16 @@ func notDecremented(next, old *int32) field.ErrorList {
 	return field.ErrorList{field.Invalid(statusPath.Child("collisionCount"), v, "cannot be decremented")}
 }
 
-// validateDeploymentStatusUpdate is apps validation's
+// DeploymentStatus is apps validation's
 // ValidateDeploymentStatusUpdate: the metadata update, then the status.
-func validateDeploymentStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	d, ok := obj.(*appsv1.Deployment)
-	o, okOld := old.(*appsv1.Deployment)
-	if !ok || !okOld {
-		return MetaUpdate(obj, old)
-	}
+func DeploymentStatus(d, o *appsv1.Deployment) field.ErrorList {
 	s := d.Status
 	counters := []namedCount{{"observedGeneration", s.ObservedGeneration}, count("replicas", s.Replicas),
 		count("updatedReplicas", s.UpdatedReplicas), count("readyReplicas", s.ReadyReplicas),
 		count("availableReplicas", s.AvailableReplicas), count("unavailableReplicas", s.UnavailableReplicas)}
 	counters = countPtr(counters, "terminatingReplicas", s.TerminatingReplicas)
 	counters = countPtr(counters, "collisionCount", s.CollisionCount)
-	errs := MetaUpdate(obj, old)
+	errs := MetaUpdate(d, o)
 	errs = append(errs, nonNegative(statusPath, counters...)...)
 	errs = append(errs, notAboveReplicas(statusPath, s.Replicas, count("updatedReplicas", s.UpdatedReplicas),
 		count("readyReplicas", s.ReadyReplicas), count("availableReplicas", s.AvailableReplicas))...)
@@ -124,30 +88,22 @@ func validateDeploymentStatusUpdate(obj, old runtime.Object) field.ErrorList {
 	return append(errs, notDecremented(s.CollisionCount, o.Status.CollisionCount)...)
 }
 
-// validateReplicaSetStatusUpdate is apps validation's
+// ReplicaSetStatus is apps validation's
 // ValidateReplicaSetStatusUpdate.
-func validateReplicaSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	rs, ok := obj.(*appsv1.ReplicaSet)
-	if !ok {
-		return MetaUpdate(obj, old)
-	}
+func ReplicaSetStatus(rs *appsv1.ReplicaSet, old runtime.Object) field.ErrorList {
 	s := rs.Status
 	counters := replicaSetCounters(s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration)
 	counters = countPtr(counters, "terminatingReplicas", s.TerminatingReplicas)
-	return append(MetaUpdate(obj, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
+	return append(MetaUpdate(rs, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
 }
 
-// validateReplicationControllerStatusUpdate is core validation's
+// ReplicationControllerStatus is core validation's
 // ValidateReplicationControllerStatusUpdate (the ReplicaSet rules without
 // terminatingReplicas).
-func validateReplicationControllerStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	rc, ok := obj.(*corev1.ReplicationController)
-	if !ok {
-		return MetaUpdate(obj, old)
-	}
+func ReplicationControllerStatus(rc *corev1.ReplicationController, old runtime.Object) field.ErrorList {
 	s := rc.Status
 	counters := replicaSetCounters(s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration)
-	return append(MetaUpdate(obj, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
+	return append(MetaUpdate(rc, old), replicaCounts(counters, s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas)...)
 }
 
 // replicaCounts is the status check ReplicaSets and ReplicationControllers
@@ -168,15 +124,10 @@ func replicaCounts(counters []namedCount, replicas, fullyLabeled, ready, availab
 	return append(errs, notAboveReady(statusPath, available, ready, "cannot be greater than readyReplicas")...)
 }
 
-// validateStatefulSetStatusUpdate is apps validation's
+// StatefulSetStatus is apps validation's
 // ValidateStatefulSetStatusUpdate, which checks the status before the
 // metadata.
-func validateStatefulSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	sts, ok := obj.(*appsv1.StatefulSet)
-	o, okOld := old.(*appsv1.StatefulSet)
-	if !ok || !okOld {
-		return MetaUpdate(obj, old)
-	}
+func StatefulSetStatus(sts, o *appsv1.StatefulSet) field.ErrorList {
 	s := sts.Status
 	counters := []namedCount{count("replicas", s.Replicas), count("readyReplicas", s.ReadyReplicas),
 		count("currentReplicas", s.CurrentReplicas), count("updatedReplicas", s.UpdatedReplicas),
@@ -190,18 +141,13 @@ func validateStatefulSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
 		count("currentReplicas", s.CurrentReplicas), count("updatedReplicas", s.UpdatedReplicas),
 		count("availableReplicas", s.AvailableReplicas))...)
 	errs = append(errs, notAboveReady(statusPath, s.AvailableReplicas, s.ReadyReplicas, "cannot be greater than status.readyReplicas")...)
-	errs = append(errs, MetaUpdate(obj, old)...)
+	errs = append(errs, MetaUpdate(sts, o)...)
 	return append(errs, notDecremented(s.CollisionCount, o.Status.CollisionCount)...)
 }
 
-// validateDaemonSetStatusUpdate is apps validation's
+// DaemonSetStatus is apps validation's
 // ValidateDaemonSetStatusUpdate.
-func validateDaemonSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
-	ds, ok := obj.(*appsv1.DaemonSet)
-	o, okOld := old.(*appsv1.DaemonSet)
-	if !ok || !okOld {
-		return MetaUpdate(obj, old)
-	}
+func DaemonSetStatus(ds, o *appsv1.DaemonSet) field.ErrorList {
 	s := ds.Status
 	counters := []namedCount{count("currentNumberScheduled", s.CurrentNumberScheduled),
 		count("numberMisscheduled", s.NumberMisscheduled), count("desiredNumberScheduled", s.DesiredNumberScheduled),
@@ -209,7 +155,7 @@ func validateDaemonSetStatusUpdate(obj, old runtime.Object) field.ErrorList {
 		count("updatedNumberScheduled", s.UpdatedNumberScheduled), count("numberAvailable", s.NumberAvailable),
 		count("numberUnavailable", s.NumberUnavailable)}
 	counters = countPtr(counters, "collisionCount", s.CollisionCount)
-	errs := MetaUpdate(obj, old)
+	errs := MetaUpdate(ds, o)
 	errs = append(errs, nonNegative(statusPath, counters...)...)
 	return append(errs, notDecremented(s.CollisionCount, o.Status.CollisionCount)...)
 }

@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -17,34 +16,43 @@ import (
 // object.
 type Func func(obj, old runtime.Object) field.ErrorList
 
-// builtin are the validations of the built-in kinds, per GroupKind.
-var builtin = map[schema.GroupKind]Func{
-	{Kind: "Namespace"}:                                              validateNamespace,
-	{Kind: "ConfigMap"}:                                              validateConfigMap,
-	{Kind: "Secret"}:                                                 validateSecret,
-	{Kind: "Service"}:                                                validateService,
-	{Kind: "Node"}:                                                   validateNode,
-	{Kind: "Pod"}:                                                    validatePod,
-	{Kind: "ReplicationController"}:                                  validateReplicationController,
-	{Group: "apps", Kind: "Deployment"}:                              validateDeployment,
-	{Group: "apps", Kind: "ReplicaSet"}:                              validateReplicaSet,
-	{Group: "apps", Kind: "StatefulSet"}:                             validateStatefulSet,
-	{Group: "apps", Kind: "DaemonSet"}:                               validateDaemonSet,
-	{Group: "batch", Kind: "Job"}:                                    validateJob,
-	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        validateRBACObject,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: validateRBACObject,
-	{Group: "apiregistration.k8s.io", Kind: "APIService"}:            validateAPIService,
+// TypedCreate adapts the create and update validation of one Go type to a
+// [Func]: an object of another type (an older group-version's struct,
+// which has no rule here) gets [Generic]. old stays untyped: nil on
+// create.
+func TypedCreate[T runtime.Object](f func(obj T, old runtime.Object) field.ErrorList) Func {
+	return func(obj, old runtime.Object) field.ErrorList {
+		o, ok := obj.(T)
+		if !ok {
+			return Generic(obj, old)
+		}
+		return f(o, old)
+	}
 }
 
-// For returns the validation of the built-in kind gk, or [Generic] (object
-// metadata with a DNS-subdomain name) for a kind without its own.
-func For(gk schema.GroupKind) Func {
-	if v, ok := builtin[gk]; ok {
-		return v
+// TypedStatus adapts a status validation that reads the stored object
+// itself (old is never nil); an object of another type gets [MetaUpdate].
+func TypedStatus[T runtime.Object](f func(obj T, old runtime.Object) field.ErrorList) Func {
+	return func(obj, old runtime.Object) field.ErrorList {
+		o, ok := obj.(T)
+		if !ok {
+			return MetaUpdate(obj, old)
+		}
+		return f(o, old)
 	}
-	return Generic
+}
+
+// TypedPair adapts an update validation of two objects of one Go type;
+// any other pair gets [MetaUpdate].
+func TypedPair[T runtime.Object](f func(obj, old T) field.ErrorList) Func {
+	return func(obj, old runtime.Object) field.ErrorList {
+		o, ok := obj.(T)
+		p, okOld := old.(T)
+		if !ok || !okOld {
+			return MetaUpdate(obj, old)
+		}
+		return f(o, p)
+	}
 }
 
 // objectMeta returns the metadata of a served kind. Every kind the server

@@ -1,4 +1,4 @@
-package validation
+package kinds
 
 import (
 	"testing"
@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
 )
 
 // template is a pod template the workload validations default (on a copy)
@@ -24,11 +26,11 @@ func template() corev1.PodTemplateSpec {
 	}
 }
 
-// TestFuncsDoNotModify: every built-in validation leaves the object and
+// TestValidationsDoNotModify: every built-in strategy's validation leaves the object and
 // the stored one as they were, on create, on update and on a status
 // update, although several default a copy of the pod template before
 // checking it.
-func TestFuncsDoNotModify(t *testing.T) {
+func TestValidationsDoNotModify(t *testing.T) {
 	t.Parallel()
 	meta := metav1.ObjectMeta{Name: "a", Namespace: "ns", Finalizers: []string{"bad"}}
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
@@ -56,14 +58,15 @@ func TestFuncsDoNotModify(t *testing.T) {
 			Status: certificatesv1.CertificateSigningRequestStatus{Certificate: []byte("x"), Conditions: []certificatesv1.CertificateSigningRequestCondition{{Type: "Approved"}}}},
 	}
 	for gk, obj := range objects {
-		if len(For(gk)(obj.DeepCopyObject(), nil)) == 0 {
+		validate, validateStatus := validations(For(gk))
+		if len(validate(obj.DeepCopyObject(), nil)) == 0 {
 			t.Errorf("%v: no error for an object with an unqualified finalizer", gk)
 		}
 		old := obj.DeepCopyObject()
 		want, wantOld := obj.DeepCopyObject(), old.DeepCopyObject()
-		For(gk)(obj, nil)
-		For(gk)(obj, old)
-		StatusFor(gk)(obj, old)
+		validate(obj, nil)
+		validate(obj, old)
+		validateStatus(obj, old)
 		if diff := cmp.Diff(want, obj); diff != "" {
 			t.Errorf("%v: validation changed the object (-before +after):\n%s", gk, diff)
 		}
@@ -73,19 +76,32 @@ func TestFuncsDoNotModify(t *testing.T) {
 	}
 }
 
-// TestForUnlistedKindIsGeneric: a kind without a validation of its own
-// gets the metadata checks (a DNS-subdomain name), which a listed kind
-// with a stricter name rule does not share.
-func TestForUnlistedKindIsGeneric(t *testing.T) {
+// TestGenericAndNamespaceNames: validation.Generic, what a kind without a
+// validation of its own gets, checks a DNS-subdomain name, and the
+// Namespace strategy's stricter rule (a DNS label) is not the generic one.
+func TestGenericAndNamespaceNames(t *testing.T) {
 	t.Parallel()
 	dotted := metav1.ObjectMeta{Name: "a.b"}
-	if errs := For(schema.GroupKind{Kind: "Endpoints"})(&corev1.Endpoints{ObjectMeta: dotted}, nil); len(errs) != 0 {
+	if errs := validation.Generic(&corev1.Endpoints{ObjectMeta: dotted}, nil); len(errs) != 0 {
 		t.Errorf("Endpoints named a.b: %v, want no error", errs)
 	}
-	if errs := For(schema.GroupKind{Kind: "Endpoints"})(&corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "A"}}, nil); len(errs) != 1 {
+	if errs := validation.Generic(&corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "A"}}, nil); len(errs) != 1 {
 		t.Errorf("Endpoints named A: %v, want one error", errs)
 	}
-	if errs := For(schema.GroupKind{Kind: "Namespace"})(&corev1.Namespace{ObjectMeta: dotted}, nil); len(errs) != 1 {
+	if errs := For(schema.GroupKind{Kind: "Namespace"}).Validate(&corev1.Namespace{ObjectMeta: dotted}, nil); len(errs) != 1 {
 		t.Errorf("Namespace named a.b: %v, want one error (a DNS label)", errs)
 	}
+}
+
+// validations are a strategy's validations with the server's defaults for
+// the ones it leaves out (fakeapiserver write_strategy.go).
+func validations(st Strategy) (validate, validateStatus validation.Func) {
+	validate, validateStatus = st.Validate, st.ValidateStatus
+	if validate == nil {
+		validate = validation.Generic
+	}
+	if validateStatus == nil {
+		validateStatus = validation.MetaUpdate
+	}
+	return validate, validateStatus
 }

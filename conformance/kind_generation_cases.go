@@ -1,0 +1,83 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The networking.k8s.io strategies keep metadata.generation as the
+// workloads' do (kubernetes pkg/registry/networking/ingress/strategy.go,
+// networkpolicy/strategy.go, ingressclass/strategy.go: PrepareForCreate
+// sets 1, PrepareForUpdate bumps it when the spec changes), so a
+// controller can tell whether its status has caught up with the spec.
+
+// generationStep is one write of RunNetworkingGeneration and the
+// generation it leaves.
+type generationStep struct {
+	what  string
+	patch object
+	want  int64
+}
+
+// kindGenerationCases are the cases of this file, in the order [Cases] runs them.
+func kindGenerationCases() []Case {
+	return []Case{
+		{Name: "NetworkingGeneration", Run: runNetworkingGeneration},
+	}
+}
+
+// runNetworkingGeneration: an Ingress, a NetworkPolicy and an
+// IngressClass start at generation 1; a spec change bumps it, a label
+// change does not.
+func runNetworkingGeneration(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	class := "cf-gen-" + randomSuffix()
+	classes := "/apis/networking.k8s.io/v1/ingressclasses"
+	e.createClusterObject(ctx, classes, class, object{"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
+		"metadata": object{"name": class}, "spec": object{"controller": "example.com/a"}})
+	objects := []struct {
+		path  string
+		body  object
+		patch object // a spec change
+	}{
+		{networkingPath(e.ns, "ingresses"), object{"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": object{"name": "g"},
+			"spec": object{"defaultBackend": object{"service": object{"name": "s", "port": object{"number": 80}}}}},
+			object{"spec": object{"defaultBackend": object{"service": object{"port": object{"number": 81}}}}}},
+		{networkingPath(e.ns, "networkpolicies"), object{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": object{"name": "g"},
+			"spec": object{"podSelector": object{}}},
+			object{"spec": object{"podSelector": object{"matchLabels": object{"app": "a"}}}}},
+		{classes, nil, object{"spec": object{"parameters": object{"kind": "K", "name": "p", "apiGroup": "example.com", "scope": "Cluster"}}}},
+	}
+	for _, o := range objects {
+		path := o.path + "/g"
+		if o.body != nil {
+			e.mustCreate(ctx, o.path, o.body)
+		} else {
+			path = o.path + "/" + class
+		}
+		steps := []generationStep{
+			{"create", nil, 1},
+			{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 1},
+			{"spec", o.patch, 2},
+		}
+		for _, s := range steps {
+			if s.patch != nil {
+				r := e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path, Body: s.patch, ContentType: "application/merge-patch+json"})
+				r.mustCode(t, http.StatusOK, s.what+" patch of "+path)
+			}
+			got := metaOf(e.getObject(ctx, path))["generation"]
+			if diff := cmp.Diff(any(float64(s.want)), got); diff != "" {
+				t.Errorf("%s after %s: generation (-want +got):\n%s", path, s.what, diff)
+			}
+		}
+	}
+}
+
+// networkingPath is the collection path of a namespaced
+// networking.k8s.io/v1 resource.
+func networkingPath(ns, resource string) string {
+	return "/apis/networking.k8s.io/v1/namespaces/" + ns + "/" + resource
+}

@@ -1,0 +1,27 @@
+package kinds
+
+import "github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+
+// admissionKinds: kubernetes pkg/registry/admissionregistration/*/
+// strategy.go. Defaults: internal/defaults admission.go; printers:
+// internal/tables printers_admission.go.
+var admissionKinds = []kind{
+	{gk("admissionregistration.k8s.io", "MutatingWebhookConfiguration"), Strategy{
+		Default:       typed(defaults.MutatingWebhookConfiguration),
+		ClusterScoped: true,
+	}},
+	{gk("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), Strategy{
+		Default:       typed(defaults.ValidatingWebhookConfiguration),
+		ClusterScoped: true,
+	}},
+	{gk("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"), Strategy{
+		Default:     typed(defaults.ValidatingAdmissionPolicy),
+		ResetFields: ResetFields{StatusResetsMetadata: true},
+	}},
+	{gk("admissionregistration.k8s.io", "MutatingAdmissionPolicy"), Strategy{
+		Default:     typed(defaults.MutatingAdmissionPolicy),
+		ResetFields: ResetFields{StatusResetsMetadata: true},
+	}},
+	{gk("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"), Strategy{Default: typed(defaults.ValidatingAdmissionPolicyBinding)}},
+	{gk("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"), Strategy{Default: typed(defaults.MutatingAdmissionPolicyBinding)}},
+}

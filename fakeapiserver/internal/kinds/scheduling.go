@@ -1,0 +1,15 @@
+package kinds
+
+import "github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
+
+// schedulingKinds: kubernetes pkg/registry/scheduling/*/strategy.go.
+// Defaults: internal/defaults simple.go (PriorityClass); printers:
+// internal/tables printers_misc.go.
+var schedulingKinds = []kind{
+	{gk("scheduling.k8s.io", "PriorityClass"), Strategy{
+		Default:       typed(defaults.PriorityClass),
+		ClusterScoped: true,
+	}},
+	{gk("scheduling.k8s.io", "PodGroup"), Strategy{ResetFields: ResetFields{StatusResetsMetadata: true}}},
+	{gk("scheduling.k8s.io", "CompositePodGroup"), Strategy{ResetFields: ResetFields{StatusResetsMetadata: true}}},
+}
