@@ -7,6 +7,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/kinds"
 )
 
 // The service REST's beginCreate and beginUpdate (kubernetes
@@ -28,11 +30,11 @@ func (s *Server) allocateService(res *resourceInfo, a allocation) (func(), error
 	}
 	oldSvc, _ := a.old.(*corev1.Service)
 	if oldSvc != nil {
-		patchAllocatedValues(svc, oldSvc)
+		kinds.PatchAllocatedValues(svc, oldSvc)
 	}
-	normalizeClusterIPs(svc, oldSvc)
+	kinds.NormalizeClusterIPs(svc, oldSvc)
 	if oldSvc != nil {
-		dropTypeDependentFields(svc, oldSvc)
+		kinds.DropTypeDependentFields(svc, oldSvc)
 	}
 	txn, err := s.services.begin(s.store, res.storageKey, a.key, a.dryRun)
 	if err != nil {
@@ -79,7 +81,7 @@ func (a *serviceAllocator) initIPFamilyFields(svc, old *corev1.Service) error {
 		}
 		spec.IPFamilyPolicy = &policy
 	}
-	if errs := validateClusterIPsFields(svc, old); len(errs) > 0 {
+	if errs := kinds.ValidateClusterIPsFields(svc, old); len(errs) > 0 {
 		return serviceInvalid(svc, errs...)
 	}
 	policyPath := field.NewPath("spec", "ipFamilyPolicy")
@@ -99,7 +101,7 @@ func (a *serviceAllocator) initIPFamilyFields(svc, old *corev1.Service) error {
 		if i < len(spec.IPFamilies) {
 			continue
 		}
-		if fam := familyOf(ip); fam != a.family() {
+		if fam := kinds.FamilyOf(ip); fam != a.family() {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "clusterIPs").Index(i), spec.ClusterIPs, fmt.Sprintf("%s is not configured on this cluster", fam)))
 		} else {
 			spec.IPFamilies = append(spec.IPFamilies, fam)
@@ -190,7 +192,7 @@ func (t *serviceTxn) allocNodePorts(svc, old *corev1.Service) error {
 		byPort := map[int32]int32{}
 		for i := range spec.Ports {
 			sp := &spec.Ports[i]
-			if sp.NodePort == 0 && !shouldAllocateNodePorts(svc) {
+			if sp.NodePort == 0 && !kinds.ShouldAllocateNodePorts(svc) {
 				continue
 			}
 			if np, ok := byPort[sp.Port]; ok && sp.NodePort == 0 {
@@ -225,7 +227,7 @@ func (t *serviceTxn) allocNodePorts(svc, old *corev1.Service) error {
 // externalTrafficPolicy Local its healthCheckNodePort when it starts
 // needing one.
 func (t *serviceTxn) allocHealthCheckNodePort(svc, old *corev1.Service) error {
-	if !needsHealthCheck(svc) || (old != nil && needsHealthCheck(old)) {
+	if !kinds.NeedsHealthCheck(svc) || (old != nil && kinds.NeedsHealthCheck(old)) {
 		return nil
 	}
 	requested := svc.Spec.HealthCheckNodePort
@@ -240,24 +242,6 @@ func (t *serviceTxn) allocHealthCheckNodePort(svc, old *corev1.Service) error {
 	return nil
 }
 
-// needsHealthCheck is service.NeedsHealthCheck: LoadBalancer with
-// externalTrafficPolicy Local.
-func needsHealthCheck(svc *corev1.Service) bool {
-	return svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
-}
-
-// shouldAllocateNodePorts: NodePort, or LoadBalancer unless
-// allocateLoadBalancerNodePorts is false.
-func shouldAllocateNodePorts(svc *corev1.Service) bool {
-	switch svc.Spec.Type {
-	case corev1.ServiceTypeNodePort:
-		return true
-	case corev1.ServiceTypeLoadBalancer:
-		return svc.Spec.AllocateLoadBalancerNodePorts == nil || *svc.Spec.AllocateLoadBalancerNodePorts
-	}
-	return false
-}
-
 // findRequestedNodePort is the nodePort another port with the same number
 // asks for, or 0.
 func findRequestedNodePort(port int32, ports []corev1.ServicePort) int32 {
@@ -267,17 +251,6 @@ func findRequestedNodePort(port int32, ports []corev1.ServicePort) int32 {
 		}
 	}
 	return 0
-}
-
-// familyOf is the family of an IP string ("unknown" if it is none).
-func familyOf(ip string) corev1.IPFamily {
-	if a, err := parseIP(ip); err == nil {
-		if a.Is4() {
-			return corev1.IPv4Protocol
-		}
-		return corev1.IPv6Protocol
-	}
-	return corev1.IPFamily("unknown")
 }
 
 // otherFamily is the family that is not fam.

@@ -14,7 +14,7 @@
 //
 //	kinds.go        [Strategy], [For] and the list of families
 //	core_pod.go     Pod, PodTemplate
-//	core_service.go Service, Endpoints
+//	core_service.go Service, Endpoints; the IP-field and allocated-value rules the allocation runs
 //	core_namespace.go  Namespace
 //	core_node.go    Node
 //	core_volume.go  PersistentVolume, PersistentVolumeClaim
