@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,6 +27,7 @@ type generationStep struct {
 func kindGenerationCases() []Case {
 	return []Case{
 		{Name: "NetworkingGeneration", Run: runNetworkingGeneration},
+		{Name: "SpecGeneration", Run: runSpecGeneration},
 	}
 }
 
@@ -58,6 +60,66 @@ func runNetworkingGeneration(ctx context.Context, t *testing.T, target Target) {
 		} else {
 			path = o.path + "/" + class
 		}
+		steps := []generationStep{
+			{"create", nil, 1},
+			{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 1},
+			{"spec", o.patch, 2},
+		}
+		for _, s := range steps {
+			if s.patch != nil {
+				r := e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path, Body: s.patch, ContentType: "application/merge-patch+json"})
+				r.mustCode(t, http.StatusOK, s.what+" patch of "+path)
+			}
+			got := metaOf(e.getObject(ctx, path))["generation"]
+			if diff := cmp.Diff(any(float64(s.want)), got); diff != "" {
+				t.Errorf("%s after %s: generation (-want +got):\n%s", path, s.what, diff)
+			}
+		}
+	}
+}
+
+// runSpecGeneration: the other default kinds whose strategies keep
+// metadata.generation from their spec (kubernetes pkg/registry/
+// policy/poddisruptionbudget, admissionregistration/
+// validatingadmissionpolicy and validatingadmissionpolicybinding,
+// resource/deviceclass and resource/resourceslice strategy.go) start at
+// 1; a label change keeps it, a spec change bumps it.
+func runSpecGeneration(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	name := "cf-gen-" + randomSuffix()
+	const admission, resource = "/apis/admissionregistration.k8s.io/v1/", "/apis/resource.k8s.io/v1/"
+	objects := []struct {
+		collection string
+		body       object
+		patch      object // a spec change
+	}{
+		{"/apis/policy/v1/namespaces/" + e.ns + "/poddisruptionbudgets", object{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+			"metadata": object{"name": name}, "spec": object{"minAvailable": 1}},
+			object{"spec": object{"minAvailable": 2}}},
+		{admission + "validatingadmissionpolicies", object{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+			"metadata": object{"name": name}, "spec": object{
+				"matchConstraints": object{"resourceRules": []any{object{"apiGroups": []any{""}, "apiVersions": []any{"v1"},
+					"operations": []any{"CREATE"}, "resources": []any{"configmaps"}}}},
+				"validations": []any{object{"expression": "true"}}}},
+			object{"spec": object{"failurePolicy": "Ignore"}}},
+		{admission + "validatingadmissionpolicybindings", object{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+			"metadata": object{"name": name}, "spec": object{"policyName": name, "validationActions": []any{"Deny"}}},
+			object{"spec": object{"validationActions": []any{"Warn"}}}},
+		{resource + "deviceclasses", object{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+			"metadata": object{"name": name}, "spec": object{}},
+			object{"spec": object{"selectors": []any{object{"cel": object{"expression": "true"}}}}}},
+		{resource + "resourceslices", object{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+			"metadata": object{"name": name}, "spec": object{"driver": "gen.example.com", "allNodes": true,
+				"pool": object{"name": "p", "generation": 1, "resourceSliceCount": 1}}},
+			object{"spec": object{"pool": object{"generation": 2}}}},
+	}
+	for _, o := range objects {
+		if strings.Contains(o.collection, "/namespaces/") {
+			e.mustCreate(ctx, o.collection, o.body)
+		} else {
+			e.createClusterObject(ctx, o.collection, name, o.body)
+		}
+		path := o.collection + "/" + name
 		steps := []generationStep{
 			{"create", nil, 1},
 			{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 1},

@@ -16,12 +16,14 @@ var admissionKinds = []kind{
 	}},
 	{gk("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"), Strategy{
 		Default:     typed(defaults.ValidatingAdmissionPolicy),
-		ResetFields: ResetFields{StatusResetsMetadata: true},
+		ResetFields: ResetFields{StatusResetsMetadata: true}, TracksGeneration: true,
 	}},
 	{gk("admissionregistration.k8s.io", "MutatingAdmissionPolicy"), Strategy{
 		Default:     typed(defaults.MutatingAdmissionPolicy),
 		ResetFields: ResetFields{StatusResetsMetadata: true},
 	}},
-	{gk("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"), Strategy{Default: typed(defaults.ValidatingAdmissionPolicyBinding)}},
+	{gk("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"), Strategy{
+		Default: typed(defaults.ValidatingAdmissionPolicyBinding), TracksGeneration: true,
+	}},
 	{gk("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"), Strategy{Default: typed(defaults.MutatingAdmissionPolicyBinding)}},
 }
