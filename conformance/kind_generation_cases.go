@@ -60,21 +60,7 @@ func runNetworkingGeneration(ctx context.Context, t *testing.T, target Target) {
 		} else {
 			path = o.path + "/" + class
 		}
-		steps := []generationStep{
-			{"create", nil, 1},
-			{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 1},
-			{"spec", o.patch, 2},
-		}
-		for _, s := range steps {
-			if s.patch != nil {
-				r := e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path, Body: s.patch, ContentType: "application/merge-patch+json"})
-				r.mustCode(t, http.StatusOK, s.what+" patch of "+path)
-			}
-			got := metaOf(e.getObject(ctx, path))["generation"]
-			if diff := cmp.Diff(any(float64(s.want)), got); diff != "" {
-				t.Errorf("%s after %s: generation (-want +got):\n%s", path, s.what, diff)
-			}
-		}
+		e.checkGenerationSteps(ctx, path, o.patch)
 	}
 }
 
@@ -120,20 +106,28 @@ func runSpecGeneration(ctx context.Context, t *testing.T, target Target) {
 			e.createClusterObject(ctx, o.collection, name, o.body)
 		}
 		path := o.collection + "/" + name
-		steps := []generationStep{
-			{"create", nil, 1},
-			{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 1},
-			{"spec", o.patch, 2},
+		e.checkGenerationSteps(ctx, path, o.patch)
+	}
+}
+
+// checkGenerationSteps checks the generation of the object at path: 1 as
+// created, still 1 after a label change, 2 after specPatch (a merge
+// patch).
+func (e *env) checkGenerationSteps(ctx context.Context, path string, specPatch object) {
+	e.t.Helper()
+	steps := []generationStep{
+		{"create", nil, 1},
+		{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 1},
+		{"spec", specPatch, 2},
+	}
+	for _, s := range steps {
+		if s.patch != nil {
+			r := e.c.do(ctx, e.t, request{Method: http.MethodPatch, Path: path, Body: s.patch, ContentType: "application/merge-patch+json"})
+			r.mustCode(e.t, http.StatusOK, s.what+" patch of "+path)
 		}
-		for _, s := range steps {
-			if s.patch != nil {
-				r := e.c.do(ctx, t, request{Method: http.MethodPatch, Path: path, Body: s.patch, ContentType: "application/merge-patch+json"})
-				r.mustCode(t, http.StatusOK, s.what+" patch of "+path)
-			}
-			got := metaOf(e.getObject(ctx, path))["generation"]
-			if diff := cmp.Diff(any(float64(s.want)), got); diff != "" {
-				t.Errorf("%s after %s: generation (-want +got):\n%s", path, s.what, diff)
-			}
+		got := metaOf(e.getObject(ctx, path))["generation"]
+		if diff := cmp.Diff(any(float64(s.want)), got); diff != "" {
+			e.t.Errorf("%s after %s: generation (-want +got):\n%s", path, s.what, diff)
 		}
 	}
 }
