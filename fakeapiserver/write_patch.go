@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -64,6 +65,13 @@ func (s *Server) handlePatch(req *request) (response, error) {
 	}
 	p := patcher{s: s, req: req, patchInput: in}
 	obj, err := s.updateObject(req, p.apply)
+	if errors.Is(err, jsonops.ErrUpstreamPanic) {
+		// kube-apiserver's json-patch panics on a test or replace op
+		// without a value (or a null it compares); the panic reaches
+		// net/http and the request gets no answer at all. Give none,
+		// without the crash: the client sees the connection end (EOF).
+		panic(http.ErrAbortHandler)
+	}
 	if err != nil {
 		return response{}, err
 	}
@@ -219,6 +227,9 @@ func (p *patcher) applyJSON(original []byte) (runtime.Object, error) {
 			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
 		if patched, err = ops.ApplyWithLimit(original, jsonPatchMaxCopyBytes); err != nil {
+			if errors.Is(err, jsonops.ErrUpstreamPanic) {
+				return nil, err // handlePatch aborts the request
+			}
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:

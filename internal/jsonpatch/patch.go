@@ -3,8 +3,10 @@
 // patches with, changed only where it kept state in package variables: the
 // copy limit is an argument of ApplyWithLimit (it was the global
 // AccumulatedCopySizeLimit, which kube-apiserver's New sets for the whole
-// process), and negative indices are always supported (the global
-// SupportNegativeIndices, true by default, which nothing here changes).
+// process), negative indices are always supported (the global
+// SupportNegativeIndices, true by default, which nothing here changes), and
+// ApplyWithLimit returns ErrUpstreamPanic where upstream's code panics
+// (apply_panic.go).
 
 package jsonpatch
 
@@ -786,7 +788,11 @@ func (p Patch) Apply(doc []byte) ([]byte, error) {
 // ApplyWithLimit is Apply with the copy operations' accumulated size
 // increase limited to copyLimit bytes (0: no limit); past it the patch
 // fails with an *AccumulatedCopySizeError.
-func (p Patch) ApplyWithLimit(doc []byte, copyLimit int64) ([]byte, error) {
+// Where upstream's code panics (a nil pointer: a test or replace op without
+// a value, a null it compares) it returns an error wrapping
+// ErrUpstreamPanic.
+func (p Patch) ApplyWithLimit(doc []byte, copyLimit int64) (out []byte, err error) {
+	defer recoverUpstreamPanic(&err)
 	return p.applyIndent(doc, "", copyLimit)
 }
 

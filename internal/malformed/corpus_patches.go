@@ -27,7 +27,14 @@ func patchBodies(f Fixture) map[string][]string {
 			`[{"op":"add","path":"/data/~2","value":"1"}]`, `[{"op":"add","path":"/data/k/x","value":"1"}]`,
 			`[{"op":"replace","path":"/kind","value":"Pod"}]`, `[{"op":"replace","path":"/apiVersion","value":"v2"}]`,
 			`[{"op":"add","path":"/data/x","value":1}]`, `[{"op":"add","path":"/metadata/labels/x","value":"` + strings.Repeat("v", 64) + `"}]`,
-			`[{"op":"add","path":"/nosuch","value":1}]`, tooMany},
+			`[{"op":"add","path":"/nosuch","value":1}]`, tooMany,
+			// Ops without a value: upstream's json-patch (the real server's
+			// too) dereferences the missing value and panics (fuzz-found).
+			`[{"op":"test","path":""}]`, `[{"op":"test","path":"","value":null}]`, `[{"op":"test","path":"/data"}]`,
+			`[{"op":"test","path":"/data","value":null}]`, `[{"op":"test","path":"/data/k"}]`,
+			`[{"op":"replace","path":""}]`, `[{"op":"replace","path":"","value":null}]`, `[{"op":"add","path":""}]`,
+			`[{"op":"replace","path":"/data"}]`, `[{"op":"test","path":"/metadata/finalizers","value":[null]}]`,
+			`[{"op":"test","path":"","value":[null]}]`, `[{"op":"move","from":"","path":""}]`, `[{"op":"copy","from":"","path":"/data/x"}]`},
 		mergePatch: {"", "null", "[]", `"x"`, "1", "{", `{"metadata":{"name":"b"}}`, `{"metadata":{"namespace":"` + Missing + `"}}`,
 			`{"metadata":{"resourceVersion":"abc"}}`, `{"metadata":{"resourceVersion":"9223372036854775808"}}`,
 			`{"metadata":{"uid":"00000000-0000-0000-0000-000000000000"}}`, `{"data":{"k":1}}`, `{"data":1}`, `{"kind":"Pod"}`,
