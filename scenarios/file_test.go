@@ -88,6 +88,8 @@ func TestFileInvalid(t *testing.T) {
 		"between": {"version: 1\ntimeline:\n  - pager:\n      pageSize: 1\n      between:\n        - note: x\n        - close: w1",
 			`bad-between.yaml:7: timeline[0] (pager): between[1] (close): no watch "w1" opened before`},
 		"client-kind": {"version: 1\nclients:\n  - name: a\n  - name: b\n    kind: informr\ntimeline: []", `bad-client-kind.yaml:4: clients[1] (b): kind "informr": want listwatch, reflector or informer; did you mean "informer"?`},
+		"answers":     {"version: 1\nanswers:\n  - watch-rv\n  - watch-brakes\ntimeline: []", `bad-answers.yaml:4: answers[1]: no question "watch-brakes" (want one of `},
+		"answer-hint": {"version: 1\nanswers: [watch-brakes]\ntimeline: []", `; did you mean "watch-breaks"?`},
 		"expect":      {"version: 1\nclients: [{name: lw}]\ntimeline: []\nexpect:\n  storeEqualsServer: [lw, lx]", `bad-expect.yaml:5: expect.storeEqualsServer: no client "lx"; did you mean "lw"?`},
 	} {
 		p := filepath.Join(dir, "bad-"+name+".yaml")

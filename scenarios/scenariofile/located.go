@@ -44,6 +44,15 @@ func locate(path string, b []byte, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrFile, path, err)
 }
 
+// Errorf is an error of the file path (whose contents are b) about the
+// value at where, a place in its YAML tree ("answers[2]", "timeline[6]",
+// "timeline[3].pager.between[1]"): it wraps ErrFile and names the file and
+// the value's line, as the loader's own errors do. Package scenarios uses
+// it for what only it can check (question ids).
+func Errorf(path string, b []byte, where, format string, args ...any) error {
+	return locate(path, b, located(where, fmt.Errorf(format, args...)))
+}
+
 // pathLine is the line of the node at a pathError's place in the YAML b
 // ("timeline[6].fault"), or 0 when the place is not in it.
 func pathLine(b []byte, place string) int {
