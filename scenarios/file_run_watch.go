@@ -73,6 +73,10 @@ func (r *fileRun) checkWatchHead(w *Stream, x *scenariofile.WatchExpect) error {
 	}
 	hs := make([]string, 0, len(x.Header))
 	for h, v := range x.Header {
+		v, err := r.expand(v)
+		if err != nil {
+			return err
+		}
 		hs = append(hs, h+": "+v)
 		ok = ok && resp.Header.Get(h) == v
 	}

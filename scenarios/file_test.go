@@ -30,6 +30,20 @@ func TestFileRuns(t *testing.T) {
 	}
 }
 
+// TestFileTemplatesEverywhere: awaitClient's contains, a LIST's expected
+// names and its header values expand templates (unexpanded, the await
+// waits out its window and the list expectation fails).
+func TestFileTemplatesEverywhere(t *testing.T) {
+	f, err := LoadFile("testdata/files/templates-everywhere.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(templates-everywhere) = %v; timeline:\n%s", err, timelineText(res.Timeline))
+	}
+}
+
 // TestFileWrongExpectation: a file whose expected event is wrong fails
 // with ErrExpectation, and the error names the scenario, the step and the
 // expectation.
