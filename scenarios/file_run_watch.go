@@ -158,6 +158,7 @@ func (r *fileRun) watch(x *scenariofile.Watch) error {
 		return err
 	}
 	r.e.SetLane(x.Lane)
+	r.e.NameNextWatch(x.ID)
 	var w *Stream
 	switch {
 	case x.Typed:
@@ -170,6 +171,7 @@ func (r *fileRun) watch(x *scenariofile.Watch) error {
 		w, err = r.e.Watch(cmPath + "?" + q)
 	}
 	r.e.SetLane("")
+	r.e.NameNextWatch("") // unused when the watch failed before it opened
 	r.watches[x.ID] = w
 	if err != nil || x.Expect == nil {
 		return err

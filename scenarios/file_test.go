@@ -42,6 +42,10 @@ func TestFileTemplatesEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run(templates-everywhere) = %v; timeline:\n%s", err, timelineText(res.Timeline))
 	}
+	// A file's watch id names its stream in the timeline.
+	if text := timelineText(res.Timeline); !strings.Contains(text, "mine MODIFIED") {
+		t.Errorf("the timeline does not label watch mine's event with its id:\n%s", text)
+	}
 }
 
 // TestFileWrongExpectation: a file whose expected event is wrong fails
