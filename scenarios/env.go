@@ -69,6 +69,9 @@ type Env struct {
 	clients int
 	closers []func()
 	streams int
+	// streamName names the next watch stream instead of w<N> (a file's
+	// watch id); nextStreamName takes it.
+	streamName string
 	// clientLog holds what started clients recorded that the scenario has
 	// not yet drained into the timeline (see AwaitClient).
 	clientLog []clientEntry
@@ -325,11 +328,24 @@ func (e *Env) close() {
 	}
 }
 
-// nextStreamName names the next watch stream "w1", "w2", ...
+// NameNextWatch names the next watch stream opened (a scenario file's
+// watch id), in the timeline and the diagram, instead of "w<N>".
+func (e *Env) NameNextWatch(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.streamName = name
+}
+
+// nextStreamName names the next watch stream: the name NameNextWatch set,
+// else "w1", "w2", ... (counting every stream).
 func (e *Env) nextStreamName() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.streams++
+	if name := e.streamName; name != "" {
+		e.streamName = ""
+		return name
+	}
 	return "w" + strconv.Itoa(e.streams)
 }
 

@@ -3,7 +3,10 @@ package scenarios
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/lw-sim/lw-sim/internal/suggest"
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
@@ -41,5 +44,27 @@ func ParseFile(path string, b []byte) (*File, error) {
 		return cf.File(), nil
 	}
 	f, err := scenariofile.Parse(path, b)
-	return (*File)(f), err
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAnswers(path, b, f.Answers); err != nil {
+		return nil, err
+	}
+	return (*File)(f), nil
+}
+
+// checkAnswers refuses an answers: id that names none of the article's
+// questions (which `lw-sim run --list` shows with their ids).
+func checkAnswers(path string, b []byte, answers []string) error {
+	var ids []string
+	for _, q := range Questions() {
+		ids = append(ids, string(q.ID))
+	}
+	for i, a := range answers {
+		if !slices.Contains(ids, a) {
+			return scenariofile.Errorf(path, b, fmt.Sprintf("answers[%d]", i), "answers[%d]: no question %q (want one of %s)%s",
+				i, a, strings.Join(ids, ", "), suggest.DidYouMean(a, ids))
+		}
+	}
+	return nil
 }

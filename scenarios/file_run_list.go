@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -122,7 +123,19 @@ func listContinue(res *ListResult) string {
 // expandListExpect is x with its results expanded.
 func (r *fileRun) expandListExpect(x *scenariofile.ListExpect) (scenariofile.ListExpect, error) {
 	want := *x
+	want.Names = slices.Clone(x.Names)
+	want.Header = maps.Clone(x.Header)
 	fields := []*string{&want.RV, &want.Message, &want.Lesson}
+	for i := range want.Names {
+		fields = append(fields, &want.Names[i])
+	}
+	for h, v := range want.Header {
+		v, err := r.expand(v)
+		if err != nil {
+			return want, err
+		}
+		want.Header[h] = v
+	}
 	if x.Token != nil {
 		tok := *x.Token
 		want.Token = &tok

@@ -106,7 +106,11 @@ func (r *fileRun) currentRV(_ int, s *scenariofile.Step) error {
 // entry (or, for trace "response", an answer to one of its requests). A
 // wait for a backoff stops at it: the clock is not stepped.
 func (r *fileRun) awaitClient(_ int, s *scenariofile.Step) error {
-	a := s.AwaitClient
+	a := *s.AwaitClient
+	var err error
+	if a.Contains, err = r.expand(a.Contains); err != nil {
+		return err
+	}
 	kind, prefix := KindClient, "listwatch: "+a.Trace
 	if a.Trace == "response" {
 		kind, prefix = KindResponse, ""

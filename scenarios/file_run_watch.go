@@ -73,6 +73,10 @@ func (r *fileRun) checkWatchHead(w *Stream, x *scenariofile.WatchExpect) error {
 	}
 	hs := make([]string, 0, len(x.Header))
 	for h, v := range x.Header {
+		v, err := r.expand(v)
+		if err != nil {
+			return err
+		}
 		hs = append(hs, h+": "+v)
 		ok = ok && resp.Header.Get(h) == v
 	}
@@ -154,6 +158,7 @@ func (r *fileRun) watch(x *scenariofile.Watch) error {
 		return err
 	}
 	r.e.SetLane(x.Lane)
+	r.e.NameNextWatch(x.ID)
 	var w *Stream
 	switch {
 	case x.Typed:
@@ -166,6 +171,7 @@ func (r *fileRun) watch(x *scenariofile.Watch) error {
 		w, err = r.e.Watch(cmPath + "?" + q)
 	}
 	r.e.SetLane("")
+	r.e.NameNextWatch("") // unused when the watch failed before it opened
 	r.watches[x.ID] = w
 	if err != nil || x.Expect == nil {
 		return err

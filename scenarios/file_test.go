@@ -3,6 +3,9 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +27,24 @@ func TestFileRuns(t *testing.T) {
 	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
 	if err != nil {
 		t.Fatalf("Run(relist-stays-in-sync) = %v; timeline:\n%s", err, timelineText(res.Timeline))
+	}
+}
+
+// TestFileTemplatesEverywhere: awaitClient's contains, a LIST's expected
+// names and its header values expand templates (unexpanded, the await
+// waits out its window and the list expectation fails).
+func TestFileTemplatesEverywhere(t *testing.T) {
+	f, err := LoadFile("testdata/files/templates-everywhere.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(templates-everywhere) = %v; timeline:\n%s", err, timelineText(res.Timeline))
+	}
+	// A file's watch id names its stream in the timeline.
+	if text := timelineText(res.Timeline); !strings.Contains(text, "mine MODIFIED") {
+		t.Errorf("the timeline does not label watch mine's event with its id:\n%s", text)
 	}
 }
 
@@ -71,7 +92,23 @@ func TestFileInvalid(t *testing.T) {
 		"bad-kind":   {"version: 1\nclients: [{name: a, kind: operator}]\ntimeline: []", `kind "operator"`},
 		"bad-type":   {"version: 1\nseed: many\ntimeline: []", `bad-bad-type.yaml:2: field seed: string value, want uint64`},
 		"bad-nested": {"version: 1\ntimeline:\n  - note: x\n  - create: {name: [a]}", `bad-bad-nested.yaml:4: field timeline.create.name: array value, want string`},
-		"top-level":  {"version: 1\ntimelines: []", `bad-top-level.yaml:2: unknown field "timelines"`},
+		"top-level":  {"version: 1\ntimelines: []", `bad-top-level.yaml:2: unknown field "timelines"; did you mean "timeline"?`},
+		"typo-step":  {"version: 1\ntimeline:\n  - note: x\n  - advnce: 1s", `bad-typo-step.yaml:4: unknown field "advnce" in timeline[1]; did you mean "advance"?`},
+		"fault-kind": {"version: 1\ntimeline:\n  - note: x\n  - fault: {kind: EndWatc}", `bad-fault-kind.yaml:4: timeline[1] (fault): faults: invalid fault: unknown kind "EndWatc"`},
+		"fault-hint": {"version: 1\ntimeline:\n  - fault: {kind: compact}", `; did you mean "Compact"?`},
+		"fault-field": {"version: 1\ntimeline:\n  - note: x\n  - fault: {kind: Compact, lag: 1}",
+			`bad-fault-field.yaml:4: timeline[1] (fault): faults: invalid fault: Compact: field lag does not belong to this kind (its own fields: rv)`},
+		"trace": {"version: 1\nclients: [{name: lw}]\ntimeline:\n  - startClient: lw\n  - awaitClient: {client: lw, trace: synched}",
+			`bad-trace.yaml:5: timeline[1] (awaitClient): trace "synched": no client reports it`},
+		"trace-hint": {"version: 1\nclients: [{name: lw}]\ntimeline:\n  - awaitClient: {client: lw, trace: synched}", `; did you mean "synced"?`},
+		"client-hint": {"version: 1\nclients: [{name: lw}]\ntimeline:\n  - note: x\n  - startClient: lv",
+			`bad-client-hint.yaml:5: timeline[1] (startClient): no client "lv"; did you mean "lw"?`},
+		"between": {"version: 1\ntimeline:\n  - pager:\n      pageSize: 1\n      between:\n        - note: x\n        - close: w1",
+			`bad-between.yaml:7: timeline[0] (pager): between[1] (close): no watch "w1" opened before`},
+		"client-kind": {"version: 1\nclients:\n  - name: a\n  - name: b\n    kind: informr\ntimeline: []", `bad-client-kind.yaml:4: clients[1] (b): kind "informr": want listwatch, reflector or informer; did you mean "informer"?`},
+		"answers":     {"version: 1\nanswers:\n  - watch-rv\n  - watch-brakes\ntimeline: []", `bad-answers.yaml:4: answers[1]: no question "watch-brakes" (want one of `},
+		"answer-hint": {"version: 1\nanswers: [watch-brakes]\ntimeline: []", `; did you mean "watch-breaks"?`},
+		"expect":      {"version: 1\nclients: [{name: lw}]\ntimeline: []\nexpect:\n  storeEqualsServer: [lw, lx]", `bad-expect.yaml:5: expect.storeEqualsServer: no client "lx"; did you mean "lw"?`},
 	} {
 		p := filepath.Join(dir, "bad-"+name+".yaml")
 		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
@@ -81,6 +118,31 @@ func TestFileInvalid(t *testing.T) {
 		if !errors.Is(err, ErrFile) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: LoadFile = %v, want ErrFile naming %s and containing %q", name, err, p, tc.want)
 		}
+	}
+}
+
+// TestTraceKindsAreListwatchs: the trace kinds a file may await are
+// listwatch's TraceKind constants (read from its source, so a new one
+// cannot be missed) and "response".
+func TestTraceKindsAreListwatchs(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../listwatch/trace.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok {
+			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "TraceKind" {
+				for _, v := range vs.Values {
+					want = append(want, strings.Trim(v.(*ast.BasicLit).Value, `"`))
+				}
+			}
+		}
+		return true
+	})
+	want = append(want, "response")
+	if diff := cmp.Diff(want, scenariofile.TraceKinds); diff != "" {
+		t.Errorf("scenariofile.TraceKinds differ from listwatch's TraceKinds and response (-want +got):\n%s", diff)
 	}
 }
 

@@ -78,13 +78,14 @@ func listScenarios(w io.Writer, output outputFlag) error {
 	for _, sc := range c.Scenarios {
 		fmt.Fprintf(w, "%s\n    %s\n", sc.Name, sc.Summary)
 		for _, q := range sc.Questions {
-			fmt.Fprintf(w, "    Q: %s\n       %s\n", q.English, q.Chinese)
+			fmt.Fprintf(w, "    Q %s: %s\n       %s\n", q.ID, q.English, q.Chinese)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "The List & Watch article's questions (its section 7) and the scenarios that answer them:")
+	// The ids are what a scenario file's answers: names.
+	fmt.Fprintln(w, "The List & Watch article's questions (its section 7), their ids (for a file's answers:) and the scenarios that answer them:")
 	for i, q := range c.Questions {
-		fmt.Fprintf(w, "  %d. %s\n     %s\n     → %s\n", i+1, q.Chinese, q.English, strings.Join(q.AnsweredBy, ", "))
+		fmt.Fprintf(w, "  %d. %s (%s)\n     %s\n     → %s\n", i+1, q.Chinese, q.ID, q.English, strings.Join(q.AnsweredBy, ", "))
 	}
 	return nil
 }

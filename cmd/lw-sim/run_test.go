@@ -29,6 +29,10 @@ func TestRunList(t *testing.T) {
 		if !strings.Contains(out, q.Chinese) || !strings.Contains(out, q.English) {
 			t.Errorf("run --list lacks question %s", q.ID)
 		}
+		// The id is what a file's answers: takes.
+		if !strings.Contains(out, "("+string(q.ID)+")") || !strings.Contains(out, "Q "+string(q.ID)+": ") {
+			t.Errorf("run --list does not show question id %s", q.ID)
+		}
 	}
 }
 

@@ -29,7 +29,7 @@ const Version = 1
 //	clients: [{name: lw, pageSize: 2}]
 //	timeline:
 //	  - startClient: lw
-//	  - fault: {kind: Compact, lag: 1}
+//	  - fault: {kind: Compact}
 //	  - delete: {name: alpha}
 //	  - advance: 1m
 //	expect:

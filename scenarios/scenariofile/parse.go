@@ -40,7 +40,7 @@ func Parse(path string, b []byte) (*File, error) {
 		f.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrFile, path, err)
+		return nil, locate(path, b, err)
 	}
 	return f, nil
 }

@@ -57,7 +57,7 @@ func walkFields(path string, node *yamlv3.Node, t reflect.Type, where string) er
 				if where != "" {
 					in = " in " + where
 				}
-				return fmt.Errorf("%w: %s:%d: unknown field %q%s", ErrFile, path, k.Line, k.Value, in)
+				return fmt.Errorf("%w: %s:%d: unknown field %q%s%s", ErrFile, path, k.Line, k.Value, in, didYouMean(k.Value, sortedKeys(fields)))
 			}
 			if err := walkFields(path, val, ft, join(where, k.Value)); err != nil {
 				return err

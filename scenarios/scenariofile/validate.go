@@ -2,6 +2,8 @@ package scenariofile
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Client kinds.
@@ -23,7 +25,7 @@ func (f *File) Validate() error {
 	clients := map[string]bool{}
 	for i, c := range f.Clients {
 		if err := c.validate(clients); err != nil {
-			return fmt.Errorf("clients[%d] (%s): %w", i, c.Name, err)
+			return located(fmt.Sprintf("clients[%d]", i), fmt.Errorf("clients[%d] (%s): %w", i, c.Name, err))
 		}
 		clients[c.Name] = true
 	}
@@ -31,11 +33,12 @@ func (f *File) Validate() error {
 	for i := range f.Timeline {
 		s := &f.Timeline[i]
 		kind, n := s.Kind()
+		where := fmt.Sprintf("timeline[%d]", i)
 		if n != 1 {
-			return fmt.Errorf("timeline[%d]: a step sets exactly one of %s; it sets %d", i, stepKindList(), n)
+			return located(where, fmt.Errorf("%s: a step sets exactly one of %s; it sets %d", where, stepKindList(), n))
 		}
 		if err := v.step(kind, s); err != nil {
-			return fmt.Errorf("timeline[%d] (%s): %w", i, kind, err)
+			return located(where, fmt.Errorf("%s (%s): %w", where, kind, err))
 		}
 	}
 	return f.Expect.validate(clients)
@@ -52,20 +55,20 @@ func (c *Client) validate(seen map[string]bool) error {
 			return fmt.Errorf("pageSize and minWatchTimeout are listwatch options")
 		}
 	default:
-		return fmt.Errorf("kind %q: want listwatch, reflector or informer", c.Kind)
+		return fmt.Errorf("kind %q: want listwatch, reflector or informer%s", c.Kind, didYouMean(c.Kind, []string{KindListwatch, KindReflector, KindInformer}))
 	}
 	return nil
 }
 
 func (x *Expect) validate(clients map[string]bool) error {
-	for _, c := range x.StoreEqualsServer {
+	for i, c := range x.StoreEqualsServer {
 		if !clients[c] {
-			return fmt.Errorf("expect.storeEqualsServer: no client %q", c)
+			return located(fmt.Sprintf("expect.storeEqualsServer[%d]", i), fmt.Errorf("expect.storeEqualsServer: no client %q%s", c, didYouMean(c, sortedKeys(clients))))
 		}
 	}
 	for c := range x.MaxLists {
 		if !clients[c] {
-			return fmt.Errorf("expect.maxLists: no client %q", c)
+			return located("expect.maxLists", fmt.Errorf("expect.maxLists: no client %q%s", c, didYouMean(c, sortedKeys(clients))))
 		}
 	}
 	return nil
@@ -105,10 +108,12 @@ func (v *validator) actionStep(kind string, s *Step) error {
 	case "waitSync":
 		return v.client(s.WaitSync.Client)
 	case "awaitClient":
-		if s.AwaitClient.Trace == "" {
-			return fmt.Errorf("no trace kind")
+		if err := checkTrace(s.AwaitClient.Trace); err != nil {
+			return err
 		}
 		return v.client(s.AwaitClient.Client)
+	case "fault":
+		return s.Fault.Check()
 	case "list":
 		return v.list(s.List)
 	case "awaitList":
@@ -184,14 +189,14 @@ func (v *validator) expectStep(kind string, s *Step) error {
 
 func (v *validator) client(name string) error {
 	if !v.clients[name] {
-		return fmt.Errorf("no client %q", name)
+		return fmt.Errorf("no client %q%s", name, didYouMean(name, sortedKeys(v.clients)))
 	}
 	return nil
 }
 
 func (v *validator) watch(id string) error {
 	if !v.watches[id] {
-		return fmt.Errorf("no watch %q opened before", id)
+		return fmt.Errorf("no watch %q opened before%s", id, didYouMean(id, sortedKeys(v.watches)))
 	}
 	return nil
 }
@@ -221,7 +226,7 @@ var entryKinds = map[string]bool{
 
 func validateRecorded(x *Recorded) error {
 	if !entryKinds[x.Kind] {
-		return fmt.Errorf("kind %q: want request, response, event, write, clock, fault, client, check or note", x.Kind)
+		return fmt.Errorf("kind %q: want request, response, event, write, clock, fault, client, check or note%s", x.Kind, didYouMean(x.Kind, sortedKeys(entryKinds)))
 	}
 	if len(x.Contains) == 0 && x.RV == "" && x.Text == "" {
 		return fmt.Errorf("a text, a text to contain or an rv is needed")
@@ -237,15 +242,37 @@ func (v *validator) pager(p *Pager) error {
 	for i := range p.Between {
 		s := &p.Between[i]
 		kind, n := s.Kind()
+		where := fmt.Sprintf("between[%d]", i)
 		if n != 1 {
-			return fmt.Errorf("between[%d]: a step sets exactly one of %s; it sets %d", i, stepKindList(), n)
+			return located("pager."+where, fmt.Errorf("%s: a step sets exactly one of %s; it sets %d", where, stepKindList(), n))
 		}
 		if kind == "pager" {
-			return fmt.Errorf("between[%d]: no pager within a pager", i)
+			return located("pager."+where, fmt.Errorf("%s: no pager within a pager", where))
 		}
 		if err := v.step(kind, s); err != nil {
-			return fmt.Errorf("between[%d] (%s): %w", i, kind, err)
+			return located("pager."+where, fmt.Errorf("%s (%s): %w", where, kind, err))
 		}
+	}
+	return nil
+}
+
+// TraceKinds are what awaitClient's trace may name: the decisions of
+// lw-sim's client (listwatch.TraceKind, the same strings; package
+// scenarios checks the two lists agree) and "response", an answer to one
+// of the client's requests.
+var TraceKinds = []string{
+	"page", "full-list", "listed", "synced", "watch-start", "watch-end", "applied", "skipped",
+	"bookmark", "relist", "backoff", "watch-list-fallback", "list-error", "response",
+}
+
+// checkTrace refuses a trace kind no client reports, which a step would
+// otherwise wait for until its window ends.
+func checkTrace(trace string) error {
+	if trace == "" {
+		return fmt.Errorf("no trace kind")
+	}
+	if !slices.Contains(TraceKinds, trace) {
+		return fmt.Errorf("trace %q: no client reports it (want one of %s)%s", trace, strings.Join(TraceKinds, ", "), didYouMean(trace, TraceKinds))
 	}
 	return nil
 }
