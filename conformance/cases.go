@@ -32,6 +32,7 @@ func Cases() []Case {
 		createRvCases(),
 		healthCases(),
 		namespaceFinalizeCases(),
+		deletePropagationCases(),
 		bootstrapObjectsCases(),
 		apiservicesCases(),
 		decoderDefaultsCases(),
