@@ -33,6 +33,7 @@ func Cases() []Case {
 		healthCases(),
 		namespaceFinalizeCases(),
 		deletePropagationCases(),
+		garbageCollectorCases(),
 		bootstrapObjectsCases(),
 		apiservicesCases(),
 		decoderDefaultsCases(),
