@@ -34,6 +34,7 @@ func Cases() []Case {
 		namespaceFinalizeCases(),
 		deletePropagationCases(),
 		garbageCollectorCases(),
+		serviceaccountControllerCases(),
 		bootstrapObjectsCases(),
 		apiservicesCases(),
 		decoderDefaultsCases(),

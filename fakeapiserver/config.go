@@ -178,7 +178,7 @@ type Config struct {
 	ServiceClusterIPRange netip.Prefix
 	// Controllers are the kube-controller-manager controllers the server
 	// runs itself, by their names there (--controllers):
-	// [ControllerGarbageCollector]. None by default, as envtest runs none
+	// [ControllerGarbageCollector], [ControllerServiceAccount]. None by default, as envtest runs none
 	// (kube-apiserver alone): deleted owners keep their dependents. They
 	// act after the writes they react to, on the server's goroutine and
 	// clock, as the real ones act on their informers' events.
@@ -193,10 +193,13 @@ const (
 	// removes references to absent owners from objects that keep another
 	// (controller_gc.go).
 	ControllerGarbageCollector = "garbage-collector-controller"
+	// ControllerServiceAccount creates the ServiceAccount "default" in
+	// every Active namespace (controller_serviceaccount.go).
+	ControllerServiceAccount = "serviceaccount-controller"
 )
 
 // knownControllers are the names Config.Controllers accepts.
-var knownControllers = []string{ControllerGarbageCollector}
+var knownControllers = []string{ControllerGarbageCollector, ControllerServiceAccount}
 
 // checkControllers refuses a controller name this server does not run.
 func checkControllers(names []string) error {

@@ -14,14 +14,24 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/controller-manager/pkg/informerfactory"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller/garbagecollector"
+	serviceaccountcontroller "k8s.io/kubernetes/pkg/controller/serviceaccount"
 )
 
 // Controller names, as kube-controller-manager's --controllers takes them
 // (cmd/kube-controller-manager/names).
 const (
 	garbageCollectorController = "garbage-collector-controller"
+	serviceAccountController   = "serviceaccount-controller"
 )
+
+// controllerUserAgent is kube-controller-manager's User-Agent for the
+// client named client: its prefix names the field manager of what the
+// controller writes ("kube-controller-manager").
+func controllerUserAgent(client string) string {
+	return "kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/realapiserver/" + client
+}
 
 // controllers runs kube-controller-manager's controllers against the
 // kube-apiserver, started and stopped one at a time through the control
@@ -52,6 +62,8 @@ func (c *controllers) start(name string, cfg *rest.Config) error {
 	switch name {
 	case garbageCollectorController:
 		run = func(ctx context.Context) error { return runGarbageCollector(ctx, cfg) }
+	case serviceAccountController:
+		run = func(ctx context.Context) error { return runServiceAccountController(ctx, cfg) }
 	default:
 		return fmt.Errorf("unknown controller %q", name)
 	}
@@ -108,7 +120,7 @@ func (c *controllers) stopAll() {
 // discovery resync every 30 s. It returns when ctx ends.
 func runGarbageCollector(ctx context.Context, cfg *rest.Config) error {
 	cfg = rest.CopyConfig(cfg)
-	cfg.UserAgent = rest.DefaultKubernetesUserAgent() + "/generic-garbage-collector"
+	cfg.UserAgent = controllerUserAgent("generic-garbage-collector")
 	cfg.QPS, cfg.Burst = 200, 400
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -137,5 +149,28 @@ func runGarbageCollector(ctx context.Context, cfg *rest.Config) error {
 	wg.Wait()
 	shared.Shutdown()
 	meta.Shutdown()
+	return nil
+}
+
+// runServiceAccountController runs the service account controller as
+// kube-controller-manager does (cmd/kube-controller-manager/app/core.go
+// newServiceAccountController: the default options, one "default" account
+// per namespace, 1 worker here). It returns when ctx ends.
+func runServiceAccountController(ctx context.Context, cfg *rest.Config) error {
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = controllerUserAgent("service-account-controller")
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	shared := informers.NewSharedInformerFactory(cs, 0)
+	c, err := serviceaccountcontroller.NewServiceAccountsController(klog.FromContext(ctx), shared.Core().V1().ServiceAccounts(),
+		shared.Core().V1().Namespaces(), cs, serviceaccountcontroller.DefaultServiceAccountsControllerOptions())
+	if err != nil {
+		return fmt.Errorf("service account controller: %w", err)
+	}
+	shared.Start(ctx.Done())
+	c.Run(ctx, 1)
+	shared.Shutdown()
 	return nil
 }
