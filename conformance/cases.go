@@ -35,6 +35,7 @@ func Cases() []Case {
 		deletePropagationCases(),
 		garbageCollectorCases(),
 		serviceaccountControllerCases(),
+		namespaceControllerCases(),
 		bootstrapObjectsCases(),
 		apiservicesCases(),
 		decoderDefaultsCases(),

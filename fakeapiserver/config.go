@@ -178,7 +178,8 @@ type Config struct {
 	ServiceClusterIPRange netip.Prefix
 	// Controllers are the kube-controller-manager controllers the server
 	// runs itself, by their names there (--controllers):
-	// [ControllerGarbageCollector], [ControllerServiceAccount]. None by default, as envtest runs none
+	// [ControllerGarbageCollector], [ControllerNamespace],
+	// [ControllerServiceAccount]. None by default, as envtest runs none
 	// (kube-apiserver alone): deleted owners keep their dependents. They
 	// act after the writes they react to, on the server's goroutine and
 	// clock, as the real ones act on their informers' events.
@@ -193,13 +194,17 @@ const (
 	// removes references to absent owners from objects that keep another
 	// (controller_gc.go).
 	ControllerGarbageCollector = "garbage-collector-controller"
+	// ControllerNamespace deletes the content of a namespace being deleted,
+	// records the deletion conditions, and finalizes it once empty, so it
+	// goes (controller_namespace.go).
+	ControllerNamespace = "namespace-controller"
 	// ControllerServiceAccount creates the ServiceAccount "default" in
 	// every Active namespace (controller_serviceaccount.go).
 	ControllerServiceAccount = "serviceaccount-controller"
 )
 
 // knownControllers are the names Config.Controllers accepts.
-var knownControllers = []string{ControllerGarbageCollector, ControllerServiceAccount}
+var knownControllers = []string{ControllerGarbageCollector, ControllerNamespace, ControllerServiceAccount}
 
 // checkControllers refuses a controller name this server does not run.
 func checkControllers(names []string) error {

@@ -83,6 +83,9 @@ func (s *Server) reconcilers() []reconciler {
 	if slices.Contains(s.cfg.Controllers, ControllerGarbageCollector) {
 		recs = append(recs, reconciler{name: ControllerGarbageCollector, watchesAll: true, run: s.reconcileGarbage})
 	}
+	if slices.Contains(s.cfg.Controllers, ControllerNamespace) {
+		recs = append(recs, reconciler{name: ControllerNamespace, watchesAll: true, run: s.reconcileNamespaceDeletion})
+	}
 	if slices.Contains(s.cfg.Controllers, ControllerServiceAccount) {
 		recs = append(recs, reconciler{name: ControllerServiceAccount, watches: []schema.GroupVersionResource{namespacesGVR, serviceAccountsGVR},
 			run: s.reconcileServiceAccounts})

@@ -234,8 +234,9 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 // (kubernetes pkg/registry/core/namespace/storage/storage.go): the first
 // DELETE sets deletionTimestamp and phase Terminating (MODIFIED, 200 with
 // the namespace). The namespace then stays Terminating, as on a
-// kube-apiserver without the namespace controller: lw-sim does not delete
-// the namespace's content nor clear spec.finalizers.
+// kube-apiserver without the namespace controller, unless the server runs
+// its own (Config.Controllers: controller_namespace.go), which deletes the
+// content and clears spec.finalizers.
 func (s *Server) terminateNamespace(res *resourceInfo, key string, ns *corev1.Namespace, curRV int64, dryRun bool) (runtime.Object, bool, bool, error) {
 	switch ns.Name {
 	case metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic:

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/controller-manager/pkg/informerfactory"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller/garbagecollector"
+	namespacecontroller "k8s.io/kubernetes/pkg/controller/namespace"
 	serviceaccountcontroller "k8s.io/kubernetes/pkg/controller/serviceaccount"
 )
 
@@ -24,6 +26,7 @@ import (
 const (
 	garbageCollectorController = "garbage-collector-controller"
 	serviceAccountController   = "serviceaccount-controller"
+	namespaceController        = "namespace-controller"
 )
 
 // controllerUserAgent is kube-controller-manager's User-Agent for the
@@ -62,6 +65,8 @@ func (c *controllers) start(name string, cfg *rest.Config) error {
 	switch name {
 	case garbageCollectorController:
 		run = func(ctx context.Context) error { return runGarbageCollector(ctx, cfg) }
+	case namespaceController:
+		run = func(ctx context.Context) error { return runNamespaceController(ctx, cfg) }
 	case serviceAccountController:
 		run = func(ctx context.Context) error { return runServiceAccountController(ctx, cfg) }
 	default:
@@ -171,6 +176,32 @@ func runServiceAccountController(ctx context.Context, cfg *rest.Config) error {
 	}
 	shared.Start(ctx.Done())
 	c.Run(ctx, 1)
+	shared.Shutdown()
+	return nil
+}
+
+// runNamespaceController runs the namespace controller as
+// kube-controller-manager does (cmd/kube-controller-manager/app/core.go
+// startModifiedNamespaceController: the preferred namespaced resources of
+// discovery, the "kubernetes" finalizer, a 5 minute resync, 10 workers).
+// It returns when ctx ends.
+func runNamespaceController(ctx context.Context, cfg *rest.Config) error {
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = controllerUserAgent("namespace-controller")
+	cfg.QPS, cfg.Burst = 200, 400
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	shared := informers.NewSharedInformerFactory(cs, 0)
+	c := namespacecontroller.NewNamespaceController(ctx, cs, md, cs.Discovery().ServerPreferredNamespacedResources,
+		shared.Core().V1().Namespaces(), 5*time.Minute, corev1.FinalizerKubernetes)
+	shared.Start(ctx.Done())
+	c.Run(ctx, 10)
 	shared.Shutdown()
 	return nil
 }
