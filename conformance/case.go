@@ -30,6 +30,12 @@ type Case struct {
 	// rest of the suite, with slowCaseTimeout, and only when LWSIM_SLOW is
 	// set (make conformance-real sets it).
 	Slow bool
+	// Controllers are kube-controller-manager controllers the case needs
+	// running (fakeapiserver.ControllerGarbageCollector, ...). Such a case
+	// runs exclusive: on a fake, against a fresh server with them on; on a
+	// [ControllerRunner] (realapiserver), with them started for the case
+	// alone; elsewhere it is skipped.
+	Controllers []string
 }
 
 // env is what every case starts with: a client and a fresh namespace.

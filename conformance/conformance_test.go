@@ -91,7 +91,7 @@ func (f *compactingFakeTarget) ForgetHistory(ctx context.Context) error {
 // TLS, a bearer token (so anonymous callers are treated as the real server
 // treats them), a client CA and RBAC authorization. It has the Compactor
 // ability when the fake's Server has a Compact method.
-func newFakeTarget(t *testing.T) Target {
+func newFakeTarget(t *testing.T, controllers ...string) Target {
 	clk := testingclock.NewFakeClock(time.Now())
 	ca, err := newClientCA()
 	if err != nil {
@@ -99,7 +99,7 @@ func newFakeTarget(t *testing.T) Target {
 	}
 	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk), fakeapiserver.WithTLS(), fakeapiserver.WithToken("conformance-"+randomSuffix()),
 		fakeapiserver.WithAuthorization(fakeapiserver.AuthorizationRBAC),
-		fakeapiserver.WithConfig(func(c *fakeapiserver.Config) { c.ClientCA = ca.pool() }))
+		fakeapiserver.WithConfig(func(c *fakeapiserver.Config) { c.ClientCA = ca.pool(); c.Controllers = controllers }))
 	ft := &fakeTarget{srv: srv, clock: clk, ca: ca}
 	var s any = srv
 	switch c := s.(type) {
@@ -116,6 +116,26 @@ func newFakeTarget(t *testing.T) Target {
 // targets returns the targets to run: LWSIM_KUBECONFIG selects a cluster
 // (with compaction through LWSIM_CONTROL_URL when set); LWSIM_BOTH=1 runs
 // the fake too and prints the comparison table.
+// withControllers is target with controllers running for the calling
+// case: a fresh fake server with them on, or the target running them until
+// the case ends; a target that cannot run them skips the case.
+func withControllers(ctx context.Context, t *testing.T, target Target, controllers []string) Target {
+	t.Helper()
+	switch tg := target.(type) {
+	case *fakeTarget, *compactingFakeTarget:
+		return newFakeTarget(t, controllers...)
+	case ControllerRunner:
+		stop, err := tg.RunControllers(ctx, controllers...)
+		if err != nil {
+			t.Fatalf("start %v on %s: %v", controllers, target.Name(), err)
+		}
+		t.Cleanup(stop)
+		return target
+	}
+	t.Skipf("%s cannot run %v", target.Name(), controllers)
+	return nil
+}
+
 func targets(t *testing.T) []Target {
 	kc := os.Getenv("LWSIM_KUBECONFIG")
 	if kc == "" {
@@ -200,11 +220,15 @@ func runAll(t *testing.T, target Target, res *results) {
 			// (testdeadline).
 			ctx, cancel := testdeadline.Context(t)
 			defer cancel()
-			c.Run(ctx, t, target)
+			tg := target
+			if len(c.Controllers) > 0 {
+				tg = withControllers(ctx, t, target, c.Controllers)
+			}
+			c.Run(ctx, t, tg)
 		})
 	}
 	_, hasClock := target.(Clock)
-	exclusive := func(c Case) bool { return c.Exclusive || (c.Slow && hasClock) }
+	exclusive := func(c Case) bool { return c.Exclusive || (c.Slow && hasClock) || len(c.Controllers) > 0 }
 	t.Run("shared", func(t *testing.T) {
 		for _, c := range Cases() {
 			if !exclusive(c) {

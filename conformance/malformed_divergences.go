@@ -13,9 +13,7 @@ const (
 	reasonValidationSubset = "validation is the subset tests hit most: events.k8s.io Events get the metadata checks only " +
 		"(DIVERGENCES.md, Validation)"
 	reasonGenerateNameOnUpdate = "an update's generateName is replaced by the stored one, so not validated (DIVERGENCES.md, Validation)"
-	reasonGarbageCollection    = "no garbage-collection finalizers: a delete that orphans dependents deletes at once " +
-		"(DIVERGENCES.md, The malformed-request corpus)"
-	reasonYAMLBound = "YAML aliases expanding past 24 MiB of JSON are a 413: kube-apiserver expands them " +
+	reasonYAMLBound            = "YAML aliases expanding past 24 MiB of JSON are a 413: kube-apiserver expands them " +
 		"(DIVERGENCES.md, YAML aliases are bounded)"
 )
 
@@ -25,7 +23,6 @@ const (
 var malformedDivergences = append(unservedRoutes(),
 	malformedDivergence{"verbs/events-v1/POST", reasonValidationSubset},
 	malformedDivergence{"body/update/json/generatename-long", reasonGenerateNameOnUpdate},
-	malformedDivergence{"write/delete/orphanDependents=maybe", reasonGarbageCollection},
 	malformedDivergence{"size/create/yaml-alias-32MiB", reasonYAMLBound},
 )
 

@@ -50,6 +50,14 @@ type HistoryForgetter interface {
 	ForgetHistory(ctx context.Context) error
 }
 
+// ControllerRunner is the optional ability to run kube-controller-manager's
+// controllers (by their --controllers names) against the server for a
+// while: RunControllers starts them and returns the function that stops
+// them, after which the server is a kube-apiserver alone again.
+type ControllerRunner interface {
+	RunControllers(ctx context.Context, names ...string) (stop func(), err error)
+}
+
 // KubeconfigTarget is a [Target] for any cluster reached through a
 // kubeconfig file. The file is read again by every RESTConfig call, so a
 // server that restarts with new credentials (tools/realapiserver) stays
@@ -133,6 +141,23 @@ func (c *ControlledTarget) Compact(ctx context.Context, rv int64) error {
 // kube-apiserver over the same etcd and rewrites the kubeconfig.
 func (c *ControlledTarget) ForgetHistory(ctx context.Context) error {
 	return c.post(ctx, "/restart")
+}
+
+// RunControllers implements [ControllerRunner]: realapiserver runs the real
+// controllers in its process (tools/realapiserver/controllers.go).
+func (c *ControlledTarget) RunControllers(ctx context.Context, names ...string) (func(), error) {
+	stop := func() {
+		for _, n := range names {
+			_ = c.post(context.Background(), "/controllers/stop?name="+url.QueryEscape(n))
+		}
+	}
+	for _, n := range names {
+		if err := c.post(ctx, "/controllers/start?name="+url.QueryEscape(n)); err != nil {
+			stop()
+			return nil, err
+		}
+	}
+	return stop, nil
 }
 
 // post calls the control endpoint.

@@ -2,8 +2,11 @@ package fakeapiserver
 
 import (
 	"crypto/x509"
+	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -173,6 +176,44 @@ type Config struct {
 	// unset, [DefaultServiceClusterIPRange]. Node ports come from
 	// 30000-32767.
 	ServiceClusterIPRange netip.Prefix
+	// Controllers are the kube-controller-manager controllers the server
+	// runs itself, by their names there (--controllers):
+	// [ControllerGarbageCollector], [ControllerNamespace],
+	// [ControllerServiceAccount]. None by default, as envtest runs none
+	// (kube-apiserver alone): deleted owners keep their dependents. They
+	// act after the writes they react to, on the server's goroutine and
+	// clock, as the real ones act on their informers' events.
+	Controllers []string
+}
+
+// The controllers Config.Controllers can name.
+const (
+	// ControllerGarbageCollector deletes dependents whose owners are
+	// gone, orphans or deletes the dependents of owners deleted with
+	// propagationPolicy Orphan or Foreground (their finalizers), and
+	// removes references to absent owners from objects that keep another
+	// (controller_gc.go).
+	ControllerGarbageCollector = "garbage-collector-controller"
+	// ControllerNamespace deletes the content of a namespace being deleted,
+	// records the deletion conditions, and finalizes it once empty, so it
+	// goes (controller_namespace.go).
+	ControllerNamespace = "namespace-controller"
+	// ControllerServiceAccount creates the ServiceAccount "default" in
+	// every Active namespace (controller_serviceaccount.go).
+	ControllerServiceAccount = "serviceaccount-controller"
+)
+
+// knownControllers are the names Config.Controllers accepts.
+var knownControllers = []string{ControllerGarbageCollector, ControllerNamespace, ControllerServiceAccount}
+
+// checkControllers refuses a controller name this server does not run.
+func checkControllers(names []string) error {
+	for _, n := range names {
+		if !slices.Contains(knownControllers, n) {
+			return fmt.Errorf("fakeapiserver: Config.Controllers: unknown controller %q (known: %s)", n, strings.Join(knownControllers, ", "))
+		}
+	}
+	return nil
 }
 
 // newDefaultScheme registers client-go's built-in types, the unversioned

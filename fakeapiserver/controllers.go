@@ -43,6 +43,9 @@ type reconciler struct {
 	name string
 	// watches are the resources whose writes make it run.
 	watches []schema.GroupVersionResource
+	// watchesAll makes a write of any resource make it run (the garbage
+	// collector reads every object).
+	watchesAll bool
 	// run reconciles at now and returns when it must run again, zero for
 	// "when a watched resource is written".
 	run func(ctx context.Context, now time.Time) time.Time
@@ -64,7 +67,7 @@ type controllerLoop struct {
 // reconcilers are the server's control loops, in the order a pass runs
 // them.
 func (s *Server) reconcilers() []reconciler {
-	return []reconciler{
+	recs := []reconciler{
 		{name: "kubernetes-service", watches: []schema.GroupVersionResource{servicesGVR},
 			run: s.periodicRecreate(kubernetesServiceInterval, s.kubernetesServiceObjects)},
 		{name: "system-namespaces", watches: []schema.GroupVersionResource{namespacesGVR},
@@ -76,6 +79,18 @@ func (s *Server) reconcilers() []reconciler {
 		{name: "apiservices", watches: []schema.GroupVersionResource{crdsGVR, apiServicesGVR},
 			run: s.reconcileAPIServices},
 	}
+	// kube-controller-manager's controllers, when Config.Controllers asks.
+	if slices.Contains(s.cfg.Controllers, ControllerGarbageCollector) {
+		recs = append(recs, reconciler{name: ControllerGarbageCollector, watchesAll: true, run: s.reconcileGarbage})
+	}
+	if slices.Contains(s.cfg.Controllers, ControllerNamespace) {
+		recs = append(recs, reconciler{name: ControllerNamespace, watchesAll: true, run: s.reconcileNamespaceDeletion})
+	}
+	if slices.Contains(s.cfg.Controllers, ControllerServiceAccount) {
+		recs = append(recs, reconciler{name: ControllerServiceAccount, watches: []schema.GroupVersionResource{namespacesGVR, serviceAccountsGVR},
+			run: s.reconcileServiceAccounts})
+	}
+	return recs
 }
 
 // startControllers runs every reconciler once, then starts the controller
@@ -130,7 +145,7 @@ func (s *Server) runControllers(ctx context.Context) {
 				continue
 			}
 			for _, r := range recs {
-				if slices.Contains(r.watches, watched[i]) {
+				if (watched[i] == anyResource && r.watchesAll) || slices.Contains(r.watches, watched[i]) {
 					dirty[r.name] = true
 				}
 			}
@@ -138,12 +153,20 @@ func (s *Server) runControllers(ctx context.Context) {
 	}
 }
 
+// anyResource stands, in controllerWakeups' list, for a write of any
+// resource (the store's Notify channel).
+var anyResource = schema.GroupVersionResource{Resource: "*"}
+
 // controllerWakeups returns the resources the reconcilers watch that the
 // server serves and, for each, the channel the store closes at its next
-// write.
+// write; anyResource and the channel of the next write of anything when a
+// reconciler watches all.
 func (s *Server) controllerWakeups(recs []reconciler) ([]schema.GroupVersionResource, []<-chan struct{}) {
 	var gvrs []schema.GroupVersionResource
 	var chans []<-chan struct{}
+	if slices.ContainsFunc(recs, func(r reconciler) bool { return r.watchesAll }) {
+		gvrs, chans = append(gvrs, anyResource), append(chans, s.store.Notify())
+	}
 	for _, r := range recs {
 		for _, gvr := range r.watches {
 			res, ok := s.resources.lookup(gvr)

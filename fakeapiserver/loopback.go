@@ -27,6 +27,9 @@ type loopbackRequest struct {
 	// application/json.
 	body        any
 	contentType string
+	// userAgent is the client's User-Agent (whose prefix names the field
+	// manager); "" is kube-apiserver's own (loopbackUserAgent).
+	userAgent string
 }
 
 // loopback serves a request of the server's own controllers, as
@@ -62,7 +65,11 @@ func (s *Server) loopback(ctx context.Context, lr loopbackRequest) (runtime.Obje
 	}
 	r.Header.Set("Content-Type", ct)
 	r.Header.Set("Accept", "application/json")
-	r.Header.Set("User-Agent", loopbackUserAgent)
+	ua := lr.userAgent
+	if ua == "" {
+		ua = loopbackUserAgent
+	}
+	r.Header.Set("User-Agent", ua)
 	req, err := s.resourceRequest(headerOnlyWriter{http.Header{}}, r, info)
 	if err != nil {
 		return nil, err

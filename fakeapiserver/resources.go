@@ -478,6 +478,37 @@ func (t *resourceTable) lookup(gvr schema.GroupVersionResource) (*resourceInfo, 
 	return r, ok
 }
 
+// lookupKind returns the resource that serves gvk.
+func (t *resourceTable) lookupKind(gvk schema.GroupVersionKind) (*resourceInfo, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	r, ok := t.byGVK[gvk]
+	return r, ok
+}
+
+// stored returns one served resource per store partition (storageKey),
+// reviews left out, ordered by storageKey: what a reader of every stored
+// object (the garbage collector) lists.
+func (t *resourceTable) stored() []*resourceInfo {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	seen := map[string]*resourceInfo{}
+	for _, r := range t.byGVR {
+		if r.review != nil || r.storageKey == "" {
+			continue
+		}
+		if cur, ok := seen[r.storageKey]; !ok || r.gvr.String() < cur.gvr.String() {
+			seen[r.storageKey] = r
+		}
+	}
+	out := make([]*resourceInfo, 0, len(seen))
+	for _, r := range seen {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].storageKey < out[j].storageKey })
+	return out
+}
+
 // setCustom replaces the entries a CRD serves (none removes them). A
 // built-in resource is never replaced: the CRD's names were refused before.
 func (t *resourceTable) setCustom(crdName string, infos []*resourceInfo) {

@@ -82,6 +82,9 @@ func New(cfg Config) (*Server, error) {
 	if err := checkAuthConfig(cfg); err != nil {
 		return nil, err
 	}
+	if err := checkControllers(cfg.Controllers); err != nil {
+		return nil, err
+	}
 	table, err := newResourceTable(cfg.Scheme, cfg.GroupVersions, cfg.Resources)
 	if err != nil {
 		return nil, err

@@ -32,7 +32,19 @@ func (s *Server) handleDelete(req *request) (response, error) {
 	if deleted && !req.res.ReturnsDeletedObject {
 		obj = deleteSuccess(req.res, obj)
 	}
-	return response{code: http.StatusOK, out: out, obj: obj}, nil
+	return response{code: deleteCode(deleted, opts), out: out, obj: obj}, nil
+}
+
+// deleteCode is handlers/delete.go's status: 202 Accepted when the object
+// was not deleted at once and the client asked for cascading deletion with
+// the old orphanDependents=false (kube keeps 202 to that case alone, so as
+// not to break clients), else 200.
+func deleteCode(deleted bool, opts *metav1.DeleteOptions) int {
+	//nolint:staticcheck // SA1019: the deprecated option decides the code
+	if o := opts.OrphanDependents; !deleted && o != nil && !*o {
+		return http.StatusAccepted
+	}
+	return http.StatusOK
 }
 
 // handleDeleteCollection deletes every object the selectors match (latest
@@ -174,15 +186,32 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 	}
 	// Graceful kinds (pods) are always marked first, even for an
 	// immediate delete: the real server emits MODIFIED (deletionTimestamp,
-	// grace 0) then DELETED.
-	if len(m.GetFinalizers()) > 0 || res.strategy.GracefulDelete != nil {
+	// grace 0) then DELETED. An object left with finalizers (its own, or
+	// the propagation ones the options ask for) is only marked.
+	finalizers, gcChanged := gcFinalizers(res.strategy.GCPolicy, m, opts) // write_delete_gc.go
+	if gcChanged && s.pendingGraceful(res, cur, grace) {
+		// BeforeDelete's pendingGraceful: finalizers cannot be changed by
+		// DeleteOptions once a graceful deletion is under way.
+		finalizers, gcChanged = m.GetFinalizers(), false
+	}
+	// updateForGracefulDeletionAndFinalizers' errDeleteNow: when the last
+	// (propagation) finalizer goes, the object goes, unmarked.
+	deleteNow := gcChanged && len(finalizers) == 0 && res.strategy.GracefulDelete == nil
+	if !deleteNow && (len(finalizers) > 0 || gcChanged || res.strategy.GracefulDelete != nil) {
 		marked, changed := s.markDeleting(res, cur, grace)
+		if gcChanged {
+			if !changed {
+				marked = cur.DeepCopyObject()
+			}
+			mustAccessor(marked).SetFinalizers(finalizers)
+			changed = true
+		}
 		if changed {
 			stored, err := s.storeUpdate(res, key, marked, curRV, isDryRunDelete(opts))
 			if isRetryable(err) {
 				return nil, false, true, nil
 			}
-			if err != nil || len(m.GetFinalizers()) > 0 || grace > 0 {
+			if err != nil || len(finalizers) > 0 || grace > 0 {
 				return stored, false, false, err
 			}
 			if isDryRunDelete(opts) {
@@ -190,7 +219,7 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 				return stored, true, false, nil
 			}
 			curRV, _ = parseResourceVersion(mustAccessor(stored).GetResourceVersion())
-		} else if len(m.GetFinalizers()) > 0 || grace > 0 {
+		} else if len(finalizers) > 0 || grace > 0 {
 			return cur, false, false, nil
 		}
 	}
@@ -205,8 +234,9 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 // (kubernetes pkg/registry/core/namespace/storage/storage.go): the first
 // DELETE sets deletionTimestamp and phase Terminating (MODIFIED, 200 with
 // the namespace). The namespace then stays Terminating, as on a
-// kube-apiserver without the namespace controller: lw-sim does not delete
-// the namespace's content nor clear spec.finalizers.
+// kube-apiserver without the namespace controller, unless the server runs
+// its own (Config.Controllers: controller_namespace.go), which deletes the
+// content and clears spec.finalizers.
 func (s *Server) terminateNamespace(res *resourceInfo, key string, ns *corev1.Namespace, curRV int64, dryRun bool) (runtime.Object, bool, bool, error) {
 	switch ns.Name {
 	case metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic:
@@ -274,6 +304,15 @@ func (s *Server) markDeleting(res *resourceInfo, cur runtime.Object, grace int64
 	mm.SetDeletionTimestamp(&t)
 	mm.SetDeletionGracePeriodSeconds(&grace)
 	return marked, true
+}
+
+// pendingGraceful is registry/rest/delete.go BeforeDelete's pendingGraceful:
+// a graceful kind already marked with a grace period (not 0) that this
+// delete does not shorten.
+func (s *Server) pendingGraceful(res *resourceInfo, cur runtime.Object, grace int64) bool {
+	m := mustAccessor(cur)
+	old := m.GetDeletionGracePeriodSeconds()
+	return res.strategy.GracefulDelete != nil && m.GetDeletionTimestamp() != nil && old != nil && *old != 0 && grace >= *old
 }
 
 // checkPreconditions applies DeleteOptions.preconditions; a mismatch is a

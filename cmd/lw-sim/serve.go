@@ -117,6 +117,12 @@ APIServices, the bootstrap RBAC policy) and keeps everything in memory.`,
 			"headers as kube-apiserver's either way): 0 sends stored blocks, cheapest on\n"+
 			"loopback; 1 is kube-apiserver's level, for its bytes on the wire; -2 (Huffman\n"+
 			"only) to 9")
+	f.StringSliceVar(&cfg.Controllers, "controllers", nil,
+		"kube-controller-manager controllers to run in the server, by their `names` there:\n"+
+			"garbage-collector-controller (deleted owners' dependents go, or are orphaned, as\n"+
+			"on a cluster), namespace-controller (a deleted namespace's content goes, then the\n"+
+			"namespace), serviceaccount-controller (every namespace gets its \"default\"\n"+
+			"ServiceAccount). None by default, as envtest runs none")
 	addVerbosityFlag(cmd, &o.verbosity)
 	return cmd
 }

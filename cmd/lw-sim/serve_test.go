@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,8 +15,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -283,5 +286,49 @@ func assertUnauthorized(t *testing.T, cfg *rest.Config) {
 	got.TypeMeta, got.ListMeta = metav1.TypeMeta{}, metav1.ListMeta{}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("List(namespaces) with a wrong token Status mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestServeControllers: --controllers=garbage-collector-controller makes a
+// deleted owner's dependent go; an unknown name is refused.
+func TestServeControllers(t *testing.T) {
+	t.Parallel()
+	sr := startServe(t, "--controllers", "garbage-collector-controller")
+	defer sr.stop()
+	cs := kubernetes.NewForConfigOrDie(sr.restConfig(t))
+	ctx, cancel := testdeadline.Context(t)
+	defer cancel()
+	cms := cs.CoreV1().ConfigMaps("default")
+	owner, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dependent", OwnerReferences: []metav1.OwnerReference{
+		{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cms.Delete(ctx, "owner", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The collector acts after the delete, on its own goroutine: wait for
+	// the dependent's DELETED event (the test's deadline bounds the wait).
+	w, err := cms.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=dependent", ResourceVersion: owner.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Deleted {
+			break
+		}
+	}
+	if _, err := cms.Get(ctx, "dependent", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get dependent after its owner's delete = %v, want not found", err)
+	}
+
+	var stdout, stderr bytes.Buffer
+	err = run(ctx, []string{"serve", "--controllers", "nosuch-controller", "--kubeconfig", filepath.Join(t.TempDir(), "kc")}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), `unknown controller "nosuch-controller"`) {
+		t.Errorf("serve --controllers nosuch-controller = %v, want the unknown controller refused", err)
 	}
 }

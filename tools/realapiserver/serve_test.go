@@ -86,6 +86,21 @@ func TestServe(t *testing.T) {
 		t.Logf("kube-apiserver restarted in %v", time.Since(t0))
 		fmt.Fprintln(w, "ok")
 	})
+	// kube-controller-manager's controllers, one case at a time
+	// (controllers.go).
+	var ctrls controllers
+	defer ctrls.stopAll()
+	mux.HandleFunc("POST /controllers/start", func(w http.ResponseWriter, r *http.Request) {
+		if err := ctrls.start(r.URL.Query().Get("name"), api.restConfig()); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("POST /controllers/stop", func(w http.ResponseWriter, r *http.Request) {
+		ctrls.stop(r.URL.Query().Get("name"))
+		fmt.Fprintln(w, "ok")
+	})
 	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "bye")
 		select {
@@ -256,6 +271,13 @@ func (a *apiServer) stop() {
 func (a *apiServer) restart() error {
 	a.stop()
 	return a.start()
+}
+
+// restConfig is the admin config of the running kube-apiserver.
+func (a *apiServer) restConfig() *rest.Config {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return rest.CopyConfig(a.server.ClientConfig)
 }
 
 func (a *apiServer) clientset() *kubernetes.Clientset {

@@ -51,5 +51,8 @@ var appsKinds = []kind{
 		Validate:       validation.TypedCreate(validation.ReplicationController),
 		ValidateStatus: validation.TypedStatus(validation.ReplicationControllerStatus),
 		ShortNames:     []string{"rc"}, TracksGeneration: true, Scale: workloadScale,
+		// v1 ReplicationControllers orphan their pods by default (the
+		// replicationcontroller strategy's DefaultGarbageCollectionPolicy).
+		GCPolicy: GCOrphanDependents,
 	}},
 }

@@ -16,6 +16,9 @@ var batchKinds = []kind{
 		Validate:         validation.TypedCreate(validation.Job),
 		ValidateStatus:   validation.TypedPair(validation.JobStatus),
 		TracksGeneration: true, PrepareNamedForCreate: typed(defaults.JobForNamedCreate),
+		// batch/v1 Jobs orphan their pods by default (the job strategy's
+		// DefaultGarbageCollectionPolicy keeps the old behaviour).
+		GCPolicy: GCOrphanDependents,
 	}},
 	{gk("batch", "CronJob"), Strategy{
 		Default:          typed(defaults.CronJob),

@@ -29,5 +29,9 @@ var configKinds = []kind{
 	}},
 	{gk("", "ResourceQuota"), Strategy{ShortNames: []string{"quota"}}},
 	{gk("", "ComponentStatus"), Strategy{ClusterScoped: true, ShortNames: []string{"cs"}}},
-	{gk("", "Event"), Strategy{ShortNames: []string{"ev"}}},
+	// Events take no propagation finalizer (the event strategy's
+	// DefaultGarbageCollectionPolicy is Unsupported); events.k8s.io Events
+	// are the same storage.
+	{gk("", "Event"), Strategy{ShortNames: []string{"ev"}, GCPolicy: GCUnsupported}},
+	{gk("events.k8s.io", "Event"), Strategy{GCPolicy: GCUnsupported}},
 }

@@ -69,7 +69,28 @@ type Strategy struct {
 	// mark the object first (deletionTimestamp, then DELETED once the
 	// grace is 0); it returns the grace period in seconds for obj.
 	GracefulDelete func(obj runtime.Object, requested *int64) int64
+	// GCPolicy is the strategy's DefaultGarbageCollectionPolicy for the
+	// versions served: what a DELETE without a propagation policy does to
+	// the dependents (the zero value: background deletion).
+	GCPolicy GCPolicy
 }
+
+// GCPolicy is registry/rest's GarbageCollectionPolicy: a kind's default
+// for a DELETE that sets neither propagationPolicy nor orphanDependents.
+type GCPolicy string
+
+const (
+	// GCDeleteDependents (the default, for a strategy without
+	// DefaultGarbageCollectionPolicy too): dependents are deleted in the
+	// background; no finalizer is added.
+	GCDeleteDependents GCPolicy = ""
+	// GCOrphanDependents: a DELETE adds the "orphan" finalizer (batch/v1
+	// Jobs and v1 ReplicationControllers, for compatibility).
+	GCOrphanDependents GCPolicy = "OrphanDependents"
+	// GCUnsupported: no propagation finalizer is ever added, whatever the
+	// request says (Events).
+	GCUnsupported GCPolicy = "Unsupported"
+)
 
 // ResetFields are a strategy's GetResetFields beyond the generic ones.
 type ResetFields struct {
