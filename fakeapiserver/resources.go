@@ -478,6 +478,14 @@ func (t *resourceTable) lookup(gvr schema.GroupVersionResource) (*resourceInfo, 
 	return r, ok
 }
 
+// lookupKind finds the resource served for group/version/kind.
+func (t *resourceTable) lookupKind(gvk schema.GroupVersionKind) (*resourceInfo, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	r, ok := t.byGVK[gvk]
+	return r, ok
+}
+
 // setCustom replaces the entries a CRD serves (none removes them). A
 // built-in resource is never replaced: the CRD's names were refused before.
 func (t *resourceTable) setCustom(crdName string, infos []*resourceInfo) {
