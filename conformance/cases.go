@@ -73,5 +73,6 @@ func Cases() []Case {
 		metadataInformerCases(),
 		tableWatchCases(),
 		crdDefaultCases(),
+		admissionWebhookCases(),
 	)
 }
