@@ -229,4 +229,3 @@ func TestAdmissionWebhookWarnsAndFails(t *testing.T) {
 		t.Errorf("create with an unreachable webhook under Ignore = %v", err)
 	}
 }
-
