@@ -29,7 +29,7 @@ type testWebhook struct {
 	seen []admissionv1.AdmissionRequest
 }
 
-func startTestWebhook(t *testing.T) *testWebhook {
+func startTestWebhook(t testing.TB) *testWebhook {
 	t.Helper()
 	wh := &testWebhook{}
 	wh.srv = httptest.NewTLSServer(http.HandlerFunc(wh.serve))
