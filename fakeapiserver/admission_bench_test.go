@@ -9,7 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -30,7 +32,19 @@ func BenchmarkCreateThroughWebhook(b *testing.B) {
 				b.Fatal(err)
 			}
 			cfg.QPS, cfg.Burst = -1, 0
-			return kubernetes.NewForConfigOrDie(cfg)
+			hc, err := rest.HTTPClientFor(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// The connections to the real server end with the benchmark
+			// (goleak); client-go's wrapping round trippers hide
+			// CloseIdleConnections from http.Client's.
+			b.Cleanup(func() { utilnet.CloseIdleConnectionsFor(hc.Transport) })
+			cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return cs
 		}
 	}
 	for _, target := range []string{"fake", "real"} {
