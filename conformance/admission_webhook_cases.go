@@ -353,7 +353,8 @@ func runWebhookNotMatching(ctx context.Context, t *testing.T, target Target) {
 }
 
 // runWebhookMatchConditions: a webhook is called only when its
-// matchConditions (CEL) all hold; a condition that fails to evaluate
+// matchConditions (CEL, the authorizer's checks included) all hold; a
+// condition that fails to evaluate
 // fails closed under failurePolicy Fail (403) and skips the webhook under
 // Ignore.
 func runWebhookMatchConditions(ctx context.Context, t *testing.T, target Target) {
@@ -366,6 +367,9 @@ func runWebhookMatchConditions(ctx context.Context, t *testing.T, target Target)
 		hook{name: "broken", path: "/deny", objectSelector: object{"matchLabels": object{"cel": "fail"}}, matchConditions: []object{
 			{"name": "missing-key", "expression": `object.data.missing == "x"`},
 		}},
+		hook{name: "authz", path: "/deny", objectSelector: object{"matchLabels": object{"cel": "authz"}}, matchConditions: []object{
+			{"name": "may-create", "expression": `authorizer.group("").resource("configmaps").namespace(request.namespace).check("create").allowed()`},
+		}},
 		hook{name: "brokenignore", path: "/deny", failurePolicy: "Ignore", objectSelector: object{"matchLabels": object{"cel": "ignore"}}, matchConditions: []object{
 			{"name": "missing-key", "expression": `object.data.missing == "x"`},
 		}})
@@ -377,6 +381,9 @@ func runWebhookMatchConditions(ctx context.Context, t *testing.T, target Target)
 	checkStatus(t, "create where a condition errs (Fail)", r, wantStatus(http.StatusForbidden, metav1.StatusReasonForbidden,
 		`configmaps "celfail" is forbidden: expression 'object.data.missing == "x"' resulted in error: no such key: missing`,
 		&metav1.StatusDetails{Name: "celfail", Kind: "configmaps"}))
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("authz", map[string]string{"cel": "authz"}, "v")})
+	checkStatus(t, "create where the authorizer allows", r, wantStatus(http.StatusConflict, "",
+		`admission webhook "authz.lwsim.test" denied the request: no authz`, nil))
 	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("celignore", map[string]string{"cel": "ignore"}, "v")})
 	r.mustCode(t, http.StatusCreated, "create where a condition errs (Ignore)")
 }

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/mutating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/validating"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
@@ -100,7 +101,7 @@ func (a *serverAdmission) build(s *Server) error {
 	mutating.Register(plugins)
 	validating.Register(plugins)
 	chain, err := plugins.NewFromPlugins([]string{mutating.PluginName, validating.PluginName}, noAdmissionConfig{},
-		admissionInitializer{client: client, informers: a.informers, resolver: serviceResolver{s: s}}, nil)
+		admissionInitializer{client: client, informers: a.informers, resolver: serviceResolver{s: s}, authz: s.authz}, nil)
 	if err != nil {
 		return fmt.Errorf("fakeapiserver: admission: %w", err)
 	}
@@ -118,11 +119,13 @@ func (noAdmissionConfig) ConfigFor(string) (io.Reader, error) { return nil, nil 
 // admissionInitializer is the plugin initializer of kube-apiserver's
 // admission options (apiserver pkg/admission/initializer and kubernetes
 // pkg/kubeapiserver/admission): the external client and informer
-// factory, the service resolver and the feature gates.
+// factory, the service resolver, the server's authorizer (for the
+// `authorizer` of matchConditions) and the feature gates.
 type admissionInitializer struct {
 	client    kubernetes.Interface
 	informers informers.SharedInformerFactory
 	resolver  webhookutil.ServiceResolver
+	authz     authorizer.Authorizer
 }
 
 // Initialize implements admission.PluginInitializer.
@@ -137,6 +140,12 @@ func (i admissionInitializer) Initialize(plugin admission.Interface) {
 		SetServiceResolver(webhookutil.ServiceResolver)
 	}); ok {
 		p.SetServiceResolver(i.resolver)
+	}
+	if p, ok := plugin.(genericadmissioninit.WantsUnconditionalAuthorizer); ok {
+		p.SetUnconditionalAuthorizer(i.authz)
+	}
+	if p, ok := plugin.(genericadmissioninit.WantsAuthorizer); ok {
+		p.SetAuthorizer(i.authz)
 	}
 	if p, ok := plugin.(genericadmissioninit.WantsFeatures); ok {
 		p.InspectFeatureGates(utilfeature.DefaultFeatureGate)
