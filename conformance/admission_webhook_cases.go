@@ -46,6 +46,7 @@ func admissionWebhookCases() []Case {
 		{Name: "WebhookMatchConditions", Run: runWebhookMatchConditions},
 		{Name: "WebhookDryRun", Run: runWebhookDryRun},
 		{Name: "WebhookServiceReference", Run: runWebhookServiceReference},
+		{Name: "WebhookCustomResourceEquivalent", Run: runWebhookCustomResourceEquivalent},
 	}
 }
 
@@ -64,6 +65,7 @@ type hook struct {
 	objectSelector  object
 	matchConditions []object
 	sideEffects     string
+	matchPolicy     string
 }
 
 // configMapRule is a rule for the given operations on configmaps.
@@ -109,6 +111,9 @@ func (h hook) webhookObject(wh *webhookServer, e *env) object {
 	}
 	if h.matchConditions != nil {
 		w["matchConditions"] = h.matchConditions
+	}
+	if h.matchPolicy != "" {
+		w["matchPolicy"] = h.matchPolicy
 	}
 	return w
 }
@@ -442,5 +447,48 @@ func runWebhookServiceReference(ctx context.Context, t *testing.T, target Target
 	prefix := `Internal error occurred: failed calling webhook "present.lwsim.test": failed to call webhook: Post "https://hooks.` + e.ns + `.svc:443/x?timeout=1s": `
 	if r.Code != http.StatusInternalServerError || st.Reason != metav1.StatusReasonInternalError || !strings.HasPrefix(st.Message, prefix) {
 		t.Errorf("create through a service = %d %s %q, want 500 InternalError %q...", r.Code, st.Reason, st.Message, prefix)
+	}
+}
+
+// runWebhookCustomResourceEquivalent: a webhook whose rule names only a
+// custom resource's other served version is called for a write through
+// this one under matchPolicy Equivalent (the default), with the object
+// in the rule's version (kind and resource v1beta1, requestKind and
+// requestResource v1), and its patch lands; under Exact it is not called.
+func runWebhookCustomResourceEquivalent(ctx context.Context, t *testing.T, target Target) {
+	ce := setupCRD(ctx, t, target)
+	wh := startWebhookServer(t)
+	beta := object{"operations": []string{"CREATE"}, "apiGroups": []string{ce.group}, "apiVersions": []string{"v1beta1"}, "resources": []string{"widgets"}}
+	installWebhooks(ctx, t, ce.env, wh, "validating", hook{name: "exact", path: "/deny", rules: []object{beta}, matchPolicy: "Exact"})
+	installWebhooks(ctx, t, ce.env, wh, "mutating", hook{name: "equivalent", path: "/patch", rules: []object{beta}})
+	r := ce.c.do(ctx, t, request{Method: http.MethodPost, Path: ce.widgets(), Body: ce.widget("w", object{"size": 2})})
+	r.mustCode(t, http.StatusCreated, "create widget through v1")
+	if diff := cmp.Diff(map[string]any{"patched": "yes"}, metaOf(decoded(t, r))["annotations"]); diff != "" {
+		t.Errorf("created annotations (-want +got):\n%s", diff)
+	}
+	type seen struct {
+		Kind, RequestKind         metav1.GroupVersionKind
+		Resource, RequestResource metav1.GroupVersionResource
+		APIVersion                string
+	}
+	var got []seen
+	for _, req := range wh.requests("/patch", ce.ns) {
+		var obj struct{ APIVersion string }
+		_ = json.Unmarshal(req.Object.Raw, &obj)
+		s := seen{Kind: req.Kind, Resource: req.Resource, APIVersion: obj.APIVersion}
+		if req.RequestKind != nil && req.RequestResource != nil {
+			s.RequestKind, s.RequestResource = *req.RequestKind, *req.RequestResource
+		}
+		got = append(got, s)
+	}
+	want := []seen{{
+		Kind:            metav1.GroupVersionKind{Group: ce.group, Version: "v1beta1", Kind: "Widget"},
+		RequestKind:     metav1.GroupVersionKind{Group: ce.group, Version: "v1", Kind: "Widget"},
+		Resource:        metav1.GroupVersionResource{Group: ce.group, Version: "v1beta1", Resource: "widgets"},
+		RequestResource: metav1.GroupVersionResource{Group: ce.group, Version: "v1", Resource: "widgets"},
+		APIVersion:      ce.group + "/v1beta1",
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requests of the Equivalent webhook (-want +got):\n%s", diff)
 	}
 }

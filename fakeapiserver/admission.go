@@ -58,9 +58,6 @@ import (
 // serverAdmission is one server's admission chain.
 type serverAdmission struct {
 	informers *storeInformers
-	// equivalents is the matchPolicy Equivalent mapper; nothing is
-	// registered in it (admission_objects.go).
-	equivalents runtime.EquivalentResourceRegistry
 
 	// once builds the plugins below on first use.
 	once       sync.Once
@@ -71,10 +68,7 @@ type serverAdmission struct {
 
 // newServerAdmission returns s's admission chain, plugins not built yet.
 func newServerAdmission(s *Server) *serverAdmission {
-	return &serverAdmission{
-		informers:   newStoreInformers(s),
-		equivalents: runtime.NewEquivalentResourceRegistry(),
-	}
+	return &serverAdmission{informers: newStoreInformers(s)}
 }
 
 // plugins returns the admission plugins, building them on first use.

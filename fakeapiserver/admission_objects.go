@@ -26,6 +26,8 @@ var (
 	_ runtime.ObjectTyper        = admissionObjects{}
 	_ runtime.ObjectDefaulter    = admissionObjects{}
 	_ runtime.ObjectConvertor    = admissionObjects{}
+
+	_ runtime.EquivalentResourceMapper = equivalentResources{}
 )
 
 func (o admissionObjects) GetObjectCreater() runtime.ObjectCreater     { return o }
@@ -34,10 +36,48 @@ func (o admissionObjects) GetObjectDefaulter() runtime.ObjectDefaulter { return 
 func (o admissionObjects) GetObjectConvertor() runtime.ObjectConvertor { return o }
 
 // GetEquivalentResourceMapper returns the served resources' equivalences
-// (matchPolicy Equivalent): none are registered, so a rule matches only
-// the resource as requested.
+// (matchPolicy Equivalent).
 func (o admissionObjects) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {
-	return o.s.admission.equivalents
+	return equivalentResources(o)
+}
+
+// equivalentResources is the matchPolicy Equivalent mapper: the served
+// versions of a custom resource are equivalent, as the CRD handler
+// registers them (apiextensions-apiserver pkg/apiserver
+// customresource_handler.go, RegisterKindFor per version), and convert
+// as its "None" strategy does (only apiVersion changes). Built-in
+// resources have no equivalents here: their versions are other Go types
+// the fake cannot convert between, so a rule names the version it
+// admits.
+type equivalentResources struct{ s *Server }
+
+// EquivalentResourcesFor returns the served versions of resource's CRD
+// (resource included), none for a built-in resource.
+func (m equivalentResources) EquivalentResourcesFor(resource schema.GroupVersionResource, _ string) []schema.GroupVersionResource {
+	res, ok := m.s.resources.lookup(resource)
+	if !ok || res.custom == nil {
+		return nil
+	}
+	var out []schema.GroupVersionResource
+	for _, r := range m.s.resources.customOf(res.custom.crdName) {
+		if r.gvr.GroupResource() == resource.GroupResource() {
+			out = append(out, r.gvr)
+		}
+	}
+	return out
+}
+
+// KindFor is the kind served at resource (the scale subresource's is
+// autoscaling/v1 Scale).
+func (m equivalentResources) KindFor(resource schema.GroupVersionResource, subresource string) schema.GroupVersionKind {
+	if subresource == "scale" {
+		return schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+	}
+	res, ok := m.s.resources.lookup(resource)
+	if !ok {
+		return schema.GroupVersionKind{}
+	}
+	return res.Kind
 }
 
 // New returns an empty object of gvk: the served resource's type (an
