@@ -30,6 +30,8 @@ var (
 	_ runtime.EquivalentResourceMapper = equivalentResources{}
 )
 
+// GetObjectCreater, GetObjectTyper, GetObjectDefaulter and
+// GetObjectConvertor return o itself (the methods below).
 func (o admissionObjects) GetObjectCreater() runtime.ObjectCreater     { return o }
 func (o admissionObjects) GetObjectTyper() runtime.ObjectTyper         { return o }
 func (o admissionObjects) GetObjectDefaulter() runtime.ObjectDefaulter { return o }

@@ -55,8 +55,10 @@ func newStoreInformers(s *Server) *storeInformers {
 	}
 }
 
+// Core serves the namespace informer.
 func (f *storeInformers) Core() coreinformers.Interface { return coreGroup{s: f.s} }
 
+// Admissionregistration serves the webhook configuration informers.
 func (f *storeInformers) Admissionregistration() admissionregistrationinformers.Interface {
 	return admissionGroup{f: f}
 }
@@ -67,6 +69,7 @@ type coreGroup struct {
 	s *Server
 }
 
+// V1 serves the namespace informer.
 func (g coreGroup) V1() corev1informers.Interface { return coreV1{s: g.s} }
 
 type coreV1 struct {
@@ -74,6 +77,7 @@ type coreV1 struct {
 	s *Server
 }
 
+// Namespaces returns the store-backed namespace informer.
 func (v coreV1) Namespaces() corev1informers.TypedNamespaceInformer {
 	return namespaceInformer{s: v.s}
 }
@@ -85,8 +89,10 @@ type namespaceInformer struct {
 	s *Server
 }
 
+// Informer returns an informer that is always synced.
 func (i namespaceInformer) Informer() cache.SharedIndexInformer { return syncedInformer{} }
 
+// Lister returns a lister over the store.
 func (i namespaceInformer) Lister() corev1listers.NamespaceLister { return namespaceLister{s: i.s} }
 
 // namespaceLister is a NamespaceLister over the store, at its latest
@@ -127,6 +133,7 @@ type admissionGroup struct {
 	f *storeInformers
 }
 
+// V1 serves the webhook configuration informers.
 func (g admissionGroup) V1() admissionregistrationv1informers.Interface { return admissionV1{f: g.f} }
 
 // admissionV1 serves the webhook configuration informers; the policy
@@ -137,10 +144,13 @@ type admissionV1 struct {
 	f *storeInformers
 }
 
+// MutatingWebhookConfigurations returns the mutating configurations' informer.
 func (v admissionV1) MutatingWebhookConfigurations() admissionregistrationv1informers.TypedMutatingWebhookConfigurationInformer {
 	return mutatingConfigs{c: v.f.mutating}
 }
 
+// ValidatingWebhookConfigurations returns the validating configurations'
+// informer.
 func (v admissionV1) ValidatingWebhookConfigurations() admissionregistrationv1informers.TypedValidatingWebhookConfigurationInformer {
 	return validatingConfigs{c: v.f.validating}
 }
@@ -152,8 +162,10 @@ type mutatingConfigs struct {
 	c *configInformer
 }
 
+// Informer returns the configInformer.
 func (m mutatingConfigs) Informer() cache.SharedIndexInformer { return m.c }
 
+// Lister returns a lister of the configInformer's indexer.
 func (m mutatingConfigs) Lister() admissionregistrationv1listers.MutatingWebhookConfigurationLister {
 	return admissionregistrationv1listers.NewMutatingWebhookConfigurationLister(m.c.indexer)
 }
@@ -163,8 +175,10 @@ type validatingConfigs struct {
 	c *configInformer
 }
 
+// Informer returns the configInformer.
 func (v validatingConfigs) Informer() cache.SharedIndexInformer { return v.c }
 
+// Lister returns a lister of the configInformer's indexer.
 func (v validatingConfigs) Lister() admissionregistrationv1listers.ValidatingWebhookConfigurationLister {
 	return admissionregistrationv1listers.NewValidatingWebhookConfigurationLister(v.c.indexer)
 }
@@ -253,20 +267,25 @@ func (c *configInformer) sync(objs []runtime.Object) bool {
 // syncedInformer is the informer of the namespace facade: always synced.
 type syncedInformer struct{ cache.SharedIndexInformer }
 
+// HasSynced is always true.
 func (syncedInformer) HasSynced() bool { return true }
 
 // syncedRegistration is a handler registration that is synced from the
 // start.
 type syncedRegistration struct{}
 
+// HasSynced and HasSyncedChecker report a registration synced from the
+// start.
 func (syncedRegistration) HasSynced() bool                     { return true }
 func (syncedRegistration) HasSyncedChecker() cache.DoneChecker { return doneChecker{} }
 
 // doneChecker is done from the start.
 type doneChecker struct{}
 
+// Name names the store.
 func (doneChecker) Name() string { return "fakeapiserver store" }
 
+// Done returns a closed channel.
 func (doneChecker) Done() <-chan struct{} {
 	ch := make(chan struct{})
 	close(ch)
@@ -277,10 +296,12 @@ func (doneChecker) Done() <-chan struct{} {
 // client's service resolver reads (apiserver pkg/util/proxy ResolveCluster).
 type serviceLister struct{ s *Server }
 
+// List returns the services of every namespace whose labels match.
 func (l serviceLister) List(selector labels.Selector) ([]*corev1.Service, error) {
 	return l.Services("").List(selector)
 }
 
+// Services returns the lister of one namespace.
 func (l serviceLister) Services(namespace string) corev1listers.ServiceNamespaceLister {
 	return serviceNamespaceLister{s: l.s, namespace: namespace}
 }
