@@ -47,6 +47,7 @@ func admissionWebhookCases() []Case {
 		{Name: "WebhookDryRun", Run: runWebhookDryRun},
 		{Name: "WebhookServiceReference", Run: runWebhookServiceReference},
 		{Name: "WebhookCustomResourceEquivalent", Run: runWebhookCustomResourceEquivalent},
+		{Name: "WebhookReinvocation", Run: runWebhookReinvocation},
 	}
 }
 
@@ -66,6 +67,7 @@ type hook struct {
 	matchConditions []object
 	sideEffects     string
 	matchPolicy     string
+	reinvocation    string // reinvocationPolicy, mutating webhooks only
 }
 
 // configMapRule is a rule for the given operations on configmaps.
@@ -114,6 +116,9 @@ func (h hook) webhookObject(wh *webhookServer, e *env) object {
 	}
 	if h.matchPolicy != "" {
 		w["matchPolicy"] = h.matchPolicy
+	}
+	if h.reinvocation != "" {
+		w["reinvocationPolicy"] = h.reinvocation
 	}
 	return w
 }
@@ -490,5 +495,25 @@ func runWebhookCustomResourceEquivalent(ctx context.Context, t *testing.T, targe
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("requests of the Equivalent webhook (-want +got):\n%s", diff)
+	}
+}
+
+// runWebhookReinvocation: mutating webhooks run in order; one with
+// reinvocationPolicy IfNeeded is called once more when a later one
+// changed the object, one with Never (the default) is not.
+func runWebhookReinvocation(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	wh := startWebhookServer(t)
+	installWebhooks(ctx, t, e, wh, "mutating",
+		hook{name: "again", path: "/allow", reinvocation: "IfNeeded"},
+		hook{name: "never", path: "/never"},
+		hook{name: "patch", path: "/patch"})
+	e.create(ctx, "a", nil)
+	got := map[string]int{}
+	for _, p := range []string{"/allow", "/never", "/patch"} {
+		got[p] = len(wh.requests(p, e.ns))
+	}
+	if diff := cmp.Diff(map[string]int{"/allow": 2, "/never": 1, "/patch": 1}, got); diff != "" {
+		t.Errorf("calls per webhook (-want +got):\n%s", diff)
 	}
 }

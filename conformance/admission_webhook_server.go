@@ -23,7 +23,7 @@ const slowWebhookDelay = 4 * time.Second
 // and the real kube-apiserver call through a configuration's url and
 // caBundle. Each path answers one way:
 //
-//	/allow, /probe  allowed
+//	/allow, /probe  allowed (so is any other path)
 //	/deny           refused, code 409 and the message "no <name>"
 //	/deny-bare      refused without a status
 //	/patch          allowed, a JSON patch adding the annotation patched=yes
