@@ -48,6 +48,7 @@ func admissionWebhookCases() []Case {
 		{Name: "WebhookServiceReference", Run: runWebhookServiceReference},
 		{Name: "WebhookCustomResourceEquivalent", Run: runWebhookCustomResourceEquivalent},
 		{Name: "WebhookReinvocation", Run: runWebhookReinvocation},
+		{Name: "WebhookStatusSubresource", Run: runWebhookStatusSubresource},
 	}
 }
 
@@ -515,5 +516,33 @@ func runWebhookReinvocation(ctx context.Context, t *testing.T, target Target) {
 	}
 	if diff := cmp.Diff(map[string]int{"/allow": 2, "/never": 1, "/patch": 1}, got); diff != "" {
 		t.Errorf("calls per webhook (-want +got):\n%s", diff)
+	}
+}
+
+// runWebhookStatusSubresource: a rule naming services/status admits the
+// status subresource's writes (the request's subResource "status") and
+// not the main resource's.
+func runWebhookStatusSubresource(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	wh := startWebhookServer(t)
+	status := object{"operations": []string{"*"}, "apiGroups": []string{""}, "apiVersions": []string{"v1"}, "resources": []string{"services/status"}}
+	installWebhooks(ctx, t, e, wh, "validating", hook{name: "status", path: "/deny", rules: []object{status}})
+	svc := object{"apiVersion": "v1", "kind": "Service", "metadata": object{"name": "svc"},
+		"spec": object{"ports": []object{{"port": 80}}}}
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(e.ns, "services"), Body: svc})
+	r.mustCode(t, http.StatusCreated, "create service")
+	created := decoded(t, r)
+	r = e.c.do(ctx, t, request{Method: http.MethodPut, Path: nsPath(e.ns, "services") + "/svc/status", Body: created})
+	checkStatus(t, "update services/status", r, wantStatus(http.StatusConflict, "",
+		`admission webhook "status.lwsim.test" denied the request: no svc`, nil))
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: nsPath(e.ns, "services") + "/svc", ContentType: "application/merge-patch+json",
+		Body: object{"metadata": object{"labels": object{"a": "b"}}}})
+	r.mustCode(t, http.StatusOK, "patch the service")
+	var subs []string
+	for _, req := range wh.requests("/deny", e.ns) {
+		subs = append(subs, string(req.Operation)+" "+req.Resource.Resource+"/"+req.SubResource)
+	}
+	if diff := cmp.Diff([]string{"UPDATE services/status"}, subs); diff != "" {
+		t.Errorf("webhook requests (-want +got):\n%s", diff)
 	}
 }
