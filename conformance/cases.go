@@ -77,5 +77,6 @@ func Cases() []Case {
 		metadataInformerCases(),
 		tableWatchCases(),
 		crdDefaultCases(),
+		admissionWebhookCases(),
 	)
 }

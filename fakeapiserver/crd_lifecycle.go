@@ -310,7 +310,7 @@ func (s *Server) deleteCustomObjects(crd *apiextensionsv1.CustomResourceDefiniti
 	}
 	for _, item := range page.Items {
 		m := mustAccessor(item)
-		_, _, err := s.deleteObject(res, m.GetNamespace(), m.GetName(), &metav1.DeleteOptions{})
+		_, _, err := s.deleteObject(res, m.GetNamespace(), m.GetName(), &metav1.DeleteOptions{}, nil)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return false
 		}

@@ -43,6 +43,7 @@ type Server struct {
 	gzips     gzipWriters        // gzipped responses (compression.go)
 	services  *serviceAllocator  // cluster IPs and node ports (service_alloc.go)
 	ctrl      *controllerLoop    // kube-apiserver's in-process controllers (controllers.go)
+	admission *serverAdmission   // admission webhooks (admission.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
 	userUID string         // UID of the admin user (authn.go)
@@ -102,6 +103,7 @@ func New(cfg Config) (*Server, error) {
 		gzips:     gzipWriters{level: cfg.ResponseCompressionLevel},
 		services:  newServiceAllocator(cfg.ServiceClusterIPRange),
 	}
+	s.admission = newServerAdmission(s)
 	if s.openapi, err = openapi.NewService(cfg.Clock, table.servedGroupVersions(), table.generateOpenAPI); err != nil {
 		cancel()
 		return nil, err

@@ -51,7 +51,7 @@ func (s *Server) evict(req *request, obj runtime.Object) error {
 			return err
 		}
 	}
-	_, _, err = s.deleteObject(req.res, req.info.namespace, req.info.name, opts)
+	_, _, err = s.deleteObject(req.res, req.info.namespace, req.info.name, opts, nil)
 	return err
 }
 

@@ -83,7 +83,7 @@ func (s *Server) applyCreate(req *request, a *applier) (runtime.Object, error) {
 	if err := s.admitRBACCreate(req, obj); err != nil { // rbac_escalation.go
 		return nil, err
 	}
-	return s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
+	return s.create(req.res, req.info.namespace, obj, isDryRun(req.r), writeAdmission(req, nil))
 }
 
 // newApplier is the applier of a request's configuration, with the field

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apiserver/pkg/admission"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
@@ -58,7 +59,7 @@ func (s *Server) handleCreate(req *request) (response, error) {
 	if err := s.admitRBACCreate(req, obj); err != nil { // rbac_escalation.go
 		return response{}, err
 	}
-	obj, err = s.create(req.res, req.info.namespace, obj, isDryRun(req.r))
+	obj, err = s.create(req.res, req.info.namespace, obj, isDryRun(req.r), writeAdmission(req, nil))
 	if err != nil {
 		return response{}, err
 	}
@@ -96,11 +97,13 @@ func (s *Server) decodeCreate(req *request) (runtime.Object, outputType, error) 
 // admission (404 for a missing namespace), system fields and validation
 // (422), then the store (500 for a set resourceVersion, 409 AlreadyExists).
 func (s *Server) createObject(res *resourceInfo, namespace string, obj runtime.Object) (runtime.Object, error) {
-	return s.create(res, namespace, obj, false)
+	return s.create(res, namespace, obj, false, nil)
 }
 
-// create is createObject, as a dry run when dryRun is set (dryrun.go).
-func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object, dryRun bool) (runtime.Object, error) {
+// create is createObject, as a dry run when dryRun is set (dryrun.go),
+// through admission when ar is set (admission.go): mutating admission
+// after the namespace checks, validating admission after validation.
+func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object, dryRun bool, ar *admissionRequest) (runtime.Object, error) {
 	if err := checkObjectNamespace(res, namespace, obj); err != nil {
 		return nil, err
 	}
@@ -108,6 +111,9 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		if err := s.admitNamespace(res, obj); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.admitMutating(ar, admission.Create, obj, nil); err != nil {
+		return nil, err
 	}
 	m := mustAccessor(obj)
 	generate := m.GetName() == "" && m.GetGenerateName() != ""
@@ -137,6 +143,9 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 			prepare(obj)
 		}
 		if err := invalid(res, obj, writes.validateCreate(s, res, obj)); err != nil {
+			return nil, err
+		}
+		if err := s.admitValidating(ar, admission.Create, obj, nil); err != nil {
 			return nil, err
 		}
 		if !dryRun && isStorageRV(m.GetResourceVersion()) {

@@ -25,7 +25,7 @@ func (s *Server) handleDelete(req *request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	obj, deleted, err := s.deleteObject(req.res, req.info.namespace, req.info.name, opts)
+	obj, deleted, err := s.deleteObject(req.res, req.info.namespace, req.info.name, opts, writeAdmission(req, opts))
 	if err != nil {
 		return response{}, err
 	}
@@ -66,7 +66,7 @@ func (s *Server) handleDeleteCollection(req *request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	if err := s.deleteItems(req.res, page.Items, opts); err != nil {
+	if err := s.deleteItems(req.res, page.Items, opts, writeAdmission(req, opts)); err != nil {
 		return response{}, err
 	}
 	if page.Items, err = s.readViews(req.res, page.Items, page.Encodings); err != nil { // the items as read
@@ -92,10 +92,10 @@ func (s *Server) readDelete(req *request) (outputType, *metav1.DeleteOptions, er
 
 // deleteItems deletes each of items with opts; one deleted concurrently
 // (404) is skipped.
-func (s *Server) deleteItems(res *resourceInfo, items []runtime.Object, opts *metav1.DeleteOptions) error {
+func (s *Server) deleteItems(res *resourceInfo, items []runtime.Object, opts *metav1.DeleteOptions, ar *admissionRequest) error {
 	for _, item := range items {
 		m := mustAccessor(item)
-		_, _, err := s.deleteObject(res, m.GetNamespace(), m.GetName(), opts)
+		_, _, err := s.deleteObject(res, m.GetNamespace(), m.GetName(), opts, ar)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
@@ -156,13 +156,16 @@ func metaDecoder(info runtime.SerializerInfo) runtime.Decoder {
 // Delete does: preconditions (409), then either a graceful mark (finalizers
 // or a pod's grace period: an update that sets deletionTimestamp) or the
 // removal. deleted reports whether the object is gone.
-func (s *Server) deleteObject(res *resourceInfo, namespace, name string, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+func (s *Server) deleteObject(res *resourceInfo, namespace, name string, opts *metav1.DeleteOptions, ar *admissionRequest) (runtime.Object, bool, error) {
 	for {
 		cur, err := s.current(res, namespace, name)
 		if err != nil {
 			return nil, false, err
 		}
 		if err := checkPreconditions(res, name, cur, opts.Preconditions); err != nil {
+			return nil, false, err
+		}
+		if err := s.admitDelete(ar, cur); err != nil { // admission.go
 			return nil, false, err
 		}
 		obj, deleted, retry, err := s.tryDelete(res, namespace, name, cur, opts)

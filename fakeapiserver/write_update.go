@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/admission"
 )
 
 // handleUpdate answers a PUT of an object or its status: 200 with the
@@ -80,6 +81,11 @@ func (s *Server) updateObject(req *request, compute updateFunc) (runtime.Object,
 		}
 		next, err := compute(old)
 		if err != nil {
+			return nil, err
+		}
+		// The handlers' admission transformer (update.go, patch.go
+		// applyAdmission), after the new object is computed.
+		if err := s.admitMutating(writeAdmission(req, nil), admission.Update, next, old); err != nil {
 			return nil, err
 		}
 		stored, retry, err := s.tryUpdate(req, updateBase{view: old, stored: raw}, next)
@@ -167,6 +173,10 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 		err = invalid(res, next, errs)
 	}
 	if err != nil {
+		return nil, false, err
+	}
+	// The store's updateValidation, before the no-op check.
+	if err := s.admitValidating(writeAdmission(req, nil), admission.Update, next, old); err != nil {
 		return nil, false, err
 	}
 	if sameObject(next, cur.stored) {
