@@ -23,6 +23,10 @@ type Strategy struct {
 	// TracksGeneration makes a create set metadata.generation to 1 and a
 	// spec change bump it (the strategies' PrepareForUpdate).
 	TracksGeneration bool
+	// GenerationChanged, with TracksGeneration, is the kind's own rule for
+	// an update that bumps metadata.generation (generation.go); nil means
+	// a spec change.
+	GenerationChanged func(obj, old runtime.Object) bool
 	// ReturnsDeletedObject makes DELETE answer with the deleted object
 	// (store.go ReturnDeletedObject).
 	ReturnsDeletedObject bool
