@@ -454,6 +454,8 @@ func (t *resourceTable) newResourceInfo(scheme *runtime.Scheme, r Resource) (*re
 		info.writes = crdWrites{} // apiextensions-apiserver's strategy
 	case serviceGroupKind:
 		info.writes = serviceWrites{} // cluster IPs and node ports
+	case namespaceGroupKind:
+		info.writes = namespaceWrites{} // terminated on delete
 	}
 	info.fields = &lazyFieldManagers{scheme: scheme, builtin: t.builtinTC}
 	return info, nil

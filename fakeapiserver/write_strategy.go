@@ -20,7 +20,9 @@ import (
 // resource has one, chosen when it is registered: built-in kinds run
 // their internal/kinds strategy ([builtinWrites]); the
 // CustomResourceDefinition resource ([crdWrites]) and custom resources
-// ([customWrites]) are adapters over apiextensions-apiserver's strategies.
+// ([customWrites]) are adapters over apiextensions-apiserver's strategies;
+// Services ([serviceWrites]) allocate and Namespaces ([namespaceWrites])
+// terminate on delete.
 // The adapters hold no state: the server passes itself.
 type writeStrategy interface {
 	// allocate takes what the object needs from a server-wide pool before
@@ -40,11 +42,16 @@ type writeStrategy interface {
 	// afterWrite runs once a create or an update is stored (not on a dry
 	// run).
 	afterWrite(s *Server, stored runtime.Object)
+	// delete makes one attempt at a DELETE (write_delete.go): the generic
+	// store's ([storeDelete]) or the REST's own. It returns the answer,
+	// whether the object is gone, and whether to retry at a newer state.
+	delete(s *Server, d deletion) (obj runtime.Object, deleted, retry bool, err error)
 }
 
 var (
 	_ writeStrategy = builtinWrites{}
 	_ writeStrategy = serviceWrites{}
+	_ writeStrategy = namespaceWrites{}
 	_ writeStrategy = crdWrites{}
 	_ writeStrategy = customWrites{}
 )
@@ -79,7 +86,10 @@ func (serviceWrites) allocate(s *Server, res *resourceInfo, a allocation) (func(
 // built-in strategy of kube-apiserver v1.37 embeds
 // rest.DeclarativeValidation, whose migration checks pass the handwritten
 // errors through ToAggregate, which drops an error equal to an earlier one.
-type builtinWrites struct{ noAllocation }
+type builtinWrites struct {
+	noAllocation
+	storeDelete
+}
 
 func (builtinWrites) prepareCreate(*Server, *resourceInfo, runtime.Object) error { return nil }
 
@@ -165,11 +175,20 @@ func (crdWrites) afterWrite(s *Server, stored runtime.Object) {
 	s.reconcileCRD(mustAccessor(stored).GetName())
 }
 
+// delete is the CRD REST's Delete, which terminates the CRD
+// (crd_lifecycle.go).
+func (crdWrites) delete(s *Server, d deletion) (runtime.Object, bool, bool, error) {
+	return s.terminateCRD(d.res, d.cur, d.curRV, d.dryRun())
+}
+
 // customWrites adapts apiextensions-apiserver's custom resource
 // strategies (customresource.NewStrategy, NewStatusStrategy). An object is
 // prepared and validated in the request's version and stored in the
 // storage version ("None" conversion: only apiVersion changes).
-type customWrites struct{ noAllocation }
+type customWrites struct {
+	noAllocation
+	storeDelete
+}
 
 // prepareCreate refuses a custom resource of a terminating CRD (403), as
 // the handler's forbidCreateAdmission does, then runs PrepareForCreate.
