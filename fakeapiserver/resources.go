@@ -47,9 +47,9 @@ type Resource struct {
 	FieldLabels *FieldLabels
 	// Default fills the defaults of a decoded create, update or patch body,
 	// as kube-apiserver's decoder applies the SetDefaults_* of the kind.
-	// Nil means none; built-in kinds get their entry in internal/defaults
-	// (defaults.For: Pods, workloads, Services, Nodes, volumes, RBAC
-	// bindings, webhooks, HPAs, ...; [DefaultPod] is the Pod's).
+	// Nil means none; built-in kinds get their strategy's (internal/kinds,
+	// over internal/defaults: Pods, workloads, Services, Nodes, volumes,
+	// RBAC bindings, webhooks, HPAs, ...).
 	Default func(obj runtime.Object)
 	// Validate checks what a create or an update of the main resource is
 	// about to store, as the kind's registry strategy does; errors become
