@@ -193,7 +193,6 @@ func (r registrySource) role(namespace, name string) (*rbacv1.Role, error) {
 	return role, nil
 }
 
-
 // onlyGCFieldsChanged is rbac IsOnlyMutatingGCFields: obj equals old but
 // for ownerReferences, finalizers, selfLink and managedFields.
 func onlyGCFieldsChanged(obj, old runtime.Object) bool {
