@@ -328,13 +328,3 @@ func containsString(list []string, v string) bool {
 	}
 	return false
 }
-
-// afterCustomDelete runs the CRD finalizer again after an object of a
-// terminating CRD was deleted by the removal of its last finalizer, so the
-// CRD goes once its last object has.
-func (s *Server) afterCustomDelete(res *resourceInfo) {
-	if res.custom == nil || !s.crdTerminating(res.custom.crdName) {
-		return
-	}
-	s.finalizeCRD(res.custom.crdName)
-}

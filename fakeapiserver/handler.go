@@ -136,7 +136,7 @@ func (s *Server) resourceRequest(w http.ResponseWriter, r *http.Request, info re
 		}
 		return nil, notFound()
 	}
-	r = withResource(r, res) // its serializers, for custom resources (customresource_codec.go)
+	r = res.readStrategy().withResource(r, res) // its serializers, for custom resources (customresource_codec.go)
 	verb := info.verb(r.Method, isWatchParam(r))
 	if err := s.restfulRouteError(r, info, res, verb); err != nil {
 		return nil, err
@@ -193,10 +193,7 @@ func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
 	case "status":
 		return res.hasStatus
 	case "scale":
-		if res.custom != nil {
-			return res.custom.scale != nil
-		}
-		return s.subresourceServed(res, info.subresource)
+		return res.readStrategy().scaleServed(s, res)
 	default:
 		return s.subresourceServed(res, info.subresource)
 	}

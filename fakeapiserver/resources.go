@@ -122,6 +122,9 @@ type resourceInfo struct {
 	// writes is the strategy adapter the write paths call
 	// (write_strategy.go); nil means builtinWrites.
 	writes writeStrategy
+	// reads is the adapter the read paths call (read_strategy.go); nil
+	// means builtinReads.
+	reads readStrategy
 }
 
 // writeStrategy returns the resource's strategy adapter.

@@ -9,6 +9,7 @@ import (
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
@@ -46,7 +47,21 @@ type writeStrategy interface {
 	// store's ([storeDelete]) or the REST's own. It returns the answer,
 	// whether the object is gone, and whether to retry at a newer state.
 	delete(s *Server, d deletion) (obj runtime.Object, deleted, retry bool, err error)
+	// checkPatchType refuses a patch type the resource's handler does not
+	// apply (415).
+	checkPatchType(pt types.PatchType) error
+	// afterFinalDelete runs once an update removed the object's last
+	// finalizer and so deleted it (not on a dry run).
+	afterFinalDelete(s *Server, res *resourceInfo)
 }
+
+// genericHooks are the patch and delete hooks of the kinds whose handler
+// takes every patch type and that nothing waits on.
+type genericHooks struct{}
+
+func (genericHooks) checkPatchType(types.PatchType) error { return nil }
+
+func (genericHooks) afterFinalDelete(*Server, *resourceInfo) {}
 
 var (
 	_ writeStrategy = builtinWrites{}
@@ -89,6 +104,7 @@ func (serviceWrites) allocate(s *Server, res *resourceInfo, a allocation) (func(
 type builtinWrites struct {
 	noAllocation
 	storeDelete
+	genericHooks
 }
 
 func (builtinWrites) prepareCreate(*Server, *resourceInfo, runtime.Object) error { return nil }
@@ -147,7 +163,10 @@ func (builtinWrites) afterWrite(*Server, runtime.Object) {}
 // crdWrites adapts apiextensions-apiserver's CustomResourceDefinition
 // strategies (crd.go) and runs the CRD controllers after a write
 // (crd_lifecycle.go).
-type crdWrites struct{ noAllocation }
+type crdWrites struct {
+	noAllocation
+	genericHooks
+}
 
 // prepareCreate is the CRD strategy's PrepareForCreate.
 func (crdWrites) prepareCreate(s *Server, _ *resourceInfo, obj runtime.Object) error {
@@ -228,6 +247,19 @@ func (customWrites) validateUpdate(_ *Server, req *request, next, old runtime.Ob
 }
 
 func (customWrites) afterWrite(*Server, runtime.Object) {}
+
+// checkPatchType is the CR handler's 415 for a strategic merge patch
+// (customresource_hooks.go).
+func (customWrites) checkPatchType(pt types.PatchType) error { return customPatchType(pt) }
+
+// afterFinalDelete runs the CRD finalizer again when the CRD is
+// terminating, so the CRD goes once its last object has
+// (crd_lifecycle.go).
+func (customWrites) afterFinalDelete(s *Server, res *resourceInfo) {
+	if s.crdTerminating(res.custom.crdName) {
+		s.finalizeCRD(res.custom.crdName)
+	}
+}
 
 // withObjectMeta is BeforeCreate's order: the strategy's errors, and only
 // without any, the common ObjectMeta validation.
