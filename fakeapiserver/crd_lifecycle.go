@@ -270,8 +270,8 @@ func (s *Server) finalizeCRD(name string) {
 	}
 	if !s.deleteCustomObjects(crd) {
 		// Objects with finalizers remain: the CRD stays Terminating until
-		// the last of them goes (afterCustomDelete runs this again then),
-		// as the real finalizer controller waits and retries.
+		// the last of them goes (customWrites.afterFinalDelete runs this
+		// again then), as the real finalizer controller waits and retries.
 		return
 	}
 	res, ok := s.crdResource()
