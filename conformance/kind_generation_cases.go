@@ -15,8 +15,8 @@ import (
 // sets 1, PrepareForUpdate bumps it when the spec changes), so a
 // controller can tell whether its status has caught up with the spec.
 
-// generationStep is one write of RunNetworkingGeneration and the
-// generation it leaves.
+// generationStep is one write of a generation case and the generation
+// it leaves.
 type generationStep struct {
 	what  string
 	patch object
@@ -28,6 +28,7 @@ func kindGenerationCases() []Case {
 	return []Case{
 		{Name: "NetworkingGeneration", Run: runNetworkingGeneration},
 		{Name: "SpecGeneration", Run: runSpecGeneration},
+		{Name: "RuleGeneration", Run: runRuleGeneration},
 	}
 }
 
@@ -110,16 +111,68 @@ func runSpecGeneration(ctx context.Context, t *testing.T, target Target) {
 	}
 }
 
+// runRuleGeneration: the default kinds whose strategies keep
+// metadata.generation by a rule of their own start at 1 and then follow
+// it. A webhook configuration's follows its webhooks (kubernetes
+// pkg/registry/admissionregistration/mutatingwebhookconfiguration and
+// validatingwebhookconfiguration strategy.go), an EndpointSlice's
+// everything but its metadata, and its labels
+// (discovery/endpointslice/strategy.go), and a PriorityClass's never
+// moves (scheduling/priorityclass/strategy.go sets it on create only).
+func runRuleGeneration(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	name := "cf-gen-" + randomSuffix()
+	label := generationStep{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 1}
+	const admission = "/apis/admissionregistration.k8s.io/v1/"
+	for _, kind := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
+		collection := admission + strings.ToLower(kind) + "s"
+		e.createClusterObject(ctx, collection, name, object{"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind,
+			"metadata": object{"name": name}, "webhooks": []any{generationWebhook(5)}})
+		e.checkGenerations(ctx, collection+"/"+name, []generationStep{label,
+			{"annotation", object{"metadata": object{"annotations": object{"a": "v"}}}, 1},
+			{"webhooks", object{"webhooks": []any{generationWebhook(6)}}, 2}})
+	}
+	endpointSlices := "/apis/discovery.k8s.io/v1/namespaces/" + e.ns + "/endpointslices"
+	e.mustCreate(ctx, endpointSlices, object{"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+		"metadata": object{"name": name}, "addressType": "IPv4", "endpoints": []any{}})
+	e.checkGenerations(ctx, endpointSlices+"/"+name, []generationStep{
+		{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 2},
+		{"annotation", object{"metadata": object{"annotations": object{"a": "v"}}}, 2},
+		{"ports", object{"ports": []any{object{"name": "http", "port": 80}}}, 3}})
+	classes := "/apis/scheduling.k8s.io/v1/priorityclasses"
+	e.createClusterObject(ctx, classes, name, object{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+		"metadata": object{"name": name}, "value": 1000, "description": "a"})
+	e.checkGenerations(ctx, classes+"/"+name, []generationStep{label,
+		{"description", object{"description": "b"}, 1}})
+}
+
+// generationWebhook is a webhook that matches no request a cluster
+// makes (a group nothing serves) and is ignored should it fail; timeout
+// tells two apart.
+func generationWebhook(timeout int) object {
+	return object{"name": "gen.example.com", "admissionReviewVersions": []any{"v1"}, "sideEffects": "None",
+		"failurePolicy": "Ignore", "timeoutSeconds": timeout,
+		"clientConfig": object{"url": "https://gen.example.com/hook"},
+		"rules": []any{object{"apiGroups": []any{"gen.example.com"}, "apiVersions": []any{"v1"},
+			"operations": []any{"CREATE"}, "resources": []any{"things"}}}}
+}
+
 // checkGenerationSteps checks the generation of the object at path: 1 as
 // created, still 1 after a label change, 2 after specPatch (a merge
 // patch).
 func (e *env) checkGenerationSteps(ctx context.Context, path string, specPatch object) {
 	e.t.Helper()
-	steps := []generationStep{
-		{"create", nil, 1},
+	e.checkGenerations(ctx, path, []generationStep{
 		{"label", object{"metadata": object{"labels": object{"l": "v"}}}, 1},
 		{"spec", specPatch, 2},
-	}
+	})
+}
+
+// checkGenerations checks the generation of the object at path: 1 as
+// created, then the generation each step's merge patch leaves.
+func (e *env) checkGenerations(ctx context.Context, path string, after []generationStep) {
+	e.t.Helper()
+	steps := append([]generationStep{{"create", nil, 1}}, after...)
 	for _, s := range steps {
 		if s.patch != nil {
 			r := e.c.do(ctx, e.t, request{Method: http.MethodPatch, Path: path, Body: s.patch, ContentType: "application/merge-patch+json"})

@@ -30,6 +30,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // A write's admission runs where kube-apiserver runs its admission chain
@@ -351,7 +353,8 @@ type inProcessTransport struct{ s *Server }
 // RoundTrip implements http.RoundTripper.
 func (t inProcessTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	rec := httptest.NewRecorder()
-	info, ok := parseResourcePath(r.URL.Path)
+	r = kubewire.WithRequestInfo(r) // parsed once, as a client's request is (handler.go)
+	info, ok := resourcePath(kubewire.RequestInfoOf(r))
 	if !ok {
 		return nil, fmt.Errorf("fakeapiserver: admission client %s %s: not a resource path", r.Method, r.URL.Path)
 	}

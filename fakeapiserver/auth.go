@@ -22,7 +22,7 @@ func checkAuthConfig(cfg Config) error {
 	if err := checkAuthorizationMode(cfg.Authorization); err != nil {
 		return err
 	}
-	if cfg.ClientCA != nil && !cfg.TLS && cfg.TLSCertFile == "" {
+	if cfg.ClientCA != nil && cfg.TLS == nil {
 		return errors.New("fakeapiserver: ClientCA needs TLS: client certificates come with a TLS handshake")
 	}
 	return nil

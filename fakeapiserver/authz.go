@@ -148,11 +148,11 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
 
 // requestAttributes are the authorizer attributes of r
 // (filters.GetAuthorizerAttributes): its user and what
-// RequestInfoFactory reads from it (kubewire.NewRequestInfo). A path the
+// RequestInfoFactory reads from it (kubewire.RequestInfoOf). A path the
 // factory cannot read is taken as a non-resource request.
 func requestAttributes(r *http.Request) *authorizer.AttributesRecord {
 	attrs := &authorizer.AttributesRecord{User: userOf(r), Path: r.URL.Path}
-	info, err := kubewire.NewRequestInfo(r)
+	info, err := kubewire.RequestInfoOf(r)
 	if err != nil || !info.IsResourceRequest {
 		attrs.Verb = strings.ToLower(r.Method)
 		return attrs

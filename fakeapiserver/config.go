@@ -96,20 +96,9 @@ type Config struct {
 	// URI, status, duration; logged when the response ends, so a watch's line
 	// comes when its stream does) and warnings. If nil, logs are discarded.
 	Logger *slog.Logger
-	// TLS serves HTTPS with a self-signed certificate for 127.0.0.1, ::1,
-	// localhost and the AllowedHosts names (internal/serving SelfSignedTLS);
-	// its CA is in RESTConfig and the written kubeconfig.
-	TLS bool
-	// TLSCertFile and TLSKeyFile, when set (both or neither; one alone
-	// makes New fail), serve HTTPS with the certificate chain and private
-	// key in these PEM files instead of a self-signed certificate, as
-	// kube-apiserver's --tls-cert-file and --tls-private-key-file; they
-	// imply TLS. New reads them once (kube-apiserver reloads them when
-	// they change; this server keeps what it read). RESTConfig and the
-	// kubeconfig then trust exactly the certificates of TLSCertFile and
-	// verify the host of the server's URL (internal/serving
-	// CertificateFiles).
-	TLSCertFile, TLSKeyFile string
+	// TLS, when set, serves HTTPS with the certificate it names
+	// ([ServingTLS]); nil serves plain HTTP.
+	TLS *ServingTLS
 	// Token, when set, is a bearer token ("Bearer" matched in any case)
 	// that authenticates as kube-apiserver's loopback admin:
 	// system:apiserver in system:authenticated and system:masters. With a
@@ -263,4 +252,20 @@ func (cfg Config) withDefaults() Config {
 		cfg.MinRequestTimeout = defaultMinRequestTimeout
 	}
 	return cfg
+}
+
+// ServingTLS is the certificate the server serves HTTPS with ([Config.TLS],
+// [WithTLS]).
+type ServingTLS struct {
+	// CertFile and KeyFile, when set (both or neither; one alone makes New
+	// fail), are PEM files of the certificate chain and private key, as
+	// kube-apiserver's --tls-cert-file and --tls-private-key-file. New
+	// reads them once (kube-apiserver reloads them when they change; this
+	// server keeps what it read). RESTConfig and the kubeconfig then trust
+	// exactly the certificates of CertFile and verify the host of the
+	// server's URL (internal/serving CertificateFiles). Neither: a
+	// self-signed certificate for 127.0.0.1, ::1, localhost and the
+	// AllowedHosts names (internal/serving SelfSignedTLS), whose CA is in
+	// RESTConfig and the written kubeconfig.
+	CertFile, KeyFile string
 }

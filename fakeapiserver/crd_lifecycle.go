@@ -270,8 +270,8 @@ func (s *Server) finalizeCRD(name string) {
 	}
 	if !s.deleteCustomObjects(crd) {
 		// Objects with finalizers remain: the CRD stays Terminating until
-		// the last of them goes (afterCustomDelete runs this again then),
-		// as the real finalizer controller waits and retries.
+		// the last of them goes (customWrites.afterFinalDelete runs this
+		// again then), as the real finalizer controller waits and retries.
 		return
 	}
 	res, ok := s.crdResource()
@@ -327,14 +327,4 @@ func containsString(list []string, v string) bool {
 		}
 	}
 	return false
-}
-
-// afterCustomDelete runs the CRD finalizer again after an object of a
-// terminating CRD was deleted by the removal of its last finalizer, so the
-// CRD goes once its last object has.
-func (s *Server) afterCustomDelete(res *resourceInfo) {
-	if res.custom == nil || !s.crdTerminating(res.custom.crdName) {
-		return
-	}
-	s.finalizeCRD(res.custom.crdName)
 }

@@ -235,6 +235,7 @@ func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefini
 		storageKey: schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}.String(),
 		custom:     cr,
 		writes:     customWrites{},
+		reads:      customReads{},
 	}
 	info.newObject = func() runtime.Object {
 		u := &unstructured.Unstructured{}
@@ -270,12 +271,7 @@ func (cr *customResource) defaultObject(obj runtime.Object) {
 }
 
 // gone is closed when the CRD is deleted; nil (never ready) for built-ins.
-func (r *resourceInfo) gone() <-chan struct{} {
-	if r.custom == nil {
-		return nil
-	}
-	return r.custom.life.done
-}
+func (r *resourceInfo) gone() <-chan struct{} { return r.readStrategy().gone(r) }
 
 // unstructuredTyper types unstructured objects by their apiVersion and
 // kind (crdserverscheme's UnstructuredObjectTyper, without its global use).

@@ -27,11 +27,9 @@ import (
 // serializers.
 type resourceCtxKey struct{}
 
-// withResource returns r with res in its context.
-func withResource(r *http.Request, res *resourceInfo) *http.Request {
-	if res.custom == nil {
-		return r
-	}
+// withCustomResource returns r with res, a custom resource, in its
+// context (customReads.withResource).
+func withCustomResource(r *http.Request, res *resourceInfo) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), resourceCtxKey{}, res))
 }
 
@@ -62,7 +60,7 @@ func routedCustomResource(r *http.Request) *resourceInfo {
 	if r == nil {
 		return nil
 	}
-	if res, ok := r.Context().Value(resourceCtxKey{}).(*resourceInfo); ok && res != nil && res.custom != nil {
+	if res, ok := r.Context().Value(resourceCtxKey{}).(*resourceInfo); ok && res != nil { // only custom resources are put there
 		return res
 	}
 	return nil

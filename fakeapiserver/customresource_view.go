@@ -35,10 +35,12 @@ import (
 // restamped DELETED state: the view is then built each time). The view is
 // shared and immutable, like obj.
 func (s *Server) readView(res *resourceInfo, obj runtime.Object, enc *store.Encodings) (runtime.Object, error) {
+	return res.readStrategy().view(s, res, obj, enc)
+}
+
+// customView is the view of a custom resource (customReads.view).
+func (s *Server) customView(res *resourceInfo, obj runtime.Object, enc *store.Encodings) (runtime.Object, error) {
 	cr := res.custom
-	if cr == nil {
-		return obj, nil
-	}
 	if _, ok := obj.(*unstructured.Unstructured); !ok {
 		return obj, nil // a bookmark or Status: nothing stored
 	}
@@ -55,8 +57,8 @@ func (s *Server) readView(res *resourceInfo, obj runtime.Object, enc *store.Enco
 
 // readViews is readView for a page's items, in place of them.
 func (s *Server) readViews(res *resourceInfo, items []runtime.Object, encs []*store.Encodings) ([]runtime.Object, error) {
-	if res.custom == nil {
-		return items, nil
+	if res.readStrategy().reusesEncodings() {
+		return items, nil // stored objects are their own view
 	}
 	out := make([]runtime.Object, len(items))
 	for i, obj := range items {

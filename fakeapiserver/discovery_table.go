@@ -30,13 +30,9 @@ func (t discoveryTable) GroupVersions() []schema.GroupVersion {
 func (t discoveryTable) Resources(gv schema.GroupVersion) (resources []discovery.Resource, custom bool) {
 	infos := t.s.resources.resourcesOf(gv)
 	for _, res := range infos {
-		if res.custom != nil {
-			resources = append(resources, t.customResource(res))
-			continue
-		}
-		resources = append(resources, discovery.Resource{Entry: res.discoveryEntry(), Subresources: t.subresourceEntries(res)})
+		resources = append(resources, res.readStrategy().discovery(t, res))
 	}
-	return resources, len(infos) > 0 && infos[0].custom != nil
+	return resources, len(infos) > 0 && infos[0].readStrategy().definedByCRD()
 }
 
 // customResource describes a served version of a CRD's resource.

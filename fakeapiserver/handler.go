@@ -23,8 +23,11 @@ type request struct {
 }
 
 // buildHandler assembles the filter chain: in-flight accounting (for Close),
-// the Host check, authentication, impersonation and authorization (auth.go),
-// then routing to discovery, non-resource endpoints or a resource verb.
+// the request's one parse (kube-apiserver's WithRequestInfo: every filter
+// and handler behind it reads the RequestInfo it keeps in the context,
+// kubewire.RequestInfoOf), the Host check, the request-deadline filter,
+// authentication, impersonation and authorization (auth.go), then routing
+// to discovery, non-resource endpoints or a resource verb.
 func (s *Server) buildHandler() http.Handler {
 	authorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorize(w, r) { // authz.go
@@ -47,6 +50,7 @@ func (s *Server) buildHandler() http.Handler {
 		// "public, immutable") is not to be cached, /version and the health
 		// endpoints included.
 		w.Header().Set("Cache-Control", "no-cache, private")
+		r = kubewire.WithRequestInfo(r)
 		if s.hosts != nil && !s.hosts.Allowed(r.Host) { // Config.AllowedHosts
 			hostcheck.WriteForbidden(w, r.Host)
 			return
@@ -92,7 +96,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.serveNonRestful(w, r)
 		return
 	}
-	info, ok := parseResourcePath(r.URL.Path)
+	info, ok := resourcePath(kubewire.RequestInfoOf(r))
 	if !ok {
 		if s.serveDiscovery(w, r) || s.serveNonResource(w, r) {
 			return
@@ -132,7 +136,7 @@ func (s *Server) resourceRequest(w http.ResponseWriter, r *http.Request, info re
 		}
 		return nil, notFound()
 	}
-	r = withResource(r, res) // its serializers, for custom resources (customresource_codec.go)
+	r = res.readStrategy().withResource(r, res) // its serializers, for custom resources (customresource_codec.go)
 	verb := info.verb(r.Method, isWatchParam(r))
 	if err := s.restfulRouteError(r, info, res, verb); err != nil {
 		return nil, err
@@ -189,10 +193,7 @@ func (s *Server) validScope(info requestInfo, res *resourceInfo) bool {
 	case "status":
 		return res.hasStatus
 	case "scale":
-		if res.custom != nil {
-			return res.custom.scale != nil
-		}
-		return s.subresourceServed(res, info.subresource)
+		return res.readStrategy().scaleServed(s, res)
 	default:
 		return s.subresourceServed(res, info.subresource)
 	}

@@ -203,7 +203,7 @@ func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParam
 			lm.SetRemainingItemCount(&remaining)
 		}
 	}
-	return &listPage{list: list, items: page.Items, encs: page.Encodings, cached: res.custom == nil, bufs: &s.pageBufs}, nil
+	return &listPage{list: list, items: page.Items, encs: page.Encodings, cached: res.readStrategy().reusesEncodings(), bufs: &s.pageBufs}, nil
 }
 
 // setListItems copies items into list.Items (a value slice for typed lists,

@@ -9,6 +9,8 @@ import (
 	"net/url"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // loopbackUserAgent is the User-Agent of kube-apiserver's loopback client
@@ -40,10 +42,6 @@ type loopbackRequest struct {
 // authenticated, nor a fault's target (faults.go), nor in the request log.
 // It returns the handler's object, or its error as a Status error.
 func (s *Server) loopback(ctx context.Context, lr loopbackRequest) (runtime.Object, error) {
-	info, ok := parseResourcePath(lr.path)
-	if !ok {
-		return nil, fmt.Errorf("fakeapiserver: loopback %s %s: not a resource path", lr.method, lr.path)
-	}
 	var body []byte
 	if lr.body != nil {
 		var err error
@@ -70,6 +68,11 @@ func (s *Server) loopback(ctx context.Context, lr loopbackRequest) (runtime.Obje
 		ua = loopbackUserAgent
 	}
 	r.Header.Set("User-Agent", ua)
+	r = kubewire.WithRequestInfo(r) // parsed once, as a client's request is (handler.go)
+	info, ok := resourcePath(kubewire.RequestInfoOf(r))
+	if !ok {
+		return nil, fmt.Errorf("fakeapiserver: loopback %s %s: not a resource path", lr.method, lr.path)
+	}
 	req, err := s.resourceRequest(headerOnlyWriter{http.Header{}}, r, info)
 	if err != nil {
 		return nil, err

@@ -93,23 +93,23 @@ func (r *resourceInfo) managers() (fieldManagers, error) {
 	if l == nil {
 		return fieldManagers{}, fmt.Errorf("%w: %s", errNoFieldManagers, r.Kind)
 	}
-	l.once.Do(func() {
-		if r.custom != nil {
-			l.fm, l.err = newCustomFieldManagers(r) // customresource_fields.go
-			return
-		}
-		tc := r.TypeConverter
-		if tc == nil && r.Kind.Group == apiregistrationv1.GroupName {
-			// APIServices are kube-aggregator's: its applyconfigurations
-			// schema, not client-go's, knows them.
-			tc = aggregatorapply.NewTypeConverter(l.scheme)
-		}
-		if tc == nil {
-			tc = newTypeConverterFor(l.builtin(), r.newObject(), r.Kind)
-		}
-		l.fm, l.err = newFieldManagers(l.scheme, r, tc, l.builtin())
-	})
+	l.once.Do(func() { l.fm, l.err = r.readStrategy().newFieldManagers(l, r) })
 	return l.fm, l.err
+}
+
+// newBuiltin builds the field managers of a built-in or scheme-derived
+// resource (builtinReads.newFieldManagers).
+func (l *lazyFieldManagers) newBuiltin(r *resourceInfo) (fieldManagers, error) {
+	tc := r.TypeConverter
+	if tc == nil && r.Kind.Group == apiregistrationv1.GroupName {
+		// APIServices are kube-aggregator's: its applyconfigurations
+		// schema, not client-go's, knows them.
+		tc = aggregatorapply.NewTypeConverter(l.scheme)
+	}
+	if tc == nil {
+		tc = newTypeConverterFor(l.builtin(), r.newObject(), r.Kind)
+	}
+	return newFieldManagers(l.scheme, r, tc, l.builtin())
 }
 
 // newFieldManagers builds the field managers of info with tc (the
@@ -325,10 +325,8 @@ func resetFieldsOf(info *resourceInfo) (main, status map[fieldpath.APIVersion]fi
 	extra := info.strategy.ResetFields
 	mainSet := fieldpath.NewSet(append([]fieldpath.Path{fieldpath.MakePathOrDie("status")}, extra.Main...)...)
 	statusPaths := append([]fieldpath.Path{fieldpath.MakePathOrDie("spec")}, extra.Status...)
-	// Custom resources too: their status strategy's reset fields name
-	// metadata and spec (apiextensions-apiserver customresource
-	// status_strategy.go GetResetFields).
-	if extra.StatusResetsMetadata || info.custom != nil {
+	// Custom resources too (customReads.statusResetsMetadata).
+	if extra.StatusResetsMetadata || info.readStrategy().statusResetsMetadata() {
 		statusPaths = append(statusPaths, fieldpath.MakePathOrDie("metadata"))
 	}
 	statusSet := fieldpath.NewSet(statusPaths...)

@@ -106,11 +106,19 @@ func prepareUpdate(res *resourceInfo, obj, old runtime.Object) {
 	m.SetDeletionGracePeriodSeconds(o.GetDeletionGracePeriodSeconds())
 	m.SetGenerateName(o.GetGenerateName())
 	m.SetGeneration(o.GetGeneration())
-	if res.TracksGeneration {
-		if ns, os := specField(obj), specField(old); ns.IsValid() && !apiequality.Semantic.DeepEqual(ns.Interface(), os.Interface()) {
-			m.SetGeneration(o.GetGeneration() + 1)
-		}
+	if res.TracksGeneration && generationChanged(res, obj, old) {
+		m.SetGeneration(o.GetGeneration() + 1)
 	}
+}
+
+// generationChanged reports whether an update bumps metadata.generation:
+// the kind's own rule (internal/kinds), else a change of its spec.
+func generationChanged(res *resourceInfo, obj, old runtime.Object) bool {
+	if changed := res.strategy.GenerationChanged; changed != nil {
+		return changed(obj, old)
+	}
+	ns, os := specField(obj), specField(old)
+	return ns.IsValid() && !apiequality.Semantic.DeepEqual(ns.Interface(), os.Interface())
 }
 
 // sameObject reports whether an update changes nothing (apart from the

@@ -37,7 +37,7 @@ var fullAuthority = []rbacv1.PolicyRule{
 // handler runs before the RBAC storage's check (the namespace checks and
 // namespace lifecycle admission, which create repeats), then the check.
 func (s *Server) admitRBACCreate(req *request, obj runtime.Object) error {
-	if req.res.Kind.Group != rbacv1.GroupName || userOf(req.r) == nil {
+	if req.res.strategy.Grants == nil || userOf(req.r) == nil {
 		return nil
 	}
 	if err := checkObjectNamespace(req.res, req.info.namespace, obj); err != nil {
@@ -56,28 +56,24 @@ func (s *Server) admitRBACCreate(req *request, obj runtime.Object) error {
 // registry's words, or the 404 of a binding whose role does not exist.
 // Other objects, and writes made outside a request (seeding), pass.
 func (s *Server) checkRBACWrite(req *request, obj, old runtime.Object) error {
-	if req.res.Kind.Group != rbacv1.GroupName || req.info.subresource != "" {
+	grants := req.res.strategy.Grants // internal/kinds rbac.go
+	if grants == nil || req.info.subresource != "" {
 		return nil
 	}
 	u := userOf(req.r)
 	if u == nil || slices.Contains(u.GetGroups(), user.SystemPrivilegedGroup) { // EscalationAllowed
 		return nil
 	}
-	switch o := obj.(type) {
-	case *rbacv1.Role:
-		return s.checkRoleWrite(req, u, obj, old, o.Name, o.Rules, false)
-	case *rbacv1.ClusterRole:
-		agg := hasAggregationRule(o)
-		if prev, ok := old.(*rbacv1.ClusterRole); ok {
-			agg = agg || hasAggregationRule(prev)
+	g := grants(obj, old)
+	name := mustAccessor(obj).GetName()
+	if g.RoleRef != nil {
+		namespace := ""
+		if !req.res.ClusterScoped {
+			namespace = req.info.namespace
 		}
-		return s.checkRoleWrite(req, u, obj, old, o.Name, o.Rules, agg)
-	case *rbacv1.RoleBinding:
-		return s.checkBindingWrite(req, u, obj, old, o.Name, o.RoleRef, req.info.namespace)
-	case *rbacv1.ClusterRoleBinding:
-		return s.checkBindingWrite(req, u, obj, old, o.Name, o.RoleRef, "")
+		return s.checkBindingWrite(req, u, obj, old, name, *g.RoleRef, namespace)
 	}
-	return nil
+	return s.checkRoleWrite(req, u, obj, old, name, g.Rules, g.Aggregation)
 }
 
 // checkRoleWrite is the role and clusterrole storages' check: allowed to
@@ -195,11 +191,6 @@ func (r registrySource) role(namespace, name string) (*rbacv1.Role, error) {
 		return nil, apierrors.NewNotFound(r.gr, name)
 	}
 	return role, nil
-}
-
-// hasAggregationRule reports a ClusterRole that aggregates others.
-func hasAggregationRule(r *rbacv1.ClusterRole) bool {
-	return r.AggregationRule != nil && len(r.AggregationRule.ClusterRoleSelectors) > 0
 }
 
 // onlyGCFieldsChanged is rbac IsOnlyMutatingGCFields: obj equals old but

@@ -39,7 +39,7 @@ func checkTimeoutParam(r *http.Request) error {
 	}
 	// A path RequestInfoFactory cannot read fails earlier, in the
 	// request-info filter; routing answers it here.
-	info, err := kubewire.NewRequestInfo(r)
+	info, err := kubewire.RequestInfoOf(r)
 	if err != nil || isLongRunning(info) {
 		return nil
 	}

@@ -49,12 +49,7 @@ func (r *resourceInfo) NewList() runtime.Object { return r.newList() }
 
 // TableConvertor is a custom resource's printer-column convertor; nil for
 // the built-in printers.
-func (r *resourceInfo) TableConvertor() tables.Convertor {
-	if r.custom == nil {
-		return nil
-	}
-	return r.custom.table
-}
+func (r *resourceInfo) TableConvertor() tables.Convertor { return r.readStrategy().tableConvertor(r) }
 
 // generateOpenAPI is the generated /openapi/v3 document of gv (one
 // kube-apiserver has none for): its stored resources; a create-only one

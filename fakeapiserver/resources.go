@@ -47,9 +47,9 @@ type Resource struct {
 	FieldLabels *FieldLabels
 	// Default fills the defaults of a decoded create, update or patch body,
 	// as kube-apiserver's decoder applies the SetDefaults_* of the kind.
-	// Nil means none; built-in kinds get their entry in internal/defaults
-	// (defaults.For: Pods, workloads, Services, Nodes, volumes, RBAC
-	// bindings, webhooks, HPAs, ...; [DefaultPod] is the Pod's).
+	// Nil means none; built-in kinds get their strategy's (internal/kinds,
+	// over internal/defaults: Pods, workloads, Services, Nodes, volumes,
+	// RBAC bindings, webhooks, HPAs, ...).
 	Default func(obj runtime.Object)
 	// Validate checks what a create or an update of the main resource is
 	// about to store, as the kind's registry strategy does; errors become
@@ -122,6 +122,9 @@ type resourceInfo struct {
 	// writes is the strategy adapter the write paths call
 	// (write_strategy.go); nil means builtinWrites.
 	writes writeStrategy
+	// reads is the adapter the read paths call (read_strategy.go); nil
+	// means builtinReads.
+	reads readStrategy
 }
 
 // writeStrategy returns the resource's strategy adapter.
@@ -454,6 +457,8 @@ func (t *resourceTable) newResourceInfo(scheme *runtime.Scheme, r Resource) (*re
 		info.writes = crdWrites{} // apiextensions-apiserver's strategy
 	case serviceGroupKind:
 		info.writes = serviceWrites{} // cluster IPs and node ports
+	case namespaceGroupKind:
+		info.writes = namespaceWrites{} // terminated on delete
 	}
 	info.fields = &lazyFieldManagers{scheme: scheme, builtin: t.builtinTC}
 	return info, nil

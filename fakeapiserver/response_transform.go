@@ -91,10 +91,7 @@ func asPartialObjectMetadataList(res *resourceInfo, obj runtime.Object, gv schem
 	if p, ok := obj.(*listPage); ok {
 		return newMetaListPage(p, gv)
 	}
-	if res.custom != nil {
-		return nil, errContentNotList
-	}
-	return nil, transformNotAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", internalTypeName(res, false)))
+	return nil, res.readStrategy().notAListError(res)
 }
 
 // transformNotAcceptable is handlers/response.go errNotAcceptable: a 406
@@ -117,17 +114,15 @@ var internalPackages = map[string]string{
 
 // internalTypeName is the Go type kube-apiserver holds an object (or, for
 // list, a list) of res in when it transforms it, as the 406 messages name
-// it: the internal type of a built-in kind, "*core.ConfigMap",
-// "*apps.DeploymentList", whose package is the versioned package's parent
-// directory (k8s.io/api/apps/v1 → apps), and unstructured types for
-// custom resources.
+// it: unstructured types for custom resources, else builtinTypeName.
 func internalTypeName(res *resourceInfo, list bool) string {
-	if res.custom != nil {
-		if list {
-			return "*unstructured.UnstructuredList"
-		}
-		return "*unstructured.Unstructured"
-	}
+	return res.readStrategy().internalTypeName(res, list)
+}
+
+// builtinTypeName is the internal type of a built-in kind,
+// "*core.ConfigMap", "*apps.DeploymentList", whose package is the
+// versioned package's parent directory (k8s.io/api/apps/v1 → apps).
+func builtinTypeName(res *resourceInfo, list bool) string {
 	pkg, ok := internalPackages[res.Kind.Group]
 	if !ok {
 		pkg = path.Base(path.Dir(reflect.TypeOf(res.newObject()).Elem().PkgPath()))

@@ -9,7 +9,7 @@ import (
 )
 
 // requestInfo is what a resource URL names, as the route table reads it
-// from kube-apiserver's RequestInfo (kubewire.ParsePath).
+// from kube-apiserver's RequestInfo (kubewire.RequestInfoOf).
 type requestInfo struct {
 	gv          schema.GroupVersion
 	resource    string
@@ -30,13 +30,13 @@ type requestInfo struct {
 	forceWatch bool
 }
 
-// parseResourcePath parses /api/v1/... and /apis/<group>/<version>/...; ok is
-// false for paths that are not resource paths (discovery, unknown) and for
-// the resource paths no route serves: those with segments past the
+// resourcePath reads the route of a parsed /api/v1/... or
+// /apis/<group>/<version>/... path (kubewire.RequestInfoOf); ok is false
+// for paths that are not resource paths (discovery, unknown) and for the
+// resource paths no route serves: those with segments past the
 // subresource (but the proxy subresource's), and the /proxy/ verb paths
 // kube-apiserver no longer serves.
-func parseResourcePath(path string) (requestInfo, bool) {
-	p, err := kubewire.ParsePath(path)
+func resourcePath(p kubewire.RequestInfo, err error) (requestInfo, bool) {
 	if err != nil || !p.IsResourceRequest || p.PathVerb == "proxy" || (len(p.Parts) > 3 && p.Subresource != "proxy") {
 		return requestInfo{}, false
 	}

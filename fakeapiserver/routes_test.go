@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 func TestRouteErrors(t *testing.T) {
@@ -22,7 +24,7 @@ func TestRouteErrors(t *testing.T) {
 	runStatusCases(t, cases)
 }
 
-func TestParseResourcePath(t *testing.T) {
+func TestResourcePath(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		path string
@@ -43,10 +45,10 @@ func TestParseResourcePath(t *testing.T) {
 		{"/healthz", requestInfo{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := parseResourcePath(tt.path)
+		got, ok := resourcePath(kubewire.ParsePath(tt.path))
 		got.gv = tt.want.gv
 		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("parseResourcePath(%q) = %+v, %v; want %+v, %v", tt.path, got, ok, tt.want, tt.ok)
+			t.Errorf("resourcePath(%q) = %+v, %v; want %+v, %v", tt.path, got, ok, tt.want, tt.ok)
 		}
 	}
 }

@@ -119,10 +119,7 @@ func New(cfg Config) (*Server, error) {
 	// Host check and 401s included.
 	s.handler = serving.LogRequests(cfg.Logger, s.buildHandler())
 	// The certificate covers the names the Host check lets in.
-	if s.front, err = serving.NewFront(s.handler, serving.Options{
-		TLS: cfg.TLS, Hosts: cfg.AllowedHosts, ClientCAs: cfg.ClientCA,
-		CertFile: cfg.TLSCertFile, KeyFile: cfg.TLSKeyFile,
-	}); err != nil {
+	if s.front, err = serving.NewFront(s.handler, frontOptions(cfg)); err != nil {
 		cancel()
 		return nil, fmt.Errorf("fakeapiserver: %w", err)
 	}
@@ -171,7 +168,7 @@ func (s *Server) RESTConfig() *rest.Config {
 		// The self-signed certificate names localhost whatever address
 		// the server listens on; a certificate from files names what its
 		// maker chose, so the URL's host is checked against it.
-		if s.cfg.TLSCertFile == "" {
+		if s.cfg.TLS.CertFile == "" {
 			cfg.ServerName = "localhost"
 		}
 	}
@@ -212,4 +209,15 @@ func (s *Server) Close() error {
 	err := s.front.Close()
 	s.inflight.Wait()
 	return err
+}
+
+// frontOptions are the listener's options: HTTPS as [Config.TLS] says,
+// client certificates, and the certificate covering the names the Host
+// check lets in.
+func frontOptions(cfg Config) serving.Options {
+	o := serving.Options{Hosts: cfg.AllowedHosts, ClientCAs: cfg.ClientCA}
+	if cfg.TLS != nil {
+		o.TLS, o.CertFile, o.KeyFile = true, cfg.TLS.CertFile, cfg.TLS.KeyFile
+	}
+	return o
 }

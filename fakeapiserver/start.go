@@ -27,8 +27,8 @@ func WithConfig(fn func(*Config)) Option { return optionFunc(fn) }
 
 // WithTLS serves HTTPS with a self-signed certificate; [Server.RESTConfig],
 // [Server.Clientset] and [Server.WriteKubeconfig] trust its CA. See
-// [Config.TLS].
-func WithTLS() Option { return optionFunc(func(cfg *Config) { cfg.TLS = true }) }
+// [Config.TLS], which also serves a certificate read from files.
+func WithTLS() Option { return optionFunc(func(cfg *Config) { cfg.TLS = &ServingTLS{} }) }
 
 // WithToken requires every request to carry "Authorization: Bearer token";
 // others get 401 Unauthorized. RESTConfig and the kubeconfig carry the token.

@@ -54,7 +54,7 @@ func TestStartOptions(t *testing.T) {
 		{name: "tls and token", opts: []Option{WithTLS(), WithToken("s3cret")}, wantScheme: "https", wantToken: "s3cret"},
 		{
 			name:       "WithConfig then a later option wins",
-			opts:       []Option{WithConfig(func(c *Config) { c.TLS, c.Token = true, "early" }), WithToken("late")},
+			opts:       []Option{WithConfig(func(c *Config) { c.TLS, c.Token = &ServingTLS{}, "early" }), WithToken("late")},
 			wantScheme: "https",
 			wantToken:  "late",
 		},

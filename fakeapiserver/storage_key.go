@@ -38,10 +38,7 @@ func resourceKeyPrefix(res *resourceInfo) string {
 	if p, ok := specialResourcePrefixes[res.gvr.GroupResource()]; ok {
 		return "/" + p
 	}
-	if res.custom != nil {
-		return "/" + res.gvr.Group + "/" + res.gvr.Resource
-	}
-	return "/" + res.gvr.Resource
+	return res.readStrategy().keyPrefix(res)
 }
 
 // itemKeyError is what building the key of the object namespace/name

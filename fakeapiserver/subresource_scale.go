@@ -77,11 +77,7 @@ func (s *Server) handleScale(req *request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	verbs := builtinScaleVerbs
-	if req.res.custom != nil {
-		verbs = customScaleVerbs // customresource_scale.go
-	}
-	op, ok := verbs[req.verb]
+	op, ok := req.res.readStrategy().scaleVerbs()[req.verb]
 	if !ok {
 		return response{}, methodNotAllowed()
 	}

@@ -36,13 +36,13 @@ func writeLeafCert(t *testing.T, dir string) (certFile, keyFile string, caPEM []
 	return certFile, keyFile, rest
 }
 
-// TestServeCertificateFromFiles: with TLSCertFile and TLSKeyFile the server
+// TestServeCertificateFromFiles: with Config.TLS naming files the server
 // serves HTTPS with that certificate (a client trusting only its issuer
 // gets through), and RESTConfig trusts it without knowing the issuer.
 func TestServeCertificateFromFiles(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile, caPEM := writeLeafCert(t, t.TempDir())
-	srv := Start(t, WithConfig(func(cfg *Config) { cfg.TLSCertFile, cfg.TLSKeyFile = certFile, keyFile }))
+	srv := Start(t, WithConfig(func(cfg *Config) { cfg.TLS = &ServingTLS{CertFile: certFile, KeyFile: keyFile} }))
 	if !strings.HasPrefix(srv.URL(), "https://") {
 		t.Fatalf("URL() = %q, want https", srv.URL())
 	}
@@ -80,13 +80,13 @@ func TestCertificateFilesInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := New(Config{TLSCertFile: tt.cert, TLSKeyFile: tt.key})
+			s, err := New(Config{TLS: &ServingTLS{CertFile: tt.cert, KeyFile: tt.key}})
 			if err == nil {
 				_ = s.Close()
-				t.Fatalf("New(TLSCertFile=%q, TLSKeyFile=%q) = nil error, want one containing %q", tt.cert, tt.key, tt.wantSubstr)
+				t.Fatalf("New(CertFile=%q, KeyFile=%q) = nil error, want one containing %q", tt.cert, tt.key, tt.wantSubstr)
 			}
 			if !strings.Contains(err.Error(), tt.wantSubstr) {
-				t.Errorf("New(TLSCertFile=%q, TLSKeyFile=%q) = %v, want it to contain %q", tt.cert, tt.key, err, tt.wantSubstr)
+				t.Errorf("New(CertFile=%q, KeyFile=%q) = %v, want it to contain %q", tt.cert, tt.key, err, tt.wantSubstr)
 			}
 		})
 	}

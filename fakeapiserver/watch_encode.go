@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -151,12 +150,7 @@ func (e *eventWriter) send(ev outEvent) error {
 // tableSecond is the second a Table event's ages are computed in: of the
 // server's clock, or of the wall clock for a custom resource, whose table
 // convertor (apiextensions-apiserver's) reads that.
-func (e *eventWriter) tableSecond() int64 {
-	if e.res.custom != nil {
-		return time.Now().Unix()
-	}
-	return e.s.cfg.Clock.Now().Unix()
-}
+func (e *eventWriter) tableSecond() int64 { return e.res.readStrategy().tableSecond(e.s) }
 
 // flush pushes what was sent to the client.
 func (e *eventWriter) flush() error {
@@ -235,7 +229,7 @@ func (e *eventWriter) objectBytes(ev outEvent, headers bool) ([]byte, error) {
 	case targetPartial:
 		return partialObjectBytes(e.out.info, ev.enc, obj, e.out.targetGV)
 	}
-	if ev.enc != nil && e.res.custom == nil {
+	if ev.enc != nil && e.res.readStrategy().reusesEncodings() {
 		switch e.out.info.MediaType {
 		case runtime.ContentTypeJSON:
 			return cachedJSON(e.out.info, ev.enc, obj)

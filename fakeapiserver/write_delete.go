@@ -1,12 +1,10 @@
 package fakeapiserver
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -175,18 +173,38 @@ func (s *Server) deleteObject(res *resourceInfo, namespace, name string, opts *m
 	}
 }
 
-// tryDelete makes one attempt at the current state cur.
+// deletion is one attempt at deleting the object stored at key, whose
+// current state is cur at curRV.
+type deletion struct {
+	res   *resourceInfo
+	key   string
+	cur   runtime.Object
+	curRV int64
+	opts  *metav1.DeleteOptions
+}
+
+// dryRun reports whether the delete only says what it would do.
+func (d deletion) dryRun() bool { return isDryRunDelete(d.opts) }
+
+// tryDelete makes one attempt at the current state cur, by the resource's
+// write strategy: the generic store's Delete (storeDelete), or the REST's
+// own (a Namespace's, a CRD's).
 func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtime.Object, opts *metav1.DeleteOptions) (runtime.Object, bool, bool, error) {
-	key := objectKey(res, namespace, name)
-	curRV, _ := parseResourceVersion(mustAccessor(cur).GetResourceVersion())
+	d := deletion{res: res, key: objectKey(res, namespace, name), cur: cur, opts: opts}
+	d.curRV, _ = parseResourceVersion(mustAccessor(cur).GetResourceVersion())
+	return res.writeStrategy().delete(s, d)
+}
+
+// storeDelete is the generic store's Delete (registry/generic/registry/
+// store.go): a graceful mark when finalizers or the kind's grace hold the
+// object, else the removal. It returns the answer, whether the object is
+// gone, and whether to retry at a newer state.
+type storeDelete struct{}
+
+func (storeDelete) delete(s *Server, d deletion) (runtime.Object, bool, bool, error) {
+	res, key, cur, curRV, opts := d.res, d.key, d.cur, d.curRV, d.opts
 	grace := s.gracePeriod(res, cur, opts)
 	m := mustAccessor(cur)
-	if ns, ok := cur.(*corev1.Namespace); ok {
-		return s.terminateNamespace(res, key, ns, curRV, isDryRunDelete(opts))
-	}
-	if _, ok := res.writes.(crdWrites); ok {
-		return s.terminateCRD(res, cur, curRV, isDryRunDelete(opts)) // crd_lifecycle.go
-	}
 	// Graceful kinds (pods) are always marked first, even for an
 	// immediate delete: the real server emits MODIFIED (deletionTimestamp,
 	// grace 0) then DELETED. An object left with finalizers (its own, or
@@ -231,35 +249,6 @@ func (s *Server) tryDelete(res *resourceInfo, namespace, name string, cur runtim
 		return nil, false, true, nil
 	}
 	return deleted, err == nil, false, err
-}
-
-// terminateNamespace is the namespace REST's Delete
-// (kubernetes pkg/registry/core/namespace/storage/storage.go): the first
-// DELETE sets deletionTimestamp and phase Terminating (MODIFIED, 200 with
-// the namespace). The namespace then stays Terminating, as on a
-// kube-apiserver without the namespace controller, unless the server runs
-// its own (Config.Controllers: controller_namespace.go), which deletes the
-// content and clears spec.finalizers.
-func (s *Server) terminateNamespace(res *resourceInfo, key string, ns *corev1.Namespace, curRV int64, dryRun bool) (runtime.Object, bool, bool, error) {
-	switch ns.Name {
-	case metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic:
-		// The NamespaceLifecycle admission plugin's immortal namespaces.
-		return nil, false, false, apierrors.NewForbidden(res.qualified(), ns.Name, errors.New("this namespace may not be deleted"))
-	}
-	if ns.DeletionTimestamp != nil && ns.Status.Phase == corev1.NamespaceTerminating {
-		return ns, false, false, nil
-	}
-	marked := ns.DeepCopy()
-	if marked.DeletionTimestamp == nil {
-		now := metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(time.Second))
-		marked.DeletionTimestamp = &now
-	}
-	marked.Status.Phase = corev1.NamespaceTerminating
-	stored, err := s.storeUpdate(res, key, marked, curRV, dryRun)
-	if isRetryable(err) {
-		return nil, false, true, nil
-	}
-	return stored, false, false, err
 }
 
 // gracePeriod is the grace a delete gets: the strategy's

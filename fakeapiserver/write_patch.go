@@ -46,8 +46,8 @@ var supportedPatchTypes = restfulPatchTypes
 // precondition: 409). 200 with the stored object; an apply is applyPatch.
 func (s *Server) handlePatch(req *request) (response, error) {
 	patchType, err := patchTypeOf(req.r)
-	if err == nil && req.res.custom != nil {
-		err = customPatchType(patchType) // customresource_hooks.go
+	if err == nil {
+		err = req.res.writeStrategy().checkPatchType(patchType) // a custom resource's 415 (customresource_hooks.go)
 	}
 	if err != nil {
 		return response{}, err

@@ -9,6 +9,7 @@ import (
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/validation"
@@ -20,7 +21,9 @@ import (
 // resource has one, chosen when it is registered: built-in kinds run
 // their internal/kinds strategy ([builtinWrites]); the
 // CustomResourceDefinition resource ([crdWrites]) and custom resources
-// ([customWrites]) are adapters over apiextensions-apiserver's strategies.
+// ([customWrites]) are adapters over apiextensions-apiserver's strategies;
+// Services ([serviceWrites]) allocate and Namespaces ([namespaceWrites])
+// terminate on delete.
 // The adapters hold no state: the server passes itself.
 type writeStrategy interface {
 	// allocate takes what the object needs from a server-wide pool before
@@ -40,11 +43,30 @@ type writeStrategy interface {
 	// afterWrite runs once a create or an update is stored (not on a dry
 	// run).
 	afterWrite(s *Server, stored runtime.Object)
+	// delete makes one attempt at a DELETE (write_delete.go): the generic
+	// store's ([storeDelete]) or the REST's own. It returns the answer,
+	// whether the object is gone, and whether to retry at a newer state.
+	delete(s *Server, d deletion) (obj runtime.Object, deleted, retry bool, err error)
+	// checkPatchType refuses a patch type the resource's handler does not
+	// apply (415).
+	checkPatchType(pt types.PatchType) error
+	// afterFinalDelete runs once an update removed the object's last
+	// finalizer and so deleted it (not on a dry run).
+	afterFinalDelete(s *Server, res *resourceInfo)
 }
+
+// genericHooks are the patch and delete hooks of the kinds whose handler
+// takes every patch type and that nothing waits on.
+type genericHooks struct{}
+
+func (genericHooks) checkPatchType(types.PatchType) error { return nil }
+
+func (genericHooks) afterFinalDelete(*Server, *resourceInfo) {}
 
 var (
 	_ writeStrategy = builtinWrites{}
 	_ writeStrategy = serviceWrites{}
+	_ writeStrategy = namespaceWrites{}
 	_ writeStrategy = crdWrites{}
 	_ writeStrategy = customWrites{}
 )
@@ -79,7 +101,11 @@ func (serviceWrites) allocate(s *Server, res *resourceInfo, a allocation) (func(
 // built-in strategy of kube-apiserver v1.37 embeds
 // rest.DeclarativeValidation, whose migration checks pass the handwritten
 // errors through ToAggregate, which drops an error equal to an earlier one.
-type builtinWrites struct{ noAllocation }
+type builtinWrites struct {
+	noAllocation
+	storeDelete
+	genericHooks
+}
 
 func (builtinWrites) prepareCreate(*Server, *resourceInfo, runtime.Object) error { return nil }
 
@@ -137,7 +163,10 @@ func (builtinWrites) afterWrite(*Server, runtime.Object) {}
 // crdWrites adapts apiextensions-apiserver's CustomResourceDefinition
 // strategies (crd.go) and runs the CRD controllers after a write
 // (crd_lifecycle.go).
-type crdWrites struct{ noAllocation }
+type crdWrites struct {
+	noAllocation
+	genericHooks
+}
 
 // prepareCreate is the CRD strategy's PrepareForCreate.
 func (crdWrites) prepareCreate(s *Server, _ *resourceInfo, obj runtime.Object) error {
@@ -165,11 +194,20 @@ func (crdWrites) afterWrite(s *Server, stored runtime.Object) {
 	s.reconcileCRD(mustAccessor(stored).GetName())
 }
 
+// delete is the CRD REST's Delete, which terminates the CRD
+// (crd_lifecycle.go).
+func (crdWrites) delete(s *Server, d deletion) (runtime.Object, bool, bool, error) {
+	return s.terminateCRD(d.res, d.cur, d.curRV, d.dryRun())
+}
+
 // customWrites adapts apiextensions-apiserver's custom resource
 // strategies (customresource.NewStrategy, NewStatusStrategy). An object is
 // prepared and validated in the request's version and stored in the
 // storage version ("None" conversion: only apiVersion changes).
-type customWrites struct{ noAllocation }
+type customWrites struct {
+	noAllocation
+	storeDelete
+}
 
 // prepareCreate refuses a custom resource of a terminating CRD (403), as
 // the handler's forbidCreateAdmission does, then runs PrepareForCreate.
@@ -209,6 +247,19 @@ func (customWrites) validateUpdate(_ *Server, req *request, next, old runtime.Ob
 }
 
 func (customWrites) afterWrite(*Server, runtime.Object) {}
+
+// checkPatchType is the CR handler's 415 for a strategic merge patch
+// (customresource_hooks.go).
+func (customWrites) checkPatchType(pt types.PatchType) error { return customPatchType(pt) }
+
+// afterFinalDelete runs the CRD finalizer again when the CRD is
+// terminating, so the CRD goes once its last object has
+// (crd_lifecycle.go).
+func (customWrites) afterFinalDelete(s *Server, res *resourceInfo) {
+	if s.crdTerminating(res.custom.crdName) {
+		s.finalizeCRD(res.custom.crdName)
+	}
+}
 
 // withObjectMeta is BeforeCreate's order: the strategy's errors, and only
 // without any, the common ObjectMeta validation.

@@ -231,7 +231,7 @@ func (s *Server) deleteOnUpdate(req *request, key string, next runtime.Object, o
 		return nil, false, err
 	}
 	if !isDryRun(req.r) {
-		s.afterCustomDelete(req.res) // a terminating CRD may now finish (crd_lifecycle.go)
+		req.res.writeStrategy().afterFinalDelete(s, req.res) // a terminating CRD may now finish (crd_lifecycle.go)
 	}
 	return next, false, nil
 }

@@ -35,10 +35,11 @@ type RequestInfo struct {
 	SendInitialEvents bool `json:"-"`
 }
 
-// ParseRequest reads r as kube-apiserver's RequestInfoFactory does
-// (kubewire.NewRequestInfo), enough to match faults: the verb, resource,
-// namespace, name and the list parameters. Page is left 0;
-// [Injector.Request] fills it in.
+// ParseRequest reads r as kube-apiserver's RequestInfoFactory does, enough
+// to match faults: the verb, resource, namespace, name and the list
+// parameters. The RequestInfo is the one a server's filter chain parsed
+// and keeps in r's context, else r is parsed here
+// (kubewire.RequestInfoOf). Page is left 0; [Injector.Request] fills it in.
 func ParseRequest(r *http.Request) RequestInfo {
 	q := r.URL.Query()
 	info := RequestInfo{
@@ -47,7 +48,7 @@ func ParseRequest(r *http.Request) RequestInfo {
 		ResourceVersion: q.Get("resourceVersion"), Continue: q.Get("continue"),
 		SendInitialEvents: q.Get("sendInitialEvents") == "true",
 	}
-	ri, err := kubewire.NewRequestInfo(r)
+	ri, err := kubewire.RequestInfoOf(r)
 	if err != nil || !ri.IsResourceRequest {
 		return info
 	}

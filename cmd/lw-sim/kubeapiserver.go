@@ -174,7 +174,8 @@ func (o kubeAPIServerOptions) config(cmd *cobra.Command) (fakeapiserver.Config, 
 		return cfg, "", usagef(cmd, "--min-request-timeout 0 (watches without a default timeout) is not emulated")
 	}
 	cfg.MinRequestTimeout = time.Duration(o.minRequestTimeout) * time.Second
-	if cfg.TLSCertFile, cfg.TLSKeyFile, err = o.servingCertificate(bind); err != nil {
+	cfg.TLS = &fakeapiserver.ServingTLS{}
+	if cfg.TLS.CertFile, cfg.TLS.KeyFile, err = o.servingCertificate(bind); err != nil {
 		return cfg, "", err
 	}
 	if err := o.auth(cmd, &cfg); err != nil {

@@ -141,7 +141,7 @@ func serveAuth(cmd *cobra.Command, cfg *fakeapiserver.Config, o serveOptions) er
 			return usagef(cmd, "--client-ca-file needs HTTPS (drop --insecure-http): client certificates come with the TLS handshake")
 		}
 	} else {
-		cfg.TLS = true
+		cfg.TLS = &fakeapiserver.ServingTLS{}
 		if cfg.Token == "" {
 			cfg.Token = rand.Text() // 26 base32 characters, 130 bits
 		}

@@ -128,7 +128,11 @@ func setResourceParts(info *RequestInfo) {
 // and the verb. A GET without a name is a list, or a watch when ?watch= is
 // true ([WatchParam]), and takes its name from a metadata.name field
 // selector; a DELETE without a name is a deletecollection.
+//
+// A server parses each request once, at the front of its filter chain
+// ([WithRequestInfo]); the rest read that ([RequestInfoOf]).
 func NewRequestInfo(r *http.Request) (RequestInfo, error) {
+	countParse(r)
 	info, err := ParsePath(r.URL.Path)
 	if err != nil {
 		return info, err

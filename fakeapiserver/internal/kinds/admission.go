@@ -4,15 +4,16 @@ import "github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 
 // admissionKinds: kubernetes pkg/registry/admissionregistration/*/
 // strategy.go. Defaults: internal/defaults admission.go; printers:
-// internal/tables printers_admission.go.
+// internal/tables printers_admission.go. The webhook configurations'
+// generation follows their webhooks, the policies' their spec.
 var admissionKinds = []kind{
 	{gk("admissionregistration.k8s.io", "MutatingWebhookConfiguration"), Strategy{
 		Default:       typed(defaults.MutatingWebhookConfiguration),
-		ClusterScoped: true,
+		ClusterScoped: true, TracksGeneration: true, GenerationChanged: fieldChanged("Webhooks"),
 	}},
 	{gk("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), Strategy{
 		Default:       typed(defaults.ValidatingWebhookConfiguration),
-		ClusterScoped: true,
+		ClusterScoped: true, TracksGeneration: true, GenerationChanged: fieldChanged("Webhooks"),
 	}},
 	{gk("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"), Strategy{
 		Default:     typed(defaults.ValidatingAdmissionPolicy),

@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,6 +24,10 @@ type Strategy struct {
 	// TracksGeneration makes a create set metadata.generation to 1 and a
 	// spec change bump it (the strategies' PrepareForUpdate).
 	TracksGeneration bool
+	// GenerationChanged, with TracksGeneration, is the kind's own rule for
+	// an update that bumps metadata.generation (generation.go); nil means
+	// a spec change.
+	GenerationChanged func(obj, old runtime.Object) bool
 	// ReturnsDeletedObject makes DELETE answer with the deleted object
 	// (store.go ReturnDeletedObject).
 	ReturnsDeletedObject bool
@@ -65,6 +70,11 @@ type Strategy struct {
 	// reports whether obj, marked for deletion with no finalizer left, is
 	// still held by a rule of its kind (a Namespace's spec.finalizers).
 	HoldsDeletion func(obj runtime.Object) bool
+	// Grants is what a create (old nil) or update of an RBAC kind grants,
+	// for its storage's escalation check, which the server makes with the
+	// writer's permissions (rbac_escalation.go); nil for a kind that
+	// grants nothing.
+	Grants func(obj, old runtime.Object) Grant
 	// GracefulDelete is CheckGracefulDelete: non-nil makes every delete
 	// mark the object first (deletionTimestamp, then DELETED once the
 	// grace is 0); it returns the grace period in seconds for obj.
@@ -91,6 +101,16 @@ const (
 	// request says (Events).
 	GCUnsupported GCPolicy = "Unsupported"
 )
+
+// Grant is what an RBAC object grants ([Strategy.Grants]): a role's rules
+// (with Aggregation when it sets, or had, an aggregationRule, which
+// needs full authority), or the role a binding refers to.
+type Grant struct {
+	Rules       []rbacv1.PolicyRule
+	Aggregation bool
+	// RoleRef is set for a binding.
+	RoleRef *rbacv1.RoleRef
+}
 
 // ResetFields are a strategy's GetResetFields beyond the generic ones.
 type ResetFields struct {

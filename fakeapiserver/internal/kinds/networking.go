@@ -7,7 +7,8 @@ import "github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 // printers: internal/tables printers_networking.go. Ingresses, network
 // policies and ingress classes keep a generation: PrepareForCreate sets 1
 // and PrepareForUpdate bumps it when the spec changes (ingress,
-// networkpolicy and ingressclass strategy.go).
+// networkpolicy and ingressclass strategy.go); an EndpointSlice's follows
+// everything but its metadata, and its labels.
 var networkingKinds = []kind{
 	{gk("networking.k8s.io", "Ingress"), Strategy{TracksGeneration: true}},
 	{gk("networking.k8s.io", "NetworkPolicy"), Strategy{
@@ -19,5 +20,8 @@ var networkingKinds = []kind{
 		ClusterScoped: true, TracksGeneration: true,
 	}},
 	{gk("networking.k8s.io", "ServiceCIDR"), Strategy{ResetFields: ResetFields{StatusResetsMetadata: true}}},
-	{gk("discovery.k8s.io", "EndpointSlice"), Strategy{Default: typed(defaults.EndpointSlice)}},
+	{gk("discovery.k8s.io", "EndpointSlice"), Strategy{
+		Default:          typed(defaults.EndpointSlice),
+		TracksGeneration: true, GenerationChanged: contentOrLabelsChanged,
+	}},
 }

@@ -1,0 +1,55 @@
+package kubewire
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+)
+
+// requestInfoKey is the context key of a request's parsed RequestInfo.
+type requestInfoKey struct{}
+
+// parsed is [NewRequestInfo]'s answer for a request, error included: a
+// path the factory cannot read is read as such by every filter.
+type parsed struct {
+	info RequestInfo
+	err  error
+}
+
+// parseCountKey is the context key of a test's parse counter.
+type parseCountKey struct{}
+
+// WithRequestInfo parses r once ([NewRequestInfo]) and returns r with the
+// result in its context, as kube-apiserver's WithRequestInfo filter does
+// (apiserver pkg/endpoints/filters/requestinfo.go), for the filters and
+// handlers behind it to read with [RequestInfoOf]. Unlike that filter it
+// does not answer a path it cannot read: the error is kept for each reader
+// to treat as it does today.
+func WithRequestInfo(r *http.Request) *http.Request {
+	info, err := NewRequestInfo(r)
+	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, parsed{info: info, err: err}))
+}
+
+// RequestInfoOf is r's RequestInfo: the one [WithRequestInfo] put in its
+// context, else (a request no such filter saw: a proxy's, a client's
+// transport) parsed now.
+func RequestInfoOf(r *http.Request) (RequestInfo, error) {
+	if p, ok := r.Context().Value(requestInfoKey{}).(parsed); ok {
+		return p.info, p.err
+	}
+	return NewRequestInfo(r)
+}
+
+// WithParseCount returns ctx with n counting every parse [NewRequestInfo]
+// makes of a request carrying it: a test's check that a filter chain
+// parses each request once.
+func WithParseCount(ctx context.Context, n *atomic.Int64) context.Context {
+	return context.WithValue(ctx, parseCountKey{}, n)
+}
+
+// countParse adds one to r's parse counter, if it has one.
+func countParse(r *http.Request) {
+	if n, ok := r.Context().Value(parseCountKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}

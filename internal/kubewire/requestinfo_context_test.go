@@ -1,0 +1,38 @@
+package kubewire
+
+import (
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRequestInfoOf: a request WithRequestInfo parsed is read from its
+// context, error included, and not parsed again; one it did not parse is
+// parsed on the spot.
+func TestRequestInfoOf(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"/api/v1/namespaces/ns/pods/p", "/api/v1/watch", "/healthz"} {
+		var n atomic.Int64
+		r := httptest.NewRequest("GET", path, nil)
+		r = r.WithContext(WithParseCount(r.Context(), &n))
+		wantInfo, wantErr := NewRequestInfo(r)
+		r = WithRequestInfo(r)
+		for range 3 {
+			info, err := RequestInfoOf(r)
+			if diff := cmp.Diff(wantInfo, info); diff != "" || (err == nil) != (wantErr == nil) {
+				t.Errorf("RequestInfoOf(%s) = %v (-want +got):\n%s", path, err, diff)
+			}
+		}
+		if got := n.Load(); got != 2 {
+			t.Errorf("%s: %d parses, want 2 (the test's own and WithRequestInfo's)", path, got)
+		}
+		bare := httptest.NewRequest("GET", path, nil)
+		bare = bare.WithContext(WithParseCount(bare.Context(), &n))
+		_, _ = RequestInfoOf(bare)
+		if n.Load() != 3 {
+			t.Errorf("%s: RequestInfoOf of a request nothing parsed made %d parses in all, want 3", path, n.Load())
+		}
+	}
+}
