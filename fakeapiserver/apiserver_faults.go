@@ -150,3 +150,6 @@ func (t serverTarget) ChangeAPIServer(f faults.Fault) (string, error) {
 	}
 	return "", fmt.Errorf("fakeapiserver: %s is not an apiserver fault", f.Kind)
 }
+
+// APIServerCount is the number of instances ([Config.APIServers]).
+func (s *Server) APIServerCount() int { return len(s.apiservers.instances) }
