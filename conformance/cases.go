@@ -23,6 +23,7 @@ func Cases() []Case {
 		listCases(),
 		listPagingCases(),
 		compactionIdleCases(),
+		cacheReadsCases(),
 		listErrorsCases(),
 		resourcesliceFieldsCases(),
 		malformedCases(),

@@ -139,6 +139,11 @@ type Config struct {
 	MinRequestTimeout time.Duration
 	// Watch configures the WATCH path; see [WatchConfig] for its defaults.
 	Watch WatchConfig
+	// APIServers sets how many kube-apiserver instances, each with its own
+	// watch cache, serve the one store behind a load balancer (see
+	// [APIServersConfig]; balancer.go, apiserver_instance.go). If zero, one
+	// instance whose cache follows the store: the server as before.
+	APIServers APIServersConfig
 	// AllowedHosts, when non-nil, turns on the guard against DNS
 	// rebinding (internal/hostcheck): a request whose Host header is not an
 	// IP address, localhost, *.localhost or one of these names gets 403
@@ -248,6 +253,7 @@ func (cfg Config) withDefaults() Config {
 	if cfg.ServiceAccountIssuer == "" {
 		cfg.ServiceAccountIssuer = defaultServiceAccountIssuer
 	}
+	cfg.APIServers = cfg.APIServers.withDefaults()
 	if cfg.MinRequestTimeout == 0 {
 		cfg.MinRequestTimeout = defaultMinRequestTimeout
 	}

@@ -44,7 +44,7 @@ func (s *Server) storeCreate(res *resourceInfo, key string, obj runtime.Object, 
 		if err != nil {
 			return nil, err
 		}
-		return s.store.Create(res.storageKey, key, obj.DeepCopyObject())
+		return s.noteWrite(s.store.Create(res.storageKey, key, obj.DeepCopyObject()))
 	}
 	_, err := s.store.Get(res.storageKey, key, 0)
 	switch {
@@ -67,7 +67,7 @@ func (s *Server) storeUpdate(res *resourceInfo, key string, next runtime.Object,
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Update(res.storageKey, key, next, oldRV)
+	return s.noteWrite(s.store.Update(res.storageKey, key, next, oldRV))
 }
 
 // storeDelete removes the object at rv, or for a dry run returns cur, the
@@ -76,5 +76,5 @@ func (s *Server) storeDelete(res *resourceInfo, key string, cur runtime.Object, 
 	if dryRun {
 		return cur, nil
 	}
-	return s.store.Delete(res.storageKey, key, rv)
+	return s.noteWrite(s.store.Delete(res.storageKey, key, rv))
 }

@@ -9,9 +9,10 @@ import (
 
 // handleGet answers a GET of one object (or of its status subresource,
 // which is the whole object): 200 with it, or its Table form.
-// resourceVersion "" and "0" read the latest state; N reads the latest
-// once the store has reached N (504 after 3 s otherwise), as the watch
-// cache serves GET (cacher/delegator.go Get).
+// resourceVersion "" reads storage (the latest state); "0" the serving
+// instance's watch cache as it is; N the cache once it has reached N (504
+// after 3 s otherwise), as kube-apiserver serves GET
+// (cacher/delegator.go Get, cacher.go Get).
 func (s *Server) handleGet(req *request) (response, error) {
 	out, err := s.negotiateOutput(req.r, req.transforms())
 	if err != nil {
@@ -38,12 +39,19 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 		// pkg/storage/cacher/cacher.go Get and Watch: ParseResourceVersion).
 		return nil, err
 	}
+	inst := s.instanceOf(req.r)
+	if req.r.URL.Query().Get("resourceVersion") == "" {
+		if inst.isPartitioned() {
+			return nil, errStorageUnreachable()
+		}
+		return s.current(req.res, req.info.namespace, req.info.name)
+	}
 	if rv > 0 {
-		if err := s.waitForRV(req.r.Context(), rv); err != nil {
+		if _, err := s.waitForRV(req.r.Context(), inst, rv); err != nil {
 			return nil, err
 		}
 	}
-	return s.current(req.res, req.info.namespace, req.info.name)
+	return s.currentAt(req.res, req.info.namespace, req.info.name, cacheListRV(inst))
 }
 
 // current returns the live object as a read returns it (a custom
@@ -54,6 +62,19 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 func (s *Server) current(res *resourceInfo, namespace, name string) (runtime.Object, error) {
 	view, _, err := s.currentVersion(res, namespace, name)
 	return view, err
+}
+
+// currentAt is current as of the store's rv (0: the latest): the object a
+// watch cache at rv holds.
+func (s *Server) currentAt(res *resourceInfo, namespace, name string, rv int64) (runtime.Object, error) {
+	if rv == 0 {
+		return s.current(res, namespace, name)
+	}
+	obj, enc, err := s.store.GetVersion(res.storageKey, objectKey(res, namespace, name), rv)
+	if err != nil {
+		return nil, interpretStoreError(err, notFoundResource(res), name)
+	}
+	return s.readView(res, obj, enc)
 }
 
 // currentVersion is current with the object as stored: the two differ for

@@ -90,58 +90,68 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 // continue to a store read as kube-apiserver's watch cache does
 // (apiserver pkg/storage/interfaces.go ValidateListOptions, then
 // cacher/delegator/interface.go ShouldDelegateList and
-// cacher/watch_cache.go waitUntilFreshAndList), waiting up to 3 s for an RV
-// the store has not reached (504 after that):
+// cacher/watch_cache.go waitUntilFreshAndList; watch_cache.go in this
+// package has the table), reading the serving instance's cache: waiting up
+// to 3 s for an RV its cache has not reached (504 after that):
 //
 //	continue token                   exact at the token's RV (waits if ahead;
-//	                                 410 + rv -1 token if compacted), or the
-//	                                 latest state if the token's rv < 0
-//	RV unset                         latest (a consistent read)
-//	RV N, NotOlderThan               latest once the store has reached N
+//	                                 410 + rv -1 token if compacted), or a
+//	                                 consistent read if the token's rv < 0
+//	RV unset                         consistent: the cache once at the
+//	                                 store's RV, else storage (the latest)
+//	RV N, NotOlderThan               the cache once it has reached N
 //	RV N, no match, limit <= 0       same (legacy NotOlderThan)
 //	RV N, Exact                      exactly N (410 when compacted)
 //	RV N, no match, limit > 0        same (legacy paging semantics)
-//	RV "0" (or a 0 like "00")        latest, no wait
+//	RV "0" (or a 0 like "00")        the cache as it is, no wait
 //
+// A fresh cache is the store, so "the cache" is the latest state then.
 // The limit is dropped when resourceVersion is the string "0"
 // (cacher.go computeListLimit), with or without a continue token: such a
 // request is answered whole from the cache. Exact with "0", a match
 // without an RV, and a match with continue were refused as 422 before.
 func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 	opts := p.opts
+	inst := s.instanceOf(req.r)
 	read := listRead{limit: opts.Limit}
 	if opts.ResourceVersion == "0" {
 		read.limit = 0
 	}
 	if opts.Continue != "" {
-		return s.continueRead(req, p, read)
+		return s.continueRead(req, inst, p, read)
 	}
 	if opts.ResourceVersion == "" {
-		return read, nil
+		rv, err := s.consistentReadRV(req.r.Context(), inst)
+		read.rv = rv
+		return read, err
 	}
 	n, err := parseRequestedRV(opts.ResourceVersion)
 	if err != nil {
 		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
 	}
 	if n == 0 {
+		read.rv = cacheListRV(inst)
 		return read, nil
 	}
-	if err := s.waitForRV(req.r.Context(), n); err != nil {
+	if _, err := s.waitForRV(req.r.Context(), inst, n); err != nil {
 		return read, err
 	}
 	exact := opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
 		(opts.ResourceVersionMatch == "" && opts.Limit > 0)
 	if exact {
 		read.rv = storeRV(n) // reached, so no more than the current RV
+		return read, nil
 	}
+	read.rv = cacheListRV(inst)
 	return read, nil
 }
 
 // continueRead resolves a continue token (400 for a bad one, or for a
-// resourceVersion other than "" or "0" beside it). A token RV the store has
+// resourceVersion other than "" or "0" beside it). A token RV the cache has
 // not reached yet waits like an exact RV does (cacher.go
-// ShouldDelegateContinue → waitAndListExactRV), then 504s.
-func (s *Server) continueRead(req *request, p listParams, read listRead) (listRead, error) {
+// ShouldDelegateContinue → waitAndListExactRV), then 504s; a token with a
+// negative RV is a consistent read.
+func (s *Server) continueRead(req *request, inst *apiserverInstance, p listParams, read listRead) (listRead, error) {
 	start, rv, err := kubewire.DecodeContinue(p.opts.Continue, p.prefix)
 	if err != nil {
 		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
@@ -151,12 +161,14 @@ func (s *Server) continueRead(req *request, p listParams, read listRead) (listRe
 	}
 	read.start, read.continued = start, true
 	if rv > 0 {
-		if err := s.waitForRV(req.r.Context(), uint64(rv)); err != nil {
+		if _, err := s.waitForRV(req.r.Context(), inst, uint64(rv)); err != nil {
 			return read, err
 		}
 		read.rv = rv
+		return read, nil
 	}
-	return read, nil
+	read.rv, err = s.consistentReadRV(req.r.Context(), inst)
+	return read, err
 }
 
 // listReadError turns a store error into the LIST's API error: a compacted

@@ -46,31 +46,49 @@ func storeRV(rv uint64) int64 {
 	return int64(min(rv, math.MaxInt64))
 }
 
-// waitForRV blocks until the store has reached rv, for at most
-// freshnessTimeout of the server's clock, then fails with the real
-// "Too large resource version" 504.
-func (s *Server) waitForRV(ctx context.Context, rv uint64) error {
+// waitForRV blocks until the watch cache of inst has reached rv, for at
+// most freshnessTimeout of the server's clock, then fails with the real
+// "Too large resource version" 504 naming the cache's RV (apiserver
+// pkg/storage/cacher/watch_cache.go waitUntilFreshLocked). It returns the
+// cache's position once reached. A fresh instance's cache is the store, so
+// this waits for the store's RV; a stale one's moves with the store's
+// writes (a lag in events), the clock (a lag in time) or a fault's end.
+func (s *Server) waitForRV(ctx context.Context, inst *apiserverInstance, rv uint64) (int64, error) {
 	if err := s.faultTooLargeRV(ctx, storeRV(rv)); err != nil { // injected 504 (faults_request.go)
-		return err
+		return 0, err
 	}
-	if reached(s.store.CurrentRV(), rv) {
-		return nil
+	return s.waitForCache(ctx, inst, rv)
+}
+
+// waitForCache is waitForRV without the injected 504: the wait of a
+// consistent read, which no TooLargeRV fault answers.
+func (s *Server) waitForCache(ctx context.Context, inst *apiserverInstance, rv uint64) (int64, error) {
+	if cur, _ := inst.cacheRV(); reached(cur, rv) {
+		return cur, nil
 	}
 	timer := s.cfg.Clock.NewTimer(freshnessTimeout)
 	defer timer.Stop()
 	for {
-		changed := s.store.Notify()
-		cur := s.store.CurrentRV()
+		written := s.store.Notify()
+		changed, anyWrite, due, stop := inst.wakeups()
+		cur, _ := inst.cacheRV()
 		if reached(cur, rv) {
-			return nil
+			stop()
+			return cur, nil
 		}
 		select {
+		case <-written:
 		case <-changed:
+		case <-anyWrite:
+		case <-due:
 		case <-timer.C():
-			return kubewire.TooLargeResourceVersion(rv, cur)
+			stop()
+			return 0, kubewire.TooLargeResourceVersion(rv, cur)
 		case <-ctx.Done():
-			return kubewire.TooLargeResourceVersion(rv, cur)
+			stop()
+			return 0, kubewire.TooLargeResourceVersion(rv, cur)
 		}
+		stop()
 	}
 }
 

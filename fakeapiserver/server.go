@@ -35,15 +35,18 @@ type Server struct {
 	handler   http.Handler
 	watch     *watchHub
 	compactor *compactor
-	faults    faultHooks         // fault injection, see faults.go
-	hosts     *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
-	openapi   *openapi.Service   // /openapi/v2 and /openapi/v3 (internal/openapi)
-	crds      crdController      // CustomResourceDefinitions (crd.go)
-	pageBufs  pageBuffers        // LIST page bodies (list_buffers.go)
-	gzips     gzipWriters        // gzipped responses (compression.go)
-	services  *serviceAllocator  // cluster IPs and node ports (service_alloc.go)
-	ctrl      *controllerLoop    // kube-apiserver's in-process controllers (controllers.go)
-	admission *serverAdmission   // admission webhooks (admission.go)
+	// apiservers are the kube-apiserver instances in front of store and
+	// the load balancer choosing one per request (balancer.go).
+	apiservers *balancer
+	faults     faultHooks         // fault injection, see faults.go
+	hosts      *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
+	openapi    *openapi.Service   // /openapi/v2 and /openapi/v3 (internal/openapi)
+	crds       crdController      // CustomResourceDefinitions (crd.go)
+	pageBufs   pageBuffers        // LIST page bodies (list_buffers.go)
+	gzips      gzipWriters        // gzipped responses (compression.go)
+	services   *serviceAllocator  // cluster IPs and node ports (service_alloc.go)
+	ctrl       *controllerLoop    // kube-apiserver's in-process controllers (controllers.go)
+	admission  *serverAdmission   // admission webhooks (admission.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
 	userUID string         // UID of the admin user (authn.go)
@@ -86,22 +89,27 @@ func New(cfg Config) (*Server, error) {
 	if err := checkControllers(cfg.Controllers); err != nil {
 		return nil, err
 	}
+	if err := cfg.APIServers.check(); err != nil {
+		return nil, err
+	}
 	table, err := newResourceTable(cfg.Scheme, cfg.GroupVersions, cfg.Resources)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	st := store.New(store.Options{})
 	s := &Server{
-		cfg:       cfg,
-		codecs:    serializer.NewCodecFactory(cfg.Scheme),
-		resources: table,
-		store:     store.New(store.Options{}),
-		watch:     newWatchHub(cfg.Watch, cfg.Clock),
-		stopCtx:   ctx,
-		stop:      cancel,
-		userUID:   newUID(),
-		gzips:     gzipWriters{level: cfg.ResponseCompressionLevel},
-		services:  newServiceAllocator(cfg.ServiceClusterIPRange),
+		cfg:        cfg,
+		codecs:     serializer.NewCodecFactory(cfg.Scheme),
+		resources:  table,
+		store:      st,
+		apiservers: newBalancer(cfg.APIServers, st, cfg.Clock),
+		watch:      newWatchHub(cfg.Watch, cfg.Clock),
+		stopCtx:    ctx,
+		stop:       cancel,
+		userUID:    newUID(),
+		gzips:      gzipWriters{level: cfg.ResponseCompressionLevel},
+		services:   newServiceAllocator(cfg.ServiceClusterIPRange),
 	}
 	s.admission = newServerAdmission(s)
 	if s.openapi, err = openapi.NewService(cfg.Clock, table.servedGroupVersions(), table.generateOpenAPI); err != nil {
@@ -117,7 +125,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	// The request log is outermost, so it sees every answer, 403s of the
 	// Host check and 401s included.
-	s.handler = serving.LogRequests(cfg.Logger, s.buildHandler())
+	// The balancer is next: it picks the instance every later step (and
+	// the request log's header) sees.
+	s.handler = serving.LogRequests(cfg.Logger, s.balance(s.buildHandler()))
 	// The certificate covers the names the Host check lets in.
 	if s.front, err = serving.NewFront(s.handler, frontOptions(cfg)); err != nil {
 		cancel()

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime"
+	"sort"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,19 +69,21 @@ func (s *Server) serveWatch(req *request) {
 	// scheduled, not computed after the move (then it is an interval away).
 	bookmark := newBookmarkTimer(s.cfg.Clock, s.watch.cfg.BookmarkInterval, deadline, p.opts.AllowWatchBookmarks)
 	defer bookmark.stop()
+	inst := s.instanceOf(req.r)     // the instance whose watch cache serves the watch (balancer.go)
 	startRV := storeRV(requestedRV) // one past int64 is a future no event reaches: a silent watch
 	if startRV == 0 && !sendsInitialEvents(p.opts) {
-		// "Start at the most recent" means the RV when the watch was
-		// made, before its headers: the cacher registers its watcher at
-		// its current RV before the handler writes them, so a write the
+		// "Start at the most recent" means the cache's RV when the watch
+		// was made, before its headers: the cacher registers its watcher
+		// at its current RV before the handler writes them, so a write the
 		// client makes once it has the 200 is an event of this watch.
-		startRV = s.store.CurrentRV()
+		startRV, _ = inst.cacheRV()
 	}
 	stream, err := s.beginStream(ctx, req, out, p)
 	if err != nil {
 		return // the client went away before the headers
 	}
 	stream.bookmark = bookmark
+	stream.inst = inst
 	stream.enc.faults = faulted
 	faulted.drain = stream.enc.drain // a fault's flush pushes the batch too
 	var release func()
@@ -140,6 +143,9 @@ type watchStream struct {
 	bookmark *bookmarkTimer
 	// deadline is when the watch times out, on the server's clock.
 	deadline time.Time
+	// inst is the apiserver instance serving the watch: no event past its
+	// cache's position is sent, and its restart ends the watch.
+	inst *apiserverInstance
 }
 
 // run sends the initial state (if asked for), then every change after the
@@ -177,21 +183,19 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 	opts := w.p.opts
 	if !sendsInitialEvents(opts) {
 		if startRV == 0 {
-			w.lastRV = w.s.store.CurrentRV()
+			w.lastRV, _ = w.inst.cacheRV()
 			return w.lastRV, nil
 		}
-		if err := w.s.checkWatchWindow(w.req.res.storageKey, startRV); err != nil {
+		if err := w.s.checkWatchWindow(w.inst, w.req.res.storageKey, startRV); err != nil {
 			return 0, err
 		}
 		w.lastRV = startRV
 		return startRV, nil
 	}
-	if startRV > 0 {
-		if err := w.s.waitForRV(w.ctx, w.requestedRV); err != nil {
-			return 0, err
-		}
+	if err := w.waitInitialRV(startRV); err != nil {
+		return 0, err
 	}
-	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{Prefix: w.p.prefix, Filter: w.p.filter})
+	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{RV: cacheListRV(w.inst), Prefix: w.p.prefix, Filter: w.p.filter})
 	if err != nil {
 		return 0, err
 	}
@@ -212,6 +216,25 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 	return page.RV, w.enc.flush()
 }
 
+// waitInitialRV waits until the cache can serve a watch-list's initial
+// state: at the requested RV, or, with none, at the store's current RV
+// (cacher.go getWatchCacheResourceVersion asks etcd; RV "0" waits for
+// nothing), 504 ERROR after 3 s (waitUntilWatchCacheFreshAndForceAllEvents).
+func (w *watchStream) waitInitialRV(startRV int64) error {
+	if startRV > 0 {
+		_, err := w.s.waitForRV(w.ctx, w.inst, w.requestedRV)
+		return err
+	}
+	if w.p.opts.ResourceVersion != "" {
+		return nil
+	}
+	if _, fresh := w.inst.cacheRV(); fresh {
+		return nil
+	}
+	_, err := w.s.waitForCache(w.ctx, w.inst, uint64(w.s.store.CurrentRV()))
+	return err
+}
+
 // follow streams changes after cursor until the watch ends. cursor is the
 // global RV up to which this watcher has seen every event of its resource.
 //
@@ -227,14 +250,24 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 func (w *watchStream) follow(cursor int64) {
 	hub := w.s.watch
 	relisted := hub.relistChan()
+	restarted := w.inst.restartedChan()
 	bookmark := w.bookmark
 	ending, unflushed := false, false
+	stopDue := func() {}
+	defer func() { stopDue() }() // the time-lag timer of the last round
 	for round := 0; ; round++ {
-		seen := w.s.store.CurrentRV()
+		stopDue()
+		var instChanged, anyWrite <-chan struct{}
+		var due <-chan time.Time
+		instChanged, anyWrite, due, stopDue = w.inst.wakeups()
+		seen, fresh := w.inst.cacheRV()
 		events, changed, err := w.s.store.Changes(w.req.res.storageKey, cursor)
 		if err != nil {
 			w.endOnReadError(err, cursor, round)
 			return
+		}
+		if !fresh {
+			events = visibleEvents(events, seen) // the cache has not seen the rest
 		}
 		hub.window.observe(w.req.res.storageKey, events)
 		if round > 0 && w.lagging(events, hub.cfg.SlowWatcherMaxLag) {
@@ -269,6 +302,11 @@ func (w *watchStream) follow(cursor int64) {
 			return
 		}
 		select {
+		case <-instChanged:
+		case <-anyWrite:
+		case <-due:
+		case <-restarted:
+			return // ended as the restarted cacher ends its watchers: no ERROR
 		case <-changed:
 		case <-bookmark.c():
 			// Read once more before the bookmark, so its RV never runs
@@ -285,6 +323,12 @@ func (w *watchStream) follow(cursor int64) {
 			return
 		}
 	}
+}
+
+// visibleEvents is the prefix of RV-ordered events a cache at pos has seen.
+func visibleEvents(events []store.Event, pos int64) []store.Event {
+	i := sort.Search(len(events), func(i int) bool { return events[i].RV > pos })
+	return events[:i]
 }
 
 // morePending reports whether the watch should read again before it

@@ -55,6 +55,8 @@ type chaosWatch struct {
 	// bookmarks is allowWatchBookmarks; withheld is set when a
 	// WithholdBookmarks fault could touch the stream.
 	bookmarks, withheld bool
+	// instance is the apiserver instance that serves it.
+	instance string
 	// base is the RV the stream starts at (the current RV for a start
 	// at "", "0", the current RV or a watch-list). dueRV is the current
 	// RV at the last advance of at least a bookmark interval during
@@ -79,7 +81,16 @@ type watchChaos struct {
 	// last restart.
 	minEvents          int
 	compacted, restart int64
+	// The model of the second apiserver instance (the machine writes
+	// through the first, which no fault touches): the current RV at its
+	// last restart, and whether its cache lags or is frozen now.
+	instRestart int64
+	instStale   bool
 }
+
+// chaosInstances are the machine's apiserver instances; the Instance
+// action faults the second.
+var chaosInstances = []string{"apiserver-0", "apiserver-1"}
 
 func newWatchChaos(t testing.TB, rt *rapid.T, wrap func(http.RoundTripper) http.RoundTripper) *watchChaos {
 	minEvents := rapid.SampledFrom([]int{3, 100}).Draw(rt, "historyMinEvents")
@@ -93,7 +104,9 @@ func newWatchChaos(t testing.TB, rt *rapid.T, wrap func(http.RoundTripper) http.
 		c.Watch.HistoryMinEvents = minEvents
 		c.Watch.HistoryMinAge = -1
 		c.Compaction.Interval = -1
+		c.APIServers.Count = len(chaosInstances)
 	}))
+	b.cs = b.pinned(t, chaosInstances[0])
 	m := &watchChaos{t: t, b: b, clk: clk, rec: &watchcheck.Transport{}, hist: map[string]watchcheck.History{}, live: map[string]map[string]string{}, minEvents: minEvents}
 	b.http.Transport = m.rec.Wrap(wrap(b.http.Transport))
 	if _, err := b.cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns2"}}, metav1.CreateOptions{}); err != nil {
@@ -254,13 +267,16 @@ func (m *watchChaos) Watch(rt *rapid.T) {
 		q.Set("fieldSelector", f)
 	}
 	bookmarks := rapid.Bool().Draw(rt, "bookmarks")
-	cw := &chaosWatch{base: m.b.srv.store.CurrentRV()}
+	cw := &chaosWatch{base: m.b.srv.store.CurrentRV(), instance: rapid.SampledFrom(chaosInstances).Draw(rt, "instance")}
+	// A stale cache holds a watch's changes back until it heals: no
+	// liveness check for the watches it serves.
+	cw.faulted = cw.instance != chaosInstances[0] && m.instStale
 	switch start := rapid.SampledFrom([]string{"unset", "0", "current", "history", "watchList"}).Draw(rt, "start"); start {
 	case "0":
 		q.Set("resourceVersion", "0")
 	case "current":
 		q.Set("resourceVersion", formatRV(cw.base))
-		cw.expired = cw.base < m.resumeFloor(res)
+		cw.expired = cw.base < m.resumeFloorOn(res, cw.instance)
 	case "history":
 		h := m.hist[res]
 		if len(h) == 0 {
@@ -268,7 +284,7 @@ func (m *watchChaos) Watch(rt *rapid.T) {
 		}
 		cw.base = h[rapid.IntRange(0, len(h)-1).Draw(rt, "from")].RV
 		q.Set("resourceVersion", formatRV(cw.base))
-		cw.expired = cw.base < m.resumeFloor(res)
+		cw.expired = cw.base < m.resumeFloorOn(res, cw.instance)
 	case "watchList":
 		bookmarks = true
 		q.Set("sendInitialEvents", "true")
@@ -281,7 +297,12 @@ func (m *watchChaos) Watch(rt *rapid.T) {
 		q.Set("allowWatchBookmarks", "true")
 	}
 	cw.bookmarks = bookmarks
-	cw.w = m.b.openWatch(nopCleanup{m.t}, path+"?"+q.Encode())
+	req, err := http.NewRequest(http.MethodGet, m.b.srv.URL()+path+"?"+q.Encode(), nil)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	req.Header.Set(APIServerHeader, cw.instance)
+	cw.w = m.b.openWatchRequest(nopCleanup{m.t}, req)
 	if cw.w.resp.StatusCode != 200 {
 		rt.Fatalf("WATCH %s?%s: HTTP %d", path, q.Encode(), cw.w.resp.StatusCode)
 	}
@@ -305,6 +326,50 @@ func (m *watchChaos) resumeFloor(res string) int64 {
 		floor = max(floor, retained[n-m.minEvents]-1)
 	}
 	return floor
+}
+
+// resumeFloorOn is resumeFloor on one instance: no watch resumes below
+// its last restart either.
+func (m *watchChaos) resumeFloorOn(res, instance string) int64 {
+	floor := m.resumeFloor(res)
+	if instance != chaosInstances[0] {
+		floor = max(floor, m.instRestart)
+	}
+	return floor
+}
+
+// Instance faults the second apiserver instance: its cache lags a few
+// writes or freezes (its watches then wait for it, and stay out of the
+// liveness checks), heals, or the instance restarts (its watches end, and
+// no watch resumes on it below the current RV).
+func (m *watchChaos) Instance(rt *rapid.T) {
+	name := chaosInstances[1]
+	var err error
+	switch rapid.SampledFrom([]string{"lag", "freeze", "heal", "restart"}).Draw(rt, "instanceFault") {
+	case "lag":
+		err = m.b.srv.LagAPIServer(name, APIServerLag{Events: int64(rapid.IntRange(1, 3).Draw(rt, "lag"))})
+		m.instStale = true
+	case "freeze":
+		err = m.b.srv.FreezeAPIServer(name, true)
+		m.instStale = true
+	case "heal":
+		err = m.b.srv.HealAPIServer(name)
+		m.instStale = false
+	case "restart":
+		m.instRestart = m.b.srv.store.CurrentRV()
+		_, err = m.b.srv.RestartAPIServer(name)
+	}
+	if err != nil {
+		rt.Fatalf("fault on %s: %v", name, err)
+	}
+	if m.instStale {
+		for _, w := range m.watches {
+			if w.instance == name {
+				w.faulted = true
+			}
+		}
+	}
+	synctest.Wait()
 }
 
 // Advance moves virtual time on: bookmarks fall due, timeouts and fault

@@ -192,7 +192,7 @@ func TestWatchTooOldResourceVersion(t *testing.T) {
 				from := b.srv.store.CurrentRV()
 				b.mustCreate(t, configMap("default", "old", "v", nil))
 				// Seen by the WATCH path now, then 75 s pass.
-				_ = b.srv.checkWatchWindow(configMapsResource(t, b.srv).storageKey, from)
+				_ = b.srv.checkWatchWindow(b.srv.apiservers.instances[0], configMapsResource(t, b.srv).storageKey, from)
 				time.Sleep(76 * time.Second)
 				rv := b.mustCreate(t, configMap("default", "new", "v", nil))
 				n, _ := strconv.ParseInt(rv, 10, 64)

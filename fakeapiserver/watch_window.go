@@ -156,8 +156,11 @@ func (s *Server) CompactWatchHistory() int64 {
 }
 
 // checkWatchWindow fails with the watch cache's 410 when a watch from rv
-// cannot be served from the window of resource.
-func (s *Server) checkWatchWindow(resource string, rv int64) error {
+// cannot be served from the window of resource in inst's cache: the shared
+// window (the ring every instance's cache keeps alike, as each holds the
+// same events), raised to the instance's last restart (a re-initialised
+// cache's history starts at the RV it listed at: watch_cache.go Replace).
+func (s *Server) checkWatchWindow(inst *apiserverInstance, resource string, rv int64) error {
 	for {
 		compacted := s.store.CompactedRV()
 		retained, _, err := s.store.Changes(resource, compacted)
@@ -167,7 +170,7 @@ func (s *Server) checkWatchWindow(resource string, rv int64) error {
 		if err != nil {
 			return err
 		}
-		if m := s.watch.window.resumeFloor(resource, retained, compacted); rv < m {
+		if m := max(s.watch.window.resumeFloor(resource, retained, compacted), inst.resumeFloor()); rv < m {
 			return tooOldResourceVersion(rv, m)
 		}
 		return nil

@@ -69,6 +69,40 @@ const (
 	Restart Kind = "Restart"
 )
 
+// APIServer faults change one kube-apiserver instance of a server with
+// several ([Fault.APIServer] names it: "apiserver-0", ...); the others and
+// the store go on. A proxy cannot inject them.
+const (
+	// LagAPIServer makes the instance's watch cache lag the store by
+	// [Fault.Lag] writes or, with [Fault.Delay], by that long on the
+	// server's clock; neither clears the lag. Cache reads (LIST with
+	// resourceVersion "0" or NotOlderThan, GET with a resourceVersion,
+	// watches) show the older state; reads that need a newer RV wait for
+	// the cache (504 after 3 s).
+	LagAPIServer Kind = "LagAPIServer"
+	// FreezeAPIServer stops the instance's watch cache where it is.
+	FreezeAPIServer Kind = "FreezeAPIServer"
+	// PartitionAPIServer cuts the instance off the store: its cache
+	// freezes, and reads it would delegate to storage and every write get
+	// the 504 of a storage that never answers.
+	PartitionAPIServer Kind = "PartitionAPIServer"
+	// RestartAPIServer restarts the instance: its watches end, its cache
+	// is re-initialised at the store's current RV, and no watch resumes on
+	// it below that RV.
+	RestartAPIServer Kind = "RestartAPIServer"
+	// HealAPIServer clears the instance's lag, freeze and partition.
+	HealAPIServer Kind = "HealAPIServer"
+)
+
+// APIServerTarget is implemented by targets with several apiserver
+// instances (the fake server); the injector hands it the APIServer faults.
+// A target without it refuses them with [ErrUnsupported].
+type APIServerTarget interface {
+	// ChangeAPIServer applies one APIServer fault of f (its Kind,
+	// APIServer, Lag and Delay) and returns what it did, for the record.
+	ChangeAPIServer(f Fault) (string, error)
+}
+
 // Random injects, at each matching request, one fault drawn from
 // [Fault.Kinds] with probability [Fault.Probability], from a PRNG seeded
 // with [Fault.Seed]: the same seed and the same request sequence give the
@@ -132,17 +166,23 @@ type Fault struct {
 	// Message is the Status message of FailRequest; a default names the
 	// fault.
 	Message string `json:"message,omitempty"`
-	// Delay is Latency's wait and DelayEvents' hold per event.
+	// Delay is Latency's wait, DelayEvents' hold per event and
+	// LagAPIServer's lag in time.
 	Delay Duration `json:"delay,omitempty"`
 	// RV is Compact's target; 0 means the current RV.
 	RV int64 `json:"rv,omitempty"`
-	// Lag is TooLargeRV's K: reads above current-K fail.
+	// Lag is TooLargeRV's K: reads above current-K fail; and
+	// LagAPIServer's number of writes.
 	Lag int64 `json:"lag,omitempty"`
 	// AllReads makes TooLargeRV fail every RV-constrained read.
 	AllReads bool `json:"allReads,omitempty"`
 	// InitialEventsEnd makes WithholdBookmarks drop the watch-list
 	// initial-events-end bookmark too, so a watch-list never completes.
 	InitialEventsEnd bool `json:"initialEventsEnd,omitempty"`
+
+	// APIServer names the instance of an APIServer fault ("apiserver-0").
+	// If empty, "apiserver-0".
+	APIServer string `json:"apiserver,omitempty"`
 
 	// Seed seeds a Random fault's PRNG.
 	Seed uint64 `json:"seed,omitempty"`
@@ -238,7 +278,16 @@ func isStreamKind(k Kind) bool {
 }
 
 // isStateKind reports whether k changes the server's state.
-func isStateKind(k Kind) bool { return k == Compact || k == Restart }
+func isStateKind(k Kind) bool { return k == Compact || k == Restart || isAPIServerKind(k) }
+
+// isAPIServerKind reports whether k changes one apiserver instance.
+func isAPIServerKind(k Kind) bool {
+	switch k {
+	case LagAPIServer, FreezeAPIServer, PartitionAPIServer, RestartAPIServer, HealAPIServer:
+		return true
+	}
+	return false
+}
 
 // isOneShot reports whether a stream kind ends the stream when it fires
 // (the others are modes that stay on).
@@ -275,6 +324,13 @@ func (f *Fault) validate() error {
 			return bad("needs a positive delay")
 		}
 	case CutList, Compact, Restart:
+	case LagAPIServer, FreezeAPIServer, PartitionAPIServer, RestartAPIServer, HealAPIServer:
+		if f.APIServer == "" {
+			f.APIServer = "apiserver-0"
+		}
+		if f.Lag < 0 || f.Delay < 0 || (f.Lag > 0 && f.Delay > 0) {
+			return bad("lag %d and delay %v: at most one, neither negative", f.Lag, time.Duration(f.Delay))
+		}
 	case TooLargeRV:
 		if f.Lag < 0 {
 			return bad("lag %d is negative", f.Lag)

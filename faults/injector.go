@@ -173,6 +173,9 @@ func (in *Injector) Add(f Fault) (string, error) {
 			return "", err
 		}
 	}
+	if _, ok := in.target.(APIServerTarget); isAPIServerKind(f.Kind) && !ok {
+		return "", fmt.Errorf("%w: %s needs a server with apiserver instances", ErrUnsupported, f.Kind)
+	}
 	in.mu.Lock()
 	if in.closed {
 		in.mu.Unlock()
@@ -375,6 +378,12 @@ func (in *Injector) apply(fx effects) {
 			err = in.target.Restart()
 			in.releaseAll()
 			detail = "apiserver restart: watches ended, watch window restarted at the current rv"
+		default:
+			if t, ok := in.target.(APIServerTarget); ok && isAPIServerKind(a.kind) {
+				f := a.e.f
+				f.Kind = a.kind
+				detail, err = t.ChangeAPIServer(f)
+			}
 		}
 		if err != nil {
 			detail = "failed: " + err.Error()

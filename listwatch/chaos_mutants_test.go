@@ -68,6 +68,41 @@ var clientMutants = []struct {
 	{"MODIFIED events lost in decoding", "store|resume", func() clientMutant {
 		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return dropModified{lw} }}
 	}},
+	// Two of several apiservers (issue 22).
+	{"relist trusts a resourceVersion=0 list", "relists|order|handler|store", func() clientMutant {
+		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return rv0Relist{lw} }}
+	}},
+	{"resume from the serving instance's now", "resume|order|handler|store", func() clientMutant {
+		return clientMutant{wrapLW: func(lw ListerWatcher) ListerWatcher { return resumeFromNow{lw} }}
+	}},
+}
+
+// rv0Relist lists at resourceVersion "0": whatever the serving
+// apiserver's watch cache holds, however far behind the RV the client
+// already reached (kubernetes#59848, a Reflector relisting into the past).
+type rv0Relist struct{ ListerWatcher }
+
+func (r rv0Relist) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	if opts.Continue == "" {
+		opts.ResourceVersion, opts.ResourceVersionMatch = "0", ""
+	}
+	return r.ListerWatcher.List(ctx, opts)
+}
+
+// resumeFromNow resumes every plain watch at "the most recent" RV of the
+// instance that serves it (sendInitialEvents=false, resourceVersion
+// unset), not from the RV it reached: without checking where that
+// instance's cache is, it skips what a fresher instance wrote meanwhile,
+// and replays from a lagging one what it already has.
+type resumeFromNow struct{ ListerWatcher }
+
+func (r resumeFromNow) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if opts.SendInitialEvents == nil {
+		no := false
+		opts.ResourceVersion, opts.SendInitialEvents = "", &no
+		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+	}
+	return r.ListerWatcher.Watch(ctx, opts)
 }
 
 // dropDeletes drops the OnDelete calls drop selects.

@@ -184,9 +184,56 @@ type chaosRun struct {
 	final  bool
 }
 
+// chaosAPIServers is how many apiserver instances the server runs: the
+// machine's own client is pinned to the first, which no fault touches, so
+// its writes and reads of the truth always work; each subject spreads its
+// requests over all of them in turn (instanceRotation), as a client behind
+// a round-robin load balancer, so its list and its watches meet caches
+// that lag, freeze, restart and lose the store differently.
+const chaosAPIServers = 3
+
+// faultedAPIServers are the instances the instance faults draw from.
+var faultedAPIServers = []string{"apiserver-1", "apiserver-2"}
+
+// instanceRotation sends each request of one client to the next instance
+// in turn, by the server's [fakeapiserver.APIServerHeader]: the client's
+// own round robin, so which instance a request meets depends on that
+// client's requests alone, and a seed replays.
+type instanceRotation struct {
+	next http.RoundTripper
+	// mu guards n.
+	mu sync.Mutex
+	n  int
+}
+
+func (r *instanceRotation) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	i := r.n % chaosAPIServers
+	r.n++
+	r.mu.Unlock()
+	req = req.Clone(req.Context())
+	req.Header.Set(fakeapiserver.APIServerHeader, "apiserver-"+strconv.Itoa(i))
+	return r.next.RoundTrip(req)
+}
+
+// pinned sends every request to one instance.
+type pinned struct {
+	name string
+	next http.RoundTripper
+}
+
+func (p pinned) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set(fakeapiserver.APIServerHeader, p.name)
+	return p.next.RoundTrip(req)
+}
+
 // startChaosRun starts the server; t.Cleanup (in the bubble) stops it.
 func startChaosRun(t *testing.T, minEvents int) *chaosRun {
-	srv, err := fakeapiserver.New(fakeapiserver.Config{Watch: fakeapiserver.WatchConfig{HistoryMinEvents: minEvents, HistoryMinAge: -1}})
+	srv, err := fakeapiserver.New(fakeapiserver.Config{
+		Watch:      fakeapiserver.WatchConfig{HistoryMinEvents: minEvents, HistoryMinAge: -1},
+		APIServers: fakeapiserver.APIServersConfig{Count: chaosAPIServers},
+	})
 	if err != nil {
 		t.Fatalf("fakeapiserver.New: %v", err)
 	}
@@ -202,7 +249,9 @@ func startChaosRun(t *testing.T, minEvents int) *chaosRun {
 	})
 	rc := srv.RESTConfig()
 	rc.Dial = ln.DialContext
-	cs, err := kubernetes.NewForConfig(rc)
+	own := rest.CopyConfig(rc)
+	own.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return pinned{name: "apiserver-0", next: rt} }
+	cs, err := kubernetes.NewForConfig(own)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +269,7 @@ func (r *chaosRun) startSubject(kind string, mut clientMutant) *chaosSubject {
 	cfg.UserAgent = chaosSubjectAgent(kind)
 	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		s.wire = &wireLog{next: s.trans.Wrap(rt)}
+		s.wire = &wireLog{next: s.trans.Wrap(&instanceRotation{next: rt})}
 		return s.wire
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
@@ -395,7 +444,8 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 	match := faults.Match{UserAgent: chaosAgent}
 	window := faults.Duration(rapid.SampledFrom([]time.Duration{10 * time.Second, 90 * time.Second}).Draw(rt, "window"))
 	kinds := []string{"cut", "end", "hang", "fail-watch", "fail-list", "latency", "cut-list",
-		"delay", "withhold", "withhold-initial", "restart", "too-large-rv"}
+		"delay", "withhold", "withhold-initial", "restart", "too-large-rv",
+		"lag-apiserver", "freeze-apiserver", "partition-apiserver", "restart-apiserver"}
 	if !detector {
 		// The consistency detector re-reads every completed watch-list
 		// with an Exact LIST at its RV and retries that read forever; after
@@ -431,6 +481,19 @@ func (r *chaosRun) fault(rt *rapid.T, detector bool) {
 		// A lagging watch cache: RV-constrained reads above current-lag
 		// get the 504 "Too large resource version" for a while.
 		f = faults.Fault{Kind: faults.TooLargeRV, Match: match, Window: window, Lag: int64(rapid.IntRange(1, 3).Draw(rt, "lag"))}
+	case "lag-apiserver":
+		f = faults.Fault{Kind: faults.LagAPIServer, APIServer: rapid.SampledFrom(faultedAPIServers).Draw(rt, "apiserver")}
+		if rapid.Bool().Draw(rt, "lagInTime") {
+			f.Delay = faults.Duration(rapid.SampledFrom([]time.Duration{2 * time.Second, 20 * time.Second}).Draw(rt, "lagTime"))
+		} else {
+			f.Lag = int64(rapid.IntRange(1, 4).Draw(rt, "lagEvents"))
+		}
+	case "freeze-apiserver":
+		f = faults.Fault{Kind: faults.FreezeAPIServer, APIServer: rapid.SampledFrom(faultedAPIServers).Draw(rt, "apiserver")}
+	case "partition-apiserver":
+		f = faults.Fault{Kind: faults.PartitionAPIServer, APIServer: rapid.SampledFrom(faultedAPIServers).Draw(rt, "apiserver")}
+	case "restart-apiserver":
+		f = faults.Fault{Kind: faults.RestartAPIServer, APIServer: rapid.SampledFrom(faultedAPIServers).Draw(rt, "apiserver")}
 	case "compact":
 		f = faults.Fault{Kind: faults.Compact}
 	case "restart":
@@ -526,6 +589,37 @@ func (r *chaosRun) outage(rt *rapid.T, detector bool) {
 	r.advance(30 * time.Second)
 }
 
+// staleCache is the composite of kubernetes#59848 that independent draws
+// put together too rarely: the caches of the faulted instances stop
+// (frozen, or lagging a few writes) while the collection changes, so a
+// client watching the fresh instance gets past them; then its stream is
+// cut, its re-watches refused while the collection changes again, and the
+// watch caches restart, so its resume is a 410 and it fetches the whole
+// collection again, on whichever instance its turn gives it. A client that
+// trusts what a stale cache lists goes back in time.
+func (r *chaosRun) staleCache(rt *rapid.T) {
+	for _, name := range faultedAPIServers {
+		f := faults.Fault{Kind: faults.FreezeAPIServer, APIServer: name}
+		if rapid.Bool().Draw(rt, "staleByLag") {
+			f.Kind, f.Lag = faults.LagAPIServer, int64(rapid.IntRange(1, 3).Draw(rt, "staleLag"))
+		}
+		r.addFault(rt, f)
+	}
+	for range rapid.IntRange(1, 3).Draw(rt, "staleWrites") {
+		r.write(rt)
+	}
+	match := faults.Match{UserAgent: chaosAgent}
+	refuse := match
+	refuse.Verbs = []string{"watch"}
+	r.addFault(rt, faults.Fault{Kind: faults.FailRequest, Match: refuse, Code: http.StatusServiceUnavailable, Times: rapid.IntRange(1, 2).Draw(rt, "staleRefusals")})
+	r.addFault(rt, faults.Fault{Kind: faults.CutWatch, Match: match})
+	for range rapid.IntRange(1, 3).Draw(rt, "staleMoreWrites") {
+		r.write(rt)
+	}
+	r.addFault(rt, faults.Fault{Kind: faults.Restart})
+	r.advance(10 * time.Second)
+}
+
 // state is the server's collection as stateOf renders it.
 func (r *chaosRun) state(rt *rapid.T) map[string]string {
 	l, err := r.cs.CoreV1().ConfigMaps(faultNS).List(context.Background(), metav1.ListOptions{})
@@ -544,6 +638,11 @@ func (r *chaosRun) state(rt *rapid.T) map[string]string {
 // It returns the server's state and the virtual time it took.
 func (r *chaosRun) quiesce(rt *rapid.T) (map[string]string, time.Duration) {
 	r.srv.Faults().Clear()
+	for _, name := range faultedAPIServers {
+		if err := r.srv.HealAPIServer(name); err != nil {
+			rt.Fatalf("HealAPIServer(%s): %v", name, err)
+		}
+	}
 	start := time.Now()
 	for {
 		time.Sleep(time.Second)
@@ -789,7 +888,7 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 		defer r.saveOnFailure(kinds, historyMinEvents)
 	}
 	for range rapid.IntRange(1, 12).Draw(rt, "ops") {
-		switch rapid.SampledFrom([]string{"write", "write", "write-elsewhere", "fault", "fault", "advance", "outage", "checkpoint"}).Draw(rt, "op") {
+		switch rapid.SampledFrom([]string{"write", "write", "write-elsewhere", "fault", "fault", "advance", "outage", "checkpoint", "stale-cache"}).Draw(rt, "op") {
 		case "write":
 			for range rapid.IntRange(1, 3).Draw(rt, "burst") {
 				r.write(rt)
@@ -804,6 +903,8 @@ func runChaos(t *testing.T, rt *rapid.T, mut clientMutant, stats *chaosStats) {
 			r.outage(rt, detector)
 		case "checkpoint":
 			r.checkpoint(rt)
+		case "stale-cache":
+			r.staleCache(rt)
 		}
 		synctest.Wait()
 	}

@@ -56,9 +56,12 @@ type Env struct {
 	t0   time.Time
 
 	transport *http.Transport
-	httpc     *http.Client         // raw HTTP, recorded
-	cs        kubernetes.Interface // client-go, recorded
-	quiet     kubernetes.Interface // client-go, not recorded: writes and bookkeeping
+	httpc     *http.Client // raw HTTP, recorded
+	// routes sends a lane's requests to one apiserver instance
+	// ([Scenario.Routes]); set before the steps run, read-only after.
+	routes map[string]string
+	cs     kubernetes.Interface // client-go, recorded
+	quiet  kubernetes.Interface // client-go, not recorded: writes and bookkeeping
 
 	// mu guards the fields below.
 	mu       sync.Mutex
@@ -102,9 +105,9 @@ func (e *Env) restConfig(record func(Entry)) *rest.Config {
 	cfg := e.srv.RESTConfig()
 	cfg.ContentType = "application/json"
 	cfg.AcceptContentTypes = "application/json"
-	var rt http.RoundTripper = e.transport
+	var rt http.RoundTripper = routingTransport{base: e.transport, e: e}
 	if record != nil {
-		rt = &recordingTransport{base: rt, e: e, record: record}
+		rt = &recordingTransport{base: e.transport, e: e, record: record}
 	}
 	cfg.Transport = rt
 	return cfg

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver"
 	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
@@ -28,6 +29,9 @@ type recordingTransport struct {
 	base   http.RoundTripper
 	e      *Env
 	record func(Entry)
+	// lane is the lane whose requests these are, for routing; "" means
+	// the scenario's current lane.
+	lane string
 	// maskWatchTimeout hides the timeoutSeconds of watches, which the
 	// listwatch client draws at random from [5m, 10m) as the Reflector
 	// does, so that the timeline stays the same from run to run.
@@ -35,6 +39,7 @@ type recordingTransport struct {
 }
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = t.route(req)
 	q := req.URL.Query()
 	t.record(t.e.entry(KindRequest, q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout)))
 	resp, err := t.base.RoundTrip(req)
@@ -43,7 +48,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		return nil, err
 	}
 	if isWatchRequest(req.URL) && resp.StatusCode == http.StatusOK {
-		t.record(t.e.entry(KindResponse, "", "%s, headers %s; the body stays open", resp.Status, describeStreamHeaders(resp)))
+		t.record(t.e.entry(KindResponse, "", "%s, headers %s; the body stays open%s", resp.Status, describeStreamHeaders(resp), t.servedBy(resp)))
 		return resp, nil
 	}
 	body, err := io.ReadAll(resp.Body)
@@ -57,8 +62,51 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		text += ", Retry-After: " + ra
 	}
-	t.record(t.e.entry(KindResponse, rv, "%s %s", resp.Status, text))
+	t.record(t.e.entry(KindResponse, rv, "%s %s%s", resp.Status, text, t.servedBy(resp)))
 	return resp, nil
+}
+
+// route pins req to the instance its lane is routed to, if any.
+func (t *recordingTransport) route(req *http.Request) *http.Request {
+	return t.e.route(req, t.lane)
+}
+
+// routingTransport is the quiet clientset's transport: it routes as the
+// recording one does, and records nothing.
+type routingTransport struct {
+	base http.RoundTripper
+	e    *Env
+}
+
+func (t routingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return t.base.RoundTrip(t.e.route(req, ""))
+}
+
+// route pins req to the instance lane (the current lane if "") is routed
+// to ([Scenario.Routes]), if any.
+func (e *Env) route(req *http.Request, lane string) *http.Request {
+	if lane == "" {
+		lane = e.currentLane()
+	}
+	inst, ok := e.routes[lane]
+	if !ok && lane == LaneScenario {
+		inst, ok = e.routes[""]
+	}
+	if !ok {
+		return req
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set(fakeapiserver.APIServerHeader, inst)
+	return req
+}
+
+// servedBy names the instance that answered, when the server runs more
+// than one (the timeline of a single apiserver stays as it was).
+func (t *recordingTransport) servedBy(resp *http.Response) string {
+	if t.e.srv.APIServerCount() < 2 {
+		return ""
+	}
+	return " (from " + resp.Header.Get(fakeapiserver.APIServerHeader) + ")"
 }
 
 // isWatchRequest reports whether u asks for a watch, whose response is a
@@ -277,7 +325,7 @@ func (e *Env) GetAsync(path string) <-chan getResult {
 	done := make(chan struct{})
 	var held []Entry // written by the goroutine before it sends on ch
 	lane := e.currentLane()
-	rt := &recordingTransport{base: e.transport, e: e, record: func(en Entry) {
+	rt := &recordingTransport{base: e.transport, e: e, lane: lane, record: func(en Entry) {
 		en.Lane = lane
 		if en.Kind == KindRequest {
 			e.append(en)

@@ -40,8 +40,10 @@ func (f *File) Scenario() *Scenario {
 			if f.Server.SlowWatcherMaxLag != 0 {
 				c.Watch.SlowWatcherMaxLag = f.Server.SlowWatcherMaxLag
 			}
+			c.APIServers = fakeapiserver.APIServersConfig{Count: f.APIServers.Count, Balancing: fakeapiserver.Balancing(f.APIServers.Balancing)}
 		},
-		Steps: func(e *Env) error { return (&fileRun{f: f, e: e}).run() },
+		Routes: f.APIServers.Routes,
+		Steps:  func(e *Env) error { return (&fileRun{f: f, e: e}).run() },
 	}
 }
 

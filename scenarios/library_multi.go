@@ -1,5 +1,7 @@
 // The multi-apiserver-stale-relist built-in stays in Go: a scenario file
-// has no words for what it is made of. It puts a load balancer between
+// can put several apiservers behind a load balancer now (apiservers:, and
+// relist-back-in-time shows this case with raw LISTs), but it has no
+// client kind for a 1.11-era Reflector. It puts a load balancer between
 // a client and two apiservers (laggingBalancer: the first LIST to an
 // up-to-date apiserver, later resourceVersion=0 LISTs to one whose watch
 // cache is stuck at an RV), runs a client-go Reflector through that

@@ -130,6 +130,7 @@ func run(ctx context.Context, sc *Scenario, seed uint64, inMemory bool, res *Res
 	done := srv.ServeBackground(ln)
 	ctx, cancel := context.WithCancel(ctx)
 	e, err := newEnv(ctx, srv, clk, seed, transport)
+	e.routes = sc.Routes
 	defer func() {
 		cancel()
 		e.close()

@@ -42,6 +42,11 @@ type Scenario struct {
 	// The runner has already set the fake clock and turned periodic
 	// compaction off (scenarios compact by hand). Optional.
 	Config func(*fakeapiserver.Config)
+	// Routes sends every request of a lane (a client's name, a list's or
+	// watch's lane; [LaneScenario], or "", the scenario's own) to one apiserver instance, by
+	// the server's [fakeapiserver.APIServerHeader]; other lanes go through
+	// its load balancer. Optional.
+	Routes map[string]string
 	// Steps runs the scenario against env. It returns an error wrapping
 	// [ErrExpectation] (see [Env.Expect]) when the server did not behave as
 	// the scenario teaches, or any other error when it could not run.
@@ -141,11 +146,13 @@ func builtins() ([]*Scenario, error) {
 		file("slow-consumer"),
 		file("no-lost-events"),
 		file("lost-events"),
+		file("watch-resumed-on-lagging-apiserver"),
 		file("huge-list-paging"),
 		file("watch-list-vs-paging"),
 		file("list-chunking"),
 		file("expired-continue"),
 		file("list-rv-semantics"),
+		file("relist-back-in-time"),
 		multiAPIServerStaleRelist(),
 	}
 	return scs, errors.Join(errs...)

@@ -123,6 +123,16 @@ APIServices, the bootstrap RBAC policy) and keeps everything in memory.`,
 			"on a cluster), namespace-controller (a deleted namespace's content goes, then the\n"+
 			"namespace), serviceaccount-controller (every namespace gets its \"default\"\n"+
 			"ServiceAccount). None by default, as envtest runs none")
+	f.IntVar(&cfg.APIServers.Count, "apiservers", 1,
+		"run this many kube-apiserver `instances`, each with its own watch cache, over the\n"+
+			"one store behind a load balancer; every response names its instance in the\n"+
+			"X-Lw-Sim-Apiserver header, which a request may also set to pick one. Their\n"+
+			"faults (LagAPIServer, FreezeAPIServer, PartitionAPIServer, RestartAPIServer,\n"+
+			"HealAPIServer) go through --control")
+	f.StringVar((*string)(&cfg.APIServers.Balancing), "balancing", string(fakeapiserver.BalanceRoundRobin),
+		"how the load balancer spreads requests over --apiservers: round-robin,\n"+
+			"sticky-connection (one instance per client connection, as an L4 balancer) or\n"+
+			"sticky-client (per X-Lw-Sim-Client header, else remote IP and User-Agent)")
 	addVerbosityFlag(cmd, &o.verbosity)
 	return cmd
 }
@@ -171,6 +181,14 @@ func runServe(cmd *cobra.Command, cfg fakeapiserver.Config, o serveOptions) erro
 	}
 	if l := cfg.ResponseCompressionLevel; l < -2 || l > 9 {
 		return usagef(cmd, "--response-compression-level %d: want -2 to 9", l)
+	}
+	if cfg.APIServers.Count < 1 {
+		return usagef(cmd, "--apiservers %d: want 1 or more", cfg.APIServers.Count)
+	}
+	switch cfg.APIServers.Balancing {
+	case fakeapiserver.BalanceRoundRobin, fakeapiserver.BalanceStickyPerConnection, fakeapiserver.BalanceStickyPerClient:
+	default:
+		return usagef(cmd, "--balancing %q: want round-robin, sticky-connection or sticky-client", cfg.APIServers.Balancing)
 	}
 	addr, err := o.listen.addr(cmd)
 	if err != nil {

@@ -53,6 +53,9 @@ type File struct {
 	Explanation string `json:"explanation,omitempty"`
 	Seed        uint64 `json:"seed,omitempty"`
 	Server      Server `json:"server,omitzero"`
+	// APIServers puts several kube-apiserver instances, each with its own
+	// watch cache, over the one store, and routes lanes to them.
+	APIServers APIServers `json:"apiservers,omitzero"`
 	// Namespaces are created (quietly) before anything else.
 	Namespaces []string `json:"namespaces,omitempty"`
 	// Objects are created before the timeline, in order, or in an order
@@ -74,6 +77,19 @@ type Server struct {
 	// more than this many events behind (fakeapiserver's
 	// WatchConfig.SlowWatcherMaxLag).
 	SlowWatcherMaxLag int `json:"slowWatcherMaxLag,omitempty"`
+}
+
+// APIServers is the topology: Count instances ("apiserver-0", ...) behind
+// a load balancer (Balancing: fakeapiserver's "round-robin", the default,
+// "sticky-connection" or "sticky-client"). Routes sends every request of a
+// lane (a client's name, or a list's or watch's lane; "scenario", or
+// "", is the scenario's own) to one instance; other lanes go through the balancer.
+// The instance faults (LagAPIServer, FreezeAPIServer, PartitionAPIServer,
+// RestartAPIServer, HealAPIServer) are fault steps.
+type APIServers struct {
+	Count     int               `json:"count,omitempty"`
+	Balancing string            `json:"balancing,omitempty"`
+	Routes    map[string]string `json:"routes,omitempty"`
 }
 
 // Client is a client the timeline starts with startClient. Kind is

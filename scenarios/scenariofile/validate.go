@@ -22,6 +22,9 @@ func (f *File) Validate() error {
 	if f.Version != Version {
 		return fmt.Errorf("version %d, want %d", f.Version, Version)
 	}
+	if err := f.APIServers.validate(); err != nil {
+		return fmt.Errorf("apiservers: %w", err)
+	}
 	clients := map[string]bool{}
 	for i, c := range f.Clients {
 		if err := c.validate(clients); err != nil {
@@ -42,6 +45,23 @@ func (f *File) Validate() error {
 		}
 	}
 	return f.Expect.validate(clients)
+}
+
+func (a *APIServers) validate() error {
+	if a.Count < 0 {
+		return fmt.Errorf("count %d is negative", a.Count)
+	}
+	n := max(a.Count, 1)
+	for lane, inst := range a.Routes {
+		ok := false
+		for i := range n {
+			ok = ok || inst == fmt.Sprintf("apiserver-%d", i)
+		}
+		if !ok {
+			return fmt.Errorf("routes[%q]: %q is not one of apiserver-0 to apiserver-%d", lane, inst, n-1)
+		}
+	}
+	return nil
 }
 
 func (c *Client) validate(seen map[string]bool) error {
