@@ -65,12 +65,15 @@ func runNamespaceDeletionController(ctx context.Context, t *testing.T, target Ta
 		"NamespaceFinalizersRemaining True SomeFinalizersRemain: Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances",
 	}
 	var diff string
+	var ns, plain, p object
 	if !eventually(ctx, gcWait, func() bool {
-		ns := e.getOK(ctx, "/api/v1/namespaces/"+name)
+		ns = e.getOK(ctx, "/api/v1/namespaces/"+name)
 		diff = cmp.Diff(want, namespaceConditions(ns))
-		return diff == "" && e.getOK(ctx, cms+"/plain") == nil && e.getOK(ctx, nsPath(name, "pods")+"/p") == nil
+		plain, p = e.getOK(ctx, cms+"/plain"), e.getOK(ctx, nsPath(name, "pods")+"/p")
+		return diff == "" && plain == nil && p == nil
 	}) {
-		t.Fatalf("the namespace's content and conditions within %v (-want +got conditions):\n%s", gcWait, diff)
+		t.Fatalf("the namespace's content and conditions within %v: namespace %v, configmap plain %v, pod p %v (-want +got conditions):\n%s",
+			gcWait, ns != nil, plain != nil, p != nil, diff)
 	}
 	e.dropFinalizers(cms + "/held")
 	if !eventually(ctx, gcWait, func() bool { return e.getOK(ctx, "/api/v1/namespaces/"+name) == nil }) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
@@ -46,6 +47,8 @@ const namespaceUserAgent = "kube-controller-manager/" + kubeGitVersion + " (linu
 type namespaceContent struct {
 	remaining  map[string]int
 	finalizers map[string]int
+	// errs are the resources whose content failed to go.
+	errs []error
 }
 
 // reconcileNamespaceDeletion runs one pass over the namespaces being
@@ -71,35 +74,41 @@ func (s *Server) reconcileNamespaceDeletion(ctx context.Context, now time.Time) 
 	return time.Time{}
 }
 
-// deleteNamespaceContent is one pass of the deleter over ns.
+// deleteNamespaceContent is one pass of the deleter over ns. A resource
+// whose content fails to go does not stop the others: the failure is the
+// NamespaceDeletionContentFailure condition (deleteAllContent's errs),
+// and the namespace is not finalized while any failed or remains.
 func (s *Server) deleteNamespaceContent(ctx context.Context, ns *corev1.Namespace, now time.Time) error {
 	content := namespaceContent{remaining: map[string]int{}, finalizers: map[string]int{}}
 	resources := s.namespacedStored()
+	isPods := func(res *resourceInfo) bool { return res.gvr.Group == "" && res.gvr.Resource == "pods" }
 	// Pods first: their deletion may free what holds other content.
 	for _, res := range resources {
-		if res.gvr.Group == "" && res.gvr.Resource == "pods" {
-			if err := s.deleteNamespaced(ctx, res, ns.Name, &content); err != nil {
-				return err
-			}
+		if isPods(res) {
+			content.collect(s.deleteNamespaced(ctx, res, ns.Name, &content))
 		}
 	}
 	if len(content.remaining) == 0 {
 		for _, res := range resources {
-			if res.gvr.Group == "" && res.gvr.Resource == "pods" {
-				continue
-			}
-			if err := s.deleteNamespaced(ctx, res, ns.Name, &content); err != nil {
-				return err
+			if !isPods(res) {
+				content.collect(s.deleteNamespaced(ctx, res, ns.Name, &content))
 			}
 		}
 	}
-	if err := s.updateNamespaceConditions(ctx, ns, content, now); err != nil {
+	if err := s.updateNamespaceConditions(ctx, ns.Name, content, now); err != nil {
 		return err
 	}
-	if len(content.remaining) > 0 {
+	if len(content.remaining) > 0 || len(content.errs) > 0 {
 		return nil
 	}
-	return s.finalizeNamespace(ctx, ns)
+	return s.finalizeNamespace(ctx, ns.Name)
+}
+
+// collect keeps a resource's deletion error.
+func (c *namespaceContent) collect(err error) {
+	if err != nil {
+		c.errs = append(c.errs, err)
+	}
 }
 
 // namespacedStored are the namespaced resources with stored objects, one
@@ -167,15 +176,58 @@ var namespaceConditionTypes = []struct {
 }
 
 // updateNamespaceConditions writes the deletion conditions content calls
-// for into ns's status (UpdateStatus), when they changed; a condition's
-// lastTransitionTime moves only when its status does (updateConditions).
-func (s *Server) updateNamespaceConditions(ctx context.Context, ns *corev1.Namespace, content namespaceContent, now time.Time) error {
+// for into the namespace's status (UpdateStatus), when they changed; a
+// condition's lastTransitionTime moves only when its status does
+// (updateConditions). A conflict is retried on the namespace as it is now
+// (the deleter's retryOnConflictError).
+func (s *Server) updateNamespaceConditions(ctx context.Context, name string, content namespaceContent, now time.Time) error {
+	return s.retryNamespace(name, func(ns *corev1.Namespace) error {
+		next, changed := withNamespaceConditions(ns, content, now)
+		if !changed {
+			return nil
+		}
+		_, err := s.loopback(ctx, loopbackRequest{method: http.MethodPut, path: bootstrapObject{gvr: namespacesGVR}.path() + "/" + name + "/status",
+			body: next, userAgent: namespaceUserAgent})
+		return err
+	})
+}
+
+// retryNamespace runs write on the namespace name as stored, again while it
+// conflicts with a concurrent write; a namespace that is gone ends it.
+func (s *Server) retryNamespace(name string, write func(*corev1.Namespace) error) error {
+	nsRes := s.namespaces()
+	for {
+		obj, err := s.store.Get(nsRes.storageKey, objectKey(nsRes, "", name), 0)
+		if err != nil {
+			return nil // gone
+		}
+		ns, ok := obj.(*corev1.Namespace)
+		if !ok {
+			return nil
+		}
+		if err := write(ns); !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+}
+
+// withNamespaceConditions is ns with the deletion conditions content calls
+// for, and whether they changed.
+func withNamespaceConditions(ns *corev1.Namespace, content namespaceContent, now time.Time) (*corev1.Namespace, bool) {
 	next := ns.DeepCopy()
 	changed := false
 	for _, ct := range namespaceConditionTypes {
 		want := corev1.NamespaceCondition{Type: ct.typ, Status: corev1.ConditionFalse, Reason: ct.reason, Message: ct.message,
 			LastTransitionTime: metav1.NewTime(now.UTC().Truncate(time.Second))}
 		switch {
+		case ct.typ == corev1.NamespaceDeletionContentFailure && len(content.errs) > 0:
+			msgs := make([]string, len(content.errs))
+			for i, err := range content.errs {
+				msgs[i] = err.Error()
+			}
+			sort.Strings(msgs)
+			want.Status, want.Reason = corev1.ConditionTrue, "ContentDeletionFailed"
+			want.Message = fmt.Sprintf("Failed to delete all resource types, %d remaining: %v", len(msgs), strings.Join(msgs, ", "))
 		case ct.typ == corev1.NamespaceContentRemaining && len(content.remaining) > 0:
 			want.Status, want.Reason = corev1.ConditionTrue, "SomeResourcesRemain"
 			want.Message = "Some resources are remaining: " + countList(content.remaining, "%s has %d resource instances")
@@ -199,12 +251,7 @@ func (s *Server) updateNamespaceConditions(ctx context.Context, ns *corev1.Names
 		old.Status, old.Reason, old.Message = want.Status, want.Reason, want.Message
 		changed = true
 	}
-	if !changed {
-		return nil
-	}
-	_, err := s.loopback(ctx, loopbackRequest{method: http.MethodPut, path: bootstrapObject{gvr: namespacesGVR}.path() + "/" + ns.Name + "/status",
-		body: next, userAgent: namespaceUserAgent})
-	return err
+	return next, changed
 }
 
 // countList is counts as the deleter lists them: each "name count" in
@@ -218,23 +265,25 @@ func countList(counts map[string]int, format string) string {
 	return strings.Join(parts, ", ")
 }
 
-// finalizeNamespace removes "kubernetes" from ns's spec.finalizers through
-// the finalize subresource (the deleter's finalizeNamespace: the others
-// kept, sorted).
-func (s *Server) finalizeNamespace(ctx context.Context, ns *corev1.Namespace) error {
-	next := ns.DeepCopy()
-	var keep []corev1.FinalizerName
-	for _, f := range ns.Spec.Finalizers {
-		if f != corev1.FinalizerKubernetes && !slices.Contains(keep, f) {
-			keep = append(keep, f)
+// finalizeNamespace removes "kubernetes" from the namespace's
+// spec.finalizers through the finalize subresource (the deleter's
+// finalizeNamespace: the others kept, sorted), again on a conflict.
+func (s *Server) finalizeNamespace(ctx context.Context, name string) error {
+	return s.retryNamespace(name, func(ns *corev1.Namespace) error {
+		next := ns.DeepCopy()
+		var keep []corev1.FinalizerName
+		for _, f := range ns.Spec.Finalizers {
+			if f != corev1.FinalizerKubernetes && !slices.Contains(keep, f) {
+				keep = append(keep, f)
+			}
 		}
-	}
-	slices.Sort(keep)
-	next.Spec.Finalizers = keep
-	if next.Spec.Finalizers == nil {
-		next.Spec.Finalizers = []corev1.FinalizerName{}
-	}
-	_, err := s.loopback(ctx, loopbackRequest{method: http.MethodPut, path: bootstrapObject{gvr: namespacesGVR}.path() + "/" + ns.Name + "/finalize",
-		body: next, userAgent: namespaceUserAgent})
-	return err
+		slices.Sort(keep)
+		next.Spec.Finalizers = keep
+		if next.Spec.Finalizers == nil {
+			next.Spec.Finalizers = []corev1.FinalizerName{}
+		}
+		_, err := s.loopback(ctx, loopbackRequest{method: http.MethodPut, path: bootstrapObject{gvr: namespacesGVR}.path() + "/" + name + "/finalize",
+			body: next, userAgent: namespaceUserAgent})
+		return err
+	})
 }

@@ -27,12 +27,19 @@ var kindFields = map[Kind][]string{
 	TooLargeRV:        {"lag", "allReads"},
 	Compact:           {"rv"},
 	Restart:           {},
-	Random:            {"seed", "probability", "kinds"},
+	// The APIServer faults name their instance; a lag is in writes or time.
+	LagAPIServer:       {"apiserver", "lag", "delay"},
+	FreezeAPIServer:    {"apiserver"},
+	PartitionAPIServer: {"apiserver"},
+	RestartAPIServer:   {"apiserver"},
+	HealAPIServer:      {"apiserver"},
+	Random:             {"seed", "probability", "kinds"},
 }
 
 // Kinds are the kinds of fault, in the order of their documentation.
 func Kinds() []Kind {
-	return []Kind{EndWatch, CutWatch, HangWatch, WithholdBookmarks, DelayEvents, FailRequest, Latency, CutList, TooLargeRV, Compact, Restart, Random}
+	return []Kind{EndWatch, CutWatch, HangWatch, WithholdBookmarks, DelayEvents, FailRequest, Latency, CutList, TooLargeRV, Compact, Restart,
+		LagAPIServer, FreezeAPIServer, PartitionAPIServer, RestartAPIServer, HealAPIServer, Random}
 }
 
 // Check reports what [Injector.Add] would refuse in f, and also a field
