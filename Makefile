@@ -60,11 +60,13 @@ bench:
 
 ## fuzz: run each fuzz target for FUZZTIME (default 60s), one after the
 ## other; a failing input is saved under its package's testdata/fuzz
+## (tools/fuzz/fuzz.sh: Go 1.26's deadline race at -fuzztime, with no
+## input written, is not counted as a failure)
 fuzz:
 	@for pt in $(FUZZ_TARGETS); do \
 		p=$${pt%%:*}; t=$${pt#*:}; \
 		echo "== $$p $$t ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 2 ./$$p/ || exit 1; \
+		PATH="$$(dirname $$(command -v $(GO))):$$PATH" sh tools/fuzz/fuzz.sh $$p $$t $(FUZZTIME) || exit 1; \
 	done
 
 # LOAD_WATCHERS and LOAD_WRITES size `make load`.
