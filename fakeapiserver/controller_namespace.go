@@ -54,17 +54,8 @@ type namespaceContent struct {
 // reconcileNamespaceDeletion runs one pass over the namespaces being
 // deleted.
 func (s *Server) reconcileNamespaceDeletion(ctx context.Context, now time.Time) time.Time {
-	nsRes := s.namespaces()
-	if nsRes == nil {
-		return time.Time{}
-	}
-	nss, err := s.store.List(nsRes.storageKey, store.ListOptions{})
-	if err != nil {
-		return time.Time{}
-	}
-	for _, obj := range nss.Items {
-		ns, ok := obj.(*corev1.Namespace)
-		if !ok || ns.DeletionTimestamp == nil || !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
+	for _, ns := range s.storedNamespaces() {
+		if ns.DeletionTimestamp == nil || !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
 			continue
 		}
 		if err := s.deleteNamespaceContent(ctx, ns, now); err != nil {

@@ -29,17 +29,12 @@ const defaultServiceAccount = "default"
 
 // reconcileServiceAccounts creates the missing default ServiceAccounts.
 func (s *Server) reconcileServiceAccounts(ctx context.Context, _ time.Time) time.Time {
-	nsRes, saRes := s.namespaces(), s.serviceAccounts()
-	if nsRes == nil || saRes == nil {
+	saRes := s.serviceAccounts()
+	if saRes == nil {
 		return time.Time{}
 	}
-	nss, err := s.store.List(nsRes.storageKey, store.ListOptions{})
-	if err != nil {
-		return time.Time{}
-	}
-	for _, obj := range nss.Items {
-		ns, ok := obj.(*corev1.Namespace)
-		if !ok || ns.Status.Phase != corev1.NamespaceActive {
+	for _, ns := range s.storedNamespaces() {
+		if ns.Status.Phase != corev1.NamespaceActive {
 			continue
 		}
 		if _, err := s.store.Get(saRes.storageKey, objectKey(saRes, ns.Name, defaultServiceAccount), 0); err == nil {
@@ -56,6 +51,26 @@ func (s *Server) reconcileServiceAccounts(ctx context.Context, _ time.Time) time
 		}
 	}
 	return time.Time{}
+}
+
+// storedNamespaces are the namespaces as stored now (none when core/v1
+// namespaces are not served), for the controllers that go over them.
+func (s *Server) storedNamespaces() []*corev1.Namespace {
+	nsRes := s.namespaces()
+	if nsRes == nil {
+		return nil
+	}
+	page, err := s.store.List(nsRes.storageKey, store.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	out := make([]*corev1.Namespace, 0, len(page.Items))
+	for _, obj := range page.Items {
+		if ns, ok := obj.(*corev1.Namespace); ok {
+			out = append(out, ns)
+		}
+	}
+	return out
 }
 
 // serviceAccounts is the core/v1 serviceaccounts resource, or nil when it

@@ -118,20 +118,32 @@ func (c *controllers) stopAll() {
 	}
 }
 
+// controllerClients are the typed and metadata clients of the controller
+// client name, as kube-controller-manager's client builder makes them
+// (its User-Agent; a QPS high enough that the client never throttles a
+// case).
+func controllerClients(cfg *rest.Config, client string) (*kubernetes.Clientset, metadata.Interface, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = controllerUserAgent(client)
+	cfg.QPS, cfg.Burst = 200, 400
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cs, md, nil
+}
+
 // runGarbageCollector runs the garbage collector as kube-controller-manager
 // does (cmd/kube-controller-manager/app/core.go
 // newGarbageCollectorController and its Run): metadata informers over every
 // deletable resource, the default ignored resources, 20 workers, and a
 // discovery resync every 30 s. It returns when ctx ends.
 func runGarbageCollector(ctx context.Context, cfg *rest.Config) error {
-	cfg = rest.CopyConfig(cfg)
-	cfg.UserAgent = controllerUserAgent("generic-garbage-collector")
-	cfg.QPS, cfg.Burst = 200, 400
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	md, err := metadata.NewForConfig(cfg)
+	cs, md, err := controllerClients(cfg, "generic-garbage-collector")
 	if err != nil {
 		return err
 	}
@@ -186,14 +198,7 @@ func runServiceAccountController(ctx context.Context, cfg *rest.Config) error {
 // discovery, the "kubernetes" finalizer, a 5 minute resync, 10 workers).
 // It returns when ctx ends.
 func runNamespaceController(ctx context.Context, cfg *rest.Config) error {
-	cfg = rest.CopyConfig(cfg)
-	cfg.UserAgent = controllerUserAgent("namespace-controller")
-	cfg.QPS, cfg.Burst = 200, 400
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	md, err := metadata.NewForConfig(cfg)
+	cs, md, err := controllerClients(cfg, "namespace-controller")
 	if err != nil {
 		return err
 	}
