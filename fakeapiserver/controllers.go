@@ -24,14 +24,15 @@ import (
 // Close cancels stopCtx and waits for it. Its loop:
 //
 //  1. Take, from the store, the channel closed at the next write of each
-//     resource some reconciler watches (before reading anything, so no
-//     write falls between the read and the wait).
+//     resource some reconciler watches, then the store's RV (before
+//     reading anything, so no write falls between the read and the wait).
 //  2. Run the reconcilers whose resources were written, or whose due time
 //     has come; each reads the current state, writes what is missing or
 //     stale through the loopback client, and says when it must run again
 //     (a periodic owner's next tick, or never).
 //  3. Wait for one of those channels, the earliest due time on the
-//     server's clock, or Close.
+//     server's clock, or Close; then ask the store which of the resources
+//     were written after that RV: their reconcilers run in the next pass.
 //
 // Its writes wake it again; a pass that finds nothing to do writes
 // nothing, so it converges. The clock only carries a timer while some
@@ -126,7 +127,7 @@ func (s *Server) runControllers(ctx context.Context) {
 		dirty[r.name] = true
 	}
 	for {
-		watched, wakes := s.controllerWakeups(recs)
+		w := s.controllerWakeups(recs)
 		now := s.cfg.Clock.Now()
 		for _, r := range recs {
 			if due := s.ctrl.due[r.name]; dirty[r.name] || (!due.IsZero() && !now.Before(due)) {
@@ -134,18 +135,12 @@ func (s *Server) runControllers(ctx context.Context) {
 			}
 		}
 		clear(dirty)
-		if !s.waitControllers(ctx, wakes, s.nextDue()) {
+		if !s.waitControllers(ctx, w.chans, s.nextDue()) {
 			return
 		}
-		// Every resource written since, not only the one that woke the
-		// loop: the next pass takes fresh channels, which the writes
-		// already made would never close.
-		for i, ch := range wakes {
-			if !isClosed(ch) {
-				continue
-			}
+		for _, gvr := range s.writtenSince(w) {
 			for _, r := range recs {
-				if (watched[i] == anyResource && r.watchesAll) || slices.Contains(r.watches, watched[i]) {
+				if (gvr == anyResource && r.watchesAll) || slices.Contains(r.watches, gvr) {
 					dirty[r.name] = true
 				}
 			}
@@ -153,34 +148,71 @@ func (s *Server) runControllers(ctx context.Context) {
 	}
 }
 
-// anyResource stands, in controllerWakeups' list, for a write of any
-// resource (the store's Notify channel).
+// anyResource stands, in a wakeups' list, for a write of any resource (the
+// store's Notify channel).
 var anyResource = schema.GroupVersionResource{Resource: "*"}
 
-// controllerWakeups returns the resources the reconcilers watch that the
-// server serves and, for each, the channel the store closes at its next
-// write; anyResource and the channel of the next write of anything when a
-// reconciler watches all.
-func (s *Server) controllerWakeups(recs []reconciler) ([]schema.GroupVersionResource, []<-chan struct{}) {
-	var gvrs []schema.GroupVersionResource
-	var chans []<-chan struct{}
+// wakeups is what the loop waits on between two passes: for each resource
+// some reconciler watches (anyResource for "all"), the channel the store
+// closes at its next write, and the store's RV when they were taken.
+type wakeups struct {
+	gvrs  []schema.GroupVersionResource
+	keys  []string // storage keys, "" for anyResource
+	chans []<-chan struct{}
+	// rv is the store's RV, read after the channels were taken: the pass
+	// that follows sees every write up to it, and a write after it closes
+	// a channel.
+	rv int64
+}
+
+// controllerWakeups takes the channels for the resources the reconcilers
+// watch that the server serves, then the store's RV.
+func (s *Server) controllerWakeups(recs []reconciler) wakeups {
+	var w wakeups
 	if slices.ContainsFunc(recs, func(r reconciler) bool { return r.watchesAll }) {
-		gvrs, chans = append(gvrs, anyResource), append(chans, s.store.Notify())
+		w.gvrs, w.keys, w.chans = append(w.gvrs, anyResource), append(w.keys, ""), append(w.chans, s.store.Notify())
 	}
 	for _, r := range recs {
 		for _, gvr := range r.watches {
 			res, ok := s.resources.lookup(gvr)
-			if !ok || slices.Contains(gvrs, gvr) {
+			if !ok || slices.Contains(w.gvrs, gvr) {
 				continue
 			}
+			// Only the channel is wanted: it is closed at the next write
+			// whatever afterRV says, and CurrentRV is never compacted.
 			_, ch, err := s.store.Changes(res.storageKey, s.store.CurrentRV())
 			if err != nil {
-				continue // compacted past now: cannot be, CurrentRV is never below it
+				continue
 			}
-			gvrs, chans = append(gvrs, gvr), append(chans, ch)
+			w.gvrs, w.keys, w.chans = append(w.gvrs, gvr), append(w.keys, res.storageKey), append(w.chans, ch)
 		}
 	}
-	return gvrs, chans
+	w.rv = s.store.CurrentRV()
+	return w
+}
+
+// writtenSince returns the resources of w written after w.rv. It asks the
+// store rather than which of w's channels are closed: a commit closes its
+// resource's channel and then the store's, so a loop woken by the first
+// can look before the second is closed, and the write would be lost to
+// the reconcilers watching all (the namespace controller once slept
+// through a namespace's deletion that way). The store's lock makes the
+// commit whole to this read.
+func (s *Server) writtenSince(w wakeups) []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
+	for i, gvr := range w.gvrs {
+		if gvr == anyResource {
+			if s.store.CurrentRV() > w.rv {
+				out = append(out, gvr)
+			}
+			continue
+		}
+		evs, _, err := s.store.Changes(w.keys[i], w.rv)
+		if err != nil || len(evs) > 0 { // compacted past w.rv: written since, surely
+			out = append(out, gvr)
+		}
+	}
+	return out
 }
 
 // nextDue is the earliest time a reconciler must run again (zero: none).
@@ -210,17 +242,6 @@ func (s *Server) waitControllers(ctx context.Context, wakes []<-chan struct{}, d
 	}
 	chosen, _, _ := reflect.Select(cases)
 	return chosen != len(wakes)
-}
-
-// isClosed reports whether the store has closed ch (its resource was
-// written).
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // periodicRecreate is the reconcile of a periodic owner of bootstrap
