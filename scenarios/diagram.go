@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -17,7 +16,6 @@ const (
 	// the page's margins (24 px each side), so no lane or text overflows.
 	diagMaxWidth  = 1352
 	diagTop       = 64  // below the lane heads
-	diagTimeX     = 8   // virtual time column
 	diagRulerX    = 66  // the time ruler's line
 	diagRVX       = 76  // resourceVersion column
 	diagLanesX    = 128 // left edge of the first lane
@@ -531,6 +529,3 @@ func breakAt(r []rune, width int) int {
 	}
 	return width
 }
-
-// String is the row for debugging: its kind and class.
-func (r diagRow) String() string { return fmt.Sprintf("%s/%s@%d", r.Kind, r.Class, r.MidY) }

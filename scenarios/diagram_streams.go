@@ -342,6 +342,11 @@ func (l *rowLayout) closeStream(s *diagStream, end StreamEnd, at Offset, y int) 
 		s.End, s.EndClass = "slow consumer", "end-slow"
 	default:
 		s.End, s.EndClass = s.closedBecause(at)
+		if s.restartY != 0 {
+			// The bar ends where the restart ended the stream, not where
+			// the client noticed.
+			s.Y2 = s.restartY
+		}
 	}
 }
 

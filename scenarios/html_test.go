@@ -147,6 +147,9 @@ var chromiumChecks = map[string]map[string]int{
 		`data-lane="apiserver-0"`: 1, `data-lane="apiserver-1"`: 1, `data-lane="etcd"`: 1,
 		`data-end="end-error"`: 1, `data-end="end-restart"`: 1, `data-class="event-error"`: 1,
 	},
+	"slow-consumer": { // a watcher the server dropped as too slow
+		`data-end="end-slow"`: 1,
+	},
 	"relist-back-in-time": { // a 504 in the error colour
 		`data-class="response-error"`: 1, `data-lane="apiserver-1"`: 1,
 	},
