@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"math"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -52,8 +53,10 @@ type diagram struct {
 	Gaps []diagGap
 	// Streams are the watch streams, a bar each from request to end.
 	Streams []*diagStream
-	Axis    diagAxis
-	TextX   int
+	// Waits are requests waiting for their responses.
+	Waits []diagWait
+	Axis  diagAxis
+	TextX int
 	// ServerX0 and ServerX1 are the first and the last server lane.
 	ServerX0, ServerX1 int
 	// HasWatchCache is true when some entry moved the watch-cache horizon,
@@ -419,11 +422,7 @@ func responseLabel(text string) (string, bool) {
 	if code < 400 {
 		return strconv.Itoa(code), false
 	}
-	label := strconv.Itoa(code)
-	if len(f) > 1 {
-		label += " " + strings.TrimSuffix(f[1], ",")
-	}
-	return label, true
+	return strconv.Itoa(code) + " " + http.StatusText(code), true
 }
 
 // eventLabel is the event type of an event entry ("w1 ADDED ns/a" →

@@ -67,6 +67,22 @@ type rowLayout struct {
 	open    []*diagStream
 	// slots are the lanes' bar positions in use.
 	slots map[string][]bool
+	// asked holds each lane's request awaiting its response.
+	asked map[string]asked
+}
+
+// asked is a request awaiting its response.
+type asked struct {
+	y  int
+	at Offset
+}
+
+// diagWait is a request's wait for its response, drawn when rows came
+// between them: a dotted line down the client's lane.
+type diagWait struct {
+	X, Y1, Y2 int
+	// Label says how long in virtual time, if any passed.
+	Label string
 }
 
 var timeoutRE = regexp.MustCompile(`[?&]timeoutSeconds=(\d+|T)\b`)
@@ -84,7 +100,12 @@ func (l *rowLayout) place(r *diagRow, tl Timeline, i, maxBytes int) {
 			from, r.Stream = s.X, s.Name
 		}
 		r.Arrow = newArrow(from, l.serverX(l.requestAPIServer(tl, i)), label, "request")
+		if l.asked == nil {
+			l.asked = map[string]asked{}
+		}
+		l.asked[en.Lane+"/"+en.Stream] = asked{y: r.MidY, at: en.At}
 	case KindResponse:
+		l.wait(en, laneX, r.MidY)
 		label, isErr := responseLabel(en.Text)
 		class := "response"
 		if isErr {
@@ -116,6 +137,24 @@ func (l *rowLayout) place(r *diagRow, tl Timeline, i, maxBytes int) {
 	} else if r.Mark != nil {
 		r.Class = r.Mark.Class
 	}
+}
+
+// wait draws the wait of en's request for en, when rows came between.
+func (l *rowLayout) wait(en Entry, laneX, y int) {
+	key := en.Lane + "/" + en.Stream
+	a, ok := l.asked[key]
+	if !ok {
+		return
+	}
+	delete(l.asked, key)
+	if y-a.y <= 2*diagLineH+diagRowPad {
+		return
+	}
+	w := diagWait{X: laneX - 5, Y1: a.y, Y2: y}
+	if en.At > a.at {
+		w.Label = "waits " + time.Duration(en.At-a.at).String()
+	}
+	l.d.Waits = append(l.d.Waits, w)
 }
 
 // opens reports whether the watch request i opened a stream: its

@@ -194,7 +194,7 @@ func TestLayoutResponses(t *testing.T) {
 	}
 	d := layoutDiagram(tl)
 	r := d.Rows
-	if r[1].Arrow.Class != "response" || r[3].Arrow.Class != "response-error" || r[3].Arrow.Label != "410 Gone" || r[4].Arrow.Label != "504 Gateway" {
+	if r[1].Arrow.Class != "response" || r[3].Arrow.Class != "response-error" || r[3].Arrow.Label != "410 Gone" || r[4].Arrow.Label != "504 Gateway Timeout" {
 		t.Errorf("response arrows %+v, %+v, %+v: want a 200, then errors 410 Gone and 504", r[1].Arrow, r[3].Arrow, r[4].Arrow)
 	}
 	if r[4].Size == nil || r[4].Size.W != diagSizeMaxW || r[1].Size == nil || r[1].Size.W != int(math.Round(diagSizeMaxW/3.0)) || r[1].Size.Label != "93.8 KiB" {
@@ -372,3 +372,24 @@ func TestLayoutLibrary(t *testing.T) {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// TestLayoutWaits: a request answered only after other rows is drawn
+// waiting down its lane, labelled with the virtual time it waited; one
+// answered at once is not.
+func TestLayoutWaits(t *testing.T) {
+	tl := Timeline{
+		{Kind: KindRequest, Lane: "stale", Text: "GET /api/v1/namespaces/default/configmaps"},
+		{Kind: KindResponse, Lane: "stale", Text: "200 OK ConfigMapList"},
+		{Kind: KindRequest, Lane: "stale", Text: "GET /api/v1/namespaces/default/configmaps?resourceVersion=204&resourceVersionMatch=NotOlderThan"},
+		{Kind: KindClock, Text: "clock +3s (now +3s)"},
+		{At: at(3 * time.Second), Kind: KindNote, Text: "the cache has not caught up"},
+		{At: at(3 * time.Second), Kind: KindResponse, Lane: "stale", Text: "504 Gateway Timeout Status 504 Timeout"},
+	}
+	d := layoutDiagram(tl)
+	if len(d.Waits) != 1 {
+		t.Fatalf("waits = %+v, want one", d.Waits)
+	}
+	if w := d.Waits[0]; w.Y1 != d.Rows[2].MidY || w.Y2 != d.Rows[5].MidY || w.Label != "waits 3s" || w.X >= d.Lanes[0].X {
+		t.Errorf("wait = %+v, want from row 2 (y %d) to row 5 (y %d) just left of lane stale, labelled waits 3s", w, d.Rows[2].MidY, d.Rows[5].MidY)
+	}
+}

@@ -150,8 +150,8 @@ var chromiumChecks = map[string]map[string]int{
 	"slow-consumer": { // a watcher the server dropped as too slow
 		`data-end="end-slow"`: 1,
 	},
-	"relist-back-in-time": { // a 504 in the error colour
-		`data-class="response-error"`: 1, `data-lane="apiserver-1"`: 1,
+	"relist-back-in-time": { // a 504 in the error colour, LISTs that wait
+		`data-class="response-error"`: 1, `data-lane="apiserver-1"`: 1, `class="wait"`: 2,
 	},
 }
 
