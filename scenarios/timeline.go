@@ -76,9 +76,10 @@ type Entry struct {
 	// [HorizonCompaction] or [HorizonWatchCache].
 	Horizon Horizon `json:"horizon,omitempty"`
 	// Stream names the watch stream a request, response or event entry
-	// belongs to (the name its events carry: "w1", a file's watch id).
-	// Empty for other entries and for the watches of listwatch and
-	// client-go clients, whose events show as their decisions.
+	// belongs to (the name its events carry: "w1", a file's watch id): the
+	// scenario's raw and typed watches. Empty for other entries and for
+	// the watches of the clients a scenario starts (listwatch, client-go's
+	// Reflector), whose events show as their decisions.
 	Stream string `json:"stream,omitempty"`
 	// APIServer is the instance a request was routed to or a response
 	// came from, when the server runs more than one; empty otherwise.
