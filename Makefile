@@ -83,10 +83,10 @@ load:
 	LWSIM_LOAD_WATCHERS=$(LOAD_WATCHERS) LWSIM_LOAD_WRITES=$(LOAD_WRITES) LWSIM_LOAD_MEMORY=1 \
 		$(GO) test -count=1 -run '^(TestLoad|TestRequestMemory)$$' -v -timeout 14m ./fakeapiserver/
 
-## html-check: render a scenario's HTML page (lw-sim explain NAME --html OUT)
+## html-check: render scenarios' HTML pages (lw-sim explain NAME --html OUT)
 ## in headless Chromium and check the DOM and the screenshot; installs
 ## Debian's chromium (and a CJK font for the article's questions) if missing.
-## LWSIM_SCREENSHOT=FILE keeps the screenshot.
+## LWSIM_SCREENSHOTS=DIR keeps the screenshots (DIR/<scenario>.png).
 html-check:
 	command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium fonts-wqy-zenhei; }
 	$(GO) test -race -count=1 -run 'TestHTML' -v ./scenarios/

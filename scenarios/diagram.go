@@ -1,6 +1,9 @@
 package scenarios
 
 import (
+	"math"
+	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,43 +13,88 @@ import (
 // text column uses a monospace font so that wrapping can be computed here,
 // deterministically, rather than by the browser.
 const (
+	// diagMaxWidth is the widest the diagram gets: a 1400 px window less
+	// the page's margins (24 px each side), so no lane or text overflows.
+	diagMaxWidth  = 1352
 	diagTop       = 64  // below the lane heads
-	diagTimeX     = 8   // virtual time column
-	diagRVX       = 96  // resourceVersion column
-	diagLane0X    = 190 // first lane's lifeline
-	diagLaneGap   = 150 // between lifelines
-	diagAxisGap   = 60  // server lifeline to the RV axis
-	diagAxisW     = 220 // width of the RV axis
-	diagTextGap   = 24  // RV axis to the text column
-	diagTextChars = 96  // wrap the text column at this many characters
+	diagRulerX    = 66  // the time ruler's line
+	diagRVX       = 76  // resourceVersion column
+	diagLanesX    = 128 // left edge of the first lane
+	diagLaneMax   = 150 // a lane's width when there is room
+	diagLaneMin   = 56  // the narrowest lane: the width grows past it
+	diagAxisGap   = 12  // last lane to the RV axis
+	diagAxisW     = 180 // width of the RV axis
+	diagTextGap   = 12  // RV axis to the text column
+	diagTextPref  = 460 // the text column's width when there is room
+	diagTextMin   = 240 // the narrowest text column
 	diagCharW     = 7.3 // width of one character of the 12px monospace font
+	diagHeadCharW = 7.2 // width of one character of a 12px bold lane head
 	diagLineH     = 16  // one line of text
 	diagRowPad    = 8   // added to each row's lines
 	diagBottomPad = 40
-	diagTextW     = 704 // diagTextChars * diagCharW, rounded up
+	// diagSizeMaxW is the length of the bar of the largest body or frame
+	// of the run; others are drawn in proportion.
+	diagSizeMaxW = 110
 )
 
-// laneServer is the name of the server's lane, always the last one.
-const laneServer = "kube-apiserver"
+// laneServer is the name of the server's lane when there is one
+// apiserver; with several, each has its lane and writes go to laneEtcd.
+const (
+	laneServer = "kube-apiserver"
+	laneEtcd   = "etcd"
+)
 
 // diagram is a laid-out [Timeline]: what the HTML template draws.
 type diagram struct {
 	Width, Height int
 	Lanes         []diagLane
 	Rows          []diagRow
-	ServerX       int
-	Axis          diagAxis
-	TextX         int
+	// Gaps draw the virtual time that passes between rows.
+	Gaps []diagGap
+	// Streams are the watch streams, a bar each from request to end.
+	Streams []*diagStream
+	// Waits are requests waiting for their responses.
+	Waits []diagWait
+	Axis  diagAxis
+	TextX int
+	// ServerX0 and ServerX1 are the first and the last server lane.
+	ServerX0, ServerX1 int
 	// HasWatchCache is true when some entry moved the watch-cache horizon,
 	// so the legend explains its shading.
 	HasWatchCache bool
+	// HasTokens is true when some continue token is drawn on the axis.
+	HasTokens bool
+	// HasSizes is true when some body or frame size is drawn.
+	HasSizes bool
+	// MultiAPIServer is true when the server lanes are apiserver instances
+	// (and etcd).
+	MultiAPIServer bool
 }
 
 // diagLane is one lifeline.
 type diagLane struct {
 	Name string
-	X    int
+	// Label is Name, shortened with "…" to fit the lane's head.
+	Label string
+	X, W  int
+	// HeadW is the width of the lane's head, HeadHalf half of it;
+	// FontSize fits Label in it.
+	HeadW, HeadHalf, FontSize int
+	Server                    bool
 }
+
+// arrowClasses are the classes of arrows, each with its arrowhead.
+var arrowClasses = []string{"request", "response", "response-error", "event", "event-error", "event-bookmark"}
+
+// Heads are the arrow classes whose arrowheads the page defines.
+func (d *diagram) Heads() []string { return arrowClasses }
+
+// RVX and RulerX are where the RV column and the time ruler are.
+func (d *diagram) RVX() int    { return diagRVX }
+func (d *diagram) RulerX() int { return diagRulerX }
+
+// RVX is where the RV column is.
+func (f *diagFrame) RVX() int { return diagRVX }
 
 // diagAxis is the resourceVersion axis: MinRV at X, MaxRV at X+W. MinRV is
 // the RV the scenario starts from (the server's objects written before
@@ -64,23 +112,32 @@ type diagTick struct {
 
 // diagRow is one entry of the timeline.
 type diagRow struct {
-	Y, H  int // top and height
-	MidY  int // where the row's arrow or mark is drawn
-	At    string
-	RV    string
-	Kind  string
+	Y, H int // top and height
+	MidY int // where the row's arrow or mark is drawn
+	// At is the entry's virtual time, shown on the first row at that time.
+	At   string
+	RV   string
+	Kind string
+	// Class is the entry's look beyond its kind: the arrow's or mark's
+	// class, for the DOM checks and the CSS.
+	Class string
 	Lines []diagLine
+	// Stream is the name of the watch stream the entry belongs to.
+	Stream string
 	// Arrow is a request, response or event between a lane and the server.
 	Arrow *diagArrow
 	// Mark is a write, fault or client decision drawn on one lifeline.
 	Mark *diagMark
+	// Size draws the bytes of a response body or event frame.
+	Size *diagSize
 	// Clock draws a dashed line across every lane.
 	Clock bool
 	// Compacted and WatchCacheGone shade the RVs no read (resp. no watch)
 	// can start from any more, when the entry happened.
 	Compacted, WatchCacheGone diagSpan
-	// RVDotX places the entry's RV on the axis (0: none).
-	RVDotX int
+	// RVDotX places the entry's RV on the axis (0: none); TokenDotX the
+	// RV of a continue token the entry sends or receives.
+	RVDotX, TokenDotX int
 	// Verdict is "ok" or "fail" for checks.
 	Verdict string
 	// Frame is the diagram's geometry the row is drawn in.
@@ -89,8 +146,8 @@ type diagRow struct {
 
 // diagFrame is what every row needs to know of the whole diagram.
 type diagFrame struct {
-	Width, Lane0X, ServerX, TextX int
-	Axis                          diagAxis
+	Width, Lane0X, ServerX0, ServerX1, TextX int
+	Axis                                     diagAxis
 }
 
 type diagLine struct {
@@ -98,55 +155,71 @@ type diagLine struct {
 	Text string
 }
 
+// diagArrow is a horizontal arrow at the row's MidY.
 type diagArrow struct {
 	X1, X2 int // from, to
 	Label  string
 	LabelX int
-	Class  string // request, response, event
+	// Class is request, response, response-error, event, event-error or
+	// event-bookmark; the arrowhead is the class's marker.
+	Class string
 }
 
 type diagMark struct {
-	X     int
-	Class string // write, fault, client
+	X int
+	// Class is write, fault, fault-cut, fault-hang, fault-restart or
+	// client.
+	Class string
+}
+
+// diagSize is a bar as long as a body or frame is large, under an arrow.
+type diagSize struct {
+	X, W  int
+	Label string
 }
 
 type diagSpan struct{ X, W int }
 
-// layoutDiagram lays out tl: lanes in order of first appearance, the
-// server last; one row per entry, as tall as its wrapped text.
+// layoutDiagram lays out tl: client lanes in order of first appearance,
+// then the server (one lane, or a lane per apiserver and one for etcd);
+// one row per entry, as tall as its wrapped text, rows at the same
+// virtual time stacked in order and the time between them drawn to scale
+// (diagram_time.go); a bar per watch stream (diagram_streams.go).
 func layoutDiagram(tl Timeline) *diagram {
 	d := &diagram{}
-	var names []string
-	var maxRV int64
-	minRV := int64(-1)
-	for _, en := range tl {
-		if en.Lane != "" && !slices.Contains(names, en.Lane) {
-			names = append(names, en.Lane)
-		}
-		if n, ok := parseRV(en.RV); ok {
-			maxRV = max(maxRV, n)
-			if minRV < 0 || n < minRV {
-				minRV = n
-			}
-		}
-	}
-	minRV = max(minRV-1, 0)
-	names = append(names, laneServer)
+	clients, servers := laneNames(tl)
+	d.MultiAPIServer = len(servers) > 1
+	laneW, textW := fitLanes(len(clients) + len(servers))
 	x := map[string]int{}
-	for i, n := range names {
-		d.Lanes = append(d.Lanes, diagLane{Name: n, X: diagLane0X + i*diagLaneGap})
-		x[n] = diagLane0X + i*diagLaneGap
+	for i, n := range slices.Concat(clients, servers) {
+		headW := min(130, laneW-8)
+		label, size := fitLabel(n, headW-6)
+		l := diagLane{Name: n, Label: label, FontSize: size, X: diagLanesX + i*laneW + laneW/2, W: laneW, HeadW: headW, HeadHalf: headW / 2, Server: i >= len(clients)}
+		d.Lanes = append(d.Lanes, l)
+		x[n] = l.X
 	}
-	d.ServerX = x[laneServer]
-	d.Axis = diagAxis{X: d.ServerX + diagAxisGap, W: diagAxisW, MinRV: minRV, MaxRV: max(maxRV, minRV+1)}
-	d.Axis.Ticks = axisTicks(d.Axis)
+	d.ServerX0, d.ServerX1 = x[servers[0]], x[servers[len(servers)-1]]
+	axisX := diagLanesX + len(d.Lanes)*laneW + diagAxisGap
+	d.Axis = newAxis(tl, axisX)
 	d.TextX = d.Axis.X + d.Axis.W + diagTextGap
-	d.Width = d.TextX + diagTextW + 16
+	d.Width = d.TextX + textW
+	textChars := int(float64(textW-8) / diagCharW)
 
-	frame := &diagFrame{Width: d.Width, Lane0X: diagLane0X, ServerX: d.ServerX, TextX: d.TextX, Axis: d.Axis}
+	frame := &diagFrame{Width: d.Width, Lane0X: d.Lanes[0].X, ServerX0: d.ServerX0, ServerX1: d.ServerX1, TextX: d.TextX, Axis: d.Axis}
+	lay := &rowLayout{x: x, servers: servers, d: d}
+	var maxBytes int
+	for _, en := range tl {
+		maxBytes = max(maxBytes, en.Bytes)
+	}
 	var compaction, watchCache int64
 	y := diagTop
-	for _, en := range tl {
+	var prev *Entry
+	for i, en := range tl {
+		if prev != nil && en.At > prev.At {
+			g := newGap(y, d.Width, prev.At, en.At)
+			d.Gaps = append(d.Gaps, g)
+			y += g.H
+		}
 		if rv, ok := parseRV(en.RV); ok {
 			switch en.Horizon {
 			case HorizonCompaction:
@@ -156,21 +229,104 @@ func layoutDiagram(tl Timeline) *diagram {
 				d.HasWatchCache = true
 			}
 		}
-		r := layoutRow(en, x, d.ServerX, d.Axis, y)
+		r := layoutRow(en, textChars, d.Axis, y)
+		if prev != nil && en.At == prev.At {
+			r.At = ""
+		}
 		r.Frame = frame
 		r.Compacted = d.Axis.span(0, compaction)
 		// The watch cache never reaches below etcd's compaction.
 		r.WatchCacheGone = d.Axis.span(compaction, max(watchCache, compaction))
+		lay.place(&r, tl, i, maxBytes)
+		d.HasTokens = d.HasTokens || r.TokenDotX != 0
+		d.HasSizes = d.HasSizes || r.Size != nil
 		d.Rows = append(d.Rows, r)
 		y += r.H
+		prev = &tl[i]
 	}
+	lay.finish(y)
 	d.Height = y + diagBottomPad
 	return d
 }
 
-// layoutRow lays out one entry whose row starts at y.
-func layoutRow(en Entry, x map[string]int, serverX int, axis diagAxis, y int) diagRow {
-	lines := wrap(en.Text, diagTextChars)
+// laneNames are the client lanes in order of first appearance and the
+// server lanes: kube-apiserver, or with several apiservers each of them in
+// name order and etcd, which takes the writes.
+func laneNames(tl Timeline) (clients, servers []string) {
+	for _, en := range tl {
+		if en.Lane != "" && !slices.Contains(clients, en.Lane) {
+			clients = append(clients, en.Lane)
+		}
+		for _, a := range []string{en.APIServer, faultAPIServer(en)} {
+			if a != "" && !slices.Contains(servers, a) {
+				servers = append(servers, a)
+			}
+		}
+	}
+	if len(clients) == 0 {
+		clients = []string{LaneScenario}
+	}
+	if len(servers) == 0 {
+		return clients, []string{laneServer}
+	}
+	slices.Sort(servers)
+	return clients, append(servers, laneEtcd)
+}
+
+// fitLanes shares the width among n lanes and the text column: lanes as
+// wide as diagLaneMax while the text column keeps diagTextPref, then
+// narrower lanes down to diagLaneMin, then a narrower text column down to
+// diagTextMin; past that (some twelve lanes) the diagram grows wider than
+// diagMaxWidth.
+func fitLanes(n int) (laneW, textW int) {
+	fixed := diagLanesX + diagAxisGap + diagAxisW + diagTextGap
+	laneW = min(diagLaneMax, (diagMaxWidth-fixed-diagTextPref)/n)
+	if laneW < diagLaneMin {
+		laneW = max(diagLaneMin, (diagMaxWidth-fixed-diagTextMin)/n)
+	}
+	return laneW, max(diagTextMin, diagMaxWidth-fixed-n*laneW)
+}
+
+// fitLabel fits name into w pixels of a lane head: in a font of 12 px
+// down to 9, then shortened with "…" (the head's title has it whole).
+func fitLabel(name string, w int) (string, int) {
+	r := []rune(name)
+	for size := 12; size >= 9; size-- {
+		if float64(len(r))*diagHeadCharW*float64(size)/12 <= float64(w) {
+			return name, size
+		}
+	}
+	n := int(float64(w) / (diagHeadCharW * 9 / 12))
+	if n < 2 || len(r) <= n {
+		return name, 9
+	}
+	return string(r[:n-1]) + "…", 9
+}
+
+func newAxis(tl Timeline, x int) diagAxis {
+	var maxRV int64
+	minRV := int64(-1)
+	for _, en := range tl {
+		for _, rv := range append(tokenRVs(en.Text), en.RV) {
+			if n, ok := parseRV(rv); ok {
+				maxRV = max(maxRV, n)
+				if minRV < 0 || n < minRV {
+					minRV = n
+				}
+			}
+		}
+	}
+	minRV = max(minRV-1, 0)
+	a := diagAxis{X: x, W: diagAxisW, MinRV: minRV, MaxRV: max(maxRV, minRV+1)}
+	a.Ticks = axisTicks(a)
+	return a
+}
+
+// layoutRow lays out one entry whose row starts at y: its text, its RV
+// and continue token on the axis. What it draws on the lanes is placed by
+// rowLayout.place.
+func layoutRow(en Entry, textChars int, axis diagAxis, y int) diagRow {
+	lines := wrap(en.Text, textChars)
 	r := diagRow{Y: y, H: len(lines)*diagLineH + diagRowPad, At: en.At.String(), RV: en.RV, Kind: string(en.Kind)}
 	r.MidY = y + diagRowPad/2 + diagLineH/2
 	for i, l := range lines {
@@ -179,26 +335,15 @@ func layoutRow(en Entry, x map[string]int, serverX int, axis diagAxis, y int) di
 	if rv, ok := parseRV(en.RV); ok {
 		r.RVDotX = axis.at(rv)
 	}
-	lane := x[en.Lane]
-	if lane == 0 {
-		lane = x[LaneScenario]
+	if t := tokenRVs(en.Text); len(t) > 0 {
+		if rv, ok := parseRV(t[0]); ok {
+			r.TokenDotX = axis.at(rv)
+		}
 	}
-	switch en.Kind {
-	case KindRequest:
-		r.Arrow = newArrow(lane, serverX, requestLabel(en.Text), "request")
-	case KindResponse:
-		r.Arrow = newArrow(serverX, lane, firstWord(en.Text), "response")
-	case KindEvent:
-		r.Arrow = newArrow(serverX, lane, eventLabel(en.Text), "event")
-	case KindWrite:
-		r.Mark = &diagMark{X: serverX, Class: "write"}
-	case KindFault:
-		r.Mark = &diagMark{X: serverX, Class: "fault"}
-	case KindClient:
-		r.Mark = &diagMark{X: lane, Class: "client"}
-	case KindClock:
+	if en.Kind == KindClock {
 		r.Clock = true
-	case KindCheck:
+	}
+	if en.Kind == KindCheck {
 		r.Verdict = "ok"
 		if strings.HasPrefix(en.Text, "FAIL") {
 			r.Verdict = "fail"
@@ -207,11 +352,47 @@ func layoutRow(en Entry, x map[string]int, serverX int, axis diagAxis, y int) di
 	return r
 }
 
+// tokenRE finds the RV of a continue token as describeContinue renders it.
+var tokenRE = regexp.MustCompile(`<token rv=(\d+) `)
+
+// tokenRVs are the RVs of the continue tokens text mentions.
+func tokenRVs(text string) []string {
+	var rvs []string
+	for _, m := range tokenRE.FindAllStringSubmatch(text, -1) {
+		rvs = append(rvs, m[1])
+	}
+	return rvs
+}
+
+// faultAPIRE finds the instance a fault names (its JSON's "apiserver").
+var faultAPIRE = regexp.MustCompile(`"apiserver":"([^"]+)"`)
+
+// faultAPIServer is the apiserver instance a fault entry names, if any.
+func faultAPIServer(en Entry) string {
+	if en.Kind != KindFault {
+		return ""
+	}
+	if m := faultAPIRE.FindStringSubmatch(en.Text); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 func newArrow(from, to int, label, class string) *diagArrow {
 	if from == 0 || to == 0 {
 		return nil
 	}
 	return &diagArrow{X1: from, X2: to, Label: label, LabelX: (from + to) / 2, Class: class}
+}
+
+// newSize is the bar of n bytes under an arrow whose head is at x (a
+// client's lane, left of the server), in proportion to the run's largest.
+func newSize(n, largest, x int) *diagSize {
+	if n <= 0 || largest <= 0 {
+		return nil
+	}
+	w := max(2, int(math.Round(float64(diagSizeMaxW)*float64(n)/float64(largest))))
+	return &diagSize{X: x + 4, W: w, Label: kib(n)}
 }
 
 // requestLabel names a request the way the article does: LIST or WATCH
@@ -227,16 +408,38 @@ func requestLabel(text string) string {
 	return "LIST"
 }
 
+// responseLabel is a response's status code, with its reason for an
+// error ("410 Gone"), and whether it is an error.
+func responseLabel(text string) (string, bool) {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return "", false
+	}
+	code, err := strconv.Atoi(f[0])
+	if err != nil {
+		return "error", true // a transport error
+	}
+	if code < 400 {
+		return strconv.Itoa(code), false
+	}
+	return strconv.Itoa(code) + " " + http.StatusText(code), true
+}
+
 // eventLabel is the event type of an event entry ("w1 ADDED ns/a" →
-// "ADDED"), "end" or "broken" for the end of a stream, "events" for a
-// summary of many.
+// "ADDED"; "ERROR 410" for an error), "end" or "broken" for the end of a
+// stream, "events" for a summary of many.
 func eventLabel(text string) string {
 	f := strings.Fields(text)
 	if len(f) < 2 {
 		return ""
 	}
 	switch {
-	case slices.Contains([]string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}, f[1]):
+	case f[1] == "ERROR":
+		if len(f) > 3 && f[2] == "Status" {
+			return "ERROR " + f[3]
+		}
+		return "ERROR"
+	case slices.Contains([]string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK"}, f[1]):
 		return f[1]
 	case strings.HasPrefix(text, f[0]+" stream broken"):
 		return "broken"
@@ -244,11 +447,6 @@ func eventLabel(text string) string {
 		return "end"
 	}
 	return "events"
-}
-
-func firstWord(s string) string {
-	w, _, _ := strings.Cut(s, " ")
-	return strings.TrimSuffix(w, ",")
 }
 
 func parseRV(rv string) (int64, bool) {
@@ -292,24 +490,41 @@ func axisTicks(a diagAxis) []diagTick {
 	return append(ts, diagTick{X: a.at(a.MaxRV), Label: strconv.FormatInt(a.MaxRV, 10)})
 }
 
-// wrap breaks s into lines of at most width characters, at spaces where
-// it can.
+// wrap breaks s into lines of at most width characters: at a space where
+// it can, else after a separator of a URL or a list (& ? , ; /), and
+// inside a word only when the word alone is longer than a line.
 func wrap(s string, width int) []string {
 	var lines []string
 	for _, para := range strings.Split(s, "\n") {
 		r := []rune(para)
 		for len(r) > width {
-			cut := width
-			for i := width; i > width/2; i-- {
-				if r[i] == ' ' {
-					cut = i
-					break
-				}
-			}
-			lines = append(lines, string(r[:cut]))
+			cut := breakAt(r, width)
+			lines = append(lines, strings.TrimRight(string(r[:cut]), " "))
 			r = []rune(strings.TrimLeft(string(r[cut:]), " "))
 		}
 		lines = append(lines, string(r))
 	}
 	return lines
+}
+
+// breakAt is where to break r, longer than width: at the last space that
+// keeps the line at most width long and over a third full, else after the
+// last such separator, else at any space, else at width.
+func breakAt(r []rune, width int) int {
+	for i := width; i > width/3; i-- {
+		if r[i] == ' ' {
+			return i
+		}
+	}
+	for i := width - 1; i > width/3; i-- {
+		if strings.ContainsRune("&?,;/=", r[i]) {
+			return i + 1
+		}
+	}
+	for i := width / 3; i > 0; i-- {
+		if r[i] == ' ' {
+			return i
+		}
+	}
+	return width
 }

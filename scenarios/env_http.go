@@ -41,20 +41,32 @@ type recordingTransport struct {
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = t.route(req)
 	q := req.URL.Query()
-	t.record(t.e.entry(KindRequest, q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout)))
+	stream, _ := req.Context().Value(streamNameKey{}).(string)
+	// entry tags what it records with the stream the request opens and
+	// the instance that serves it (the diagram's stream bars and lanes).
+	entry := func(kind Kind, apiserver, rv, format string, args ...any) Entry {
+		en := t.e.entry(kind, rv, format, args...)
+		en.Stream = stream
+		if t.e.srv.APIServerCount() > 1 {
+			en.APIServer = apiserver
+		}
+		return en
+	}
+	t.record(entry(KindRequest, req.Header.Get(fakeapiserver.APIServerHeader), q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout)))
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
-		t.record(t.e.entry(KindResponse, "", "transport error: %v", err))
+		t.record(entry(KindResponse, "", "", "transport error: %v", err))
 		return nil, err
 	}
+	served := resp.Header.Get(fakeapiserver.APIServerHeader)
 	if isWatchRequest(req.URL) && resp.StatusCode == http.StatusOK {
-		t.record(t.e.entry(KindResponse, "", "%s, headers %s; the body stays open%s", resp.Status, describeStreamHeaders(resp), t.servedBy(resp)))
+		t.record(entry(KindResponse, served, "", "%s, headers %s; the body stays open%s", resp.Status, describeStreamHeaders(resp), t.servedBy(resp)))
 		return resp, nil
 	}
 	body, err := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
 	if err != nil {
-		t.record(t.e.entry(KindResponse, "", "%s, body cut: %v", resp.Status, err))
+		t.record(entry(KindResponse, served, "", "%s, body cut: %v", resp.Status, err))
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
@@ -62,9 +74,15 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		text += ", Retry-After: " + ra
 	}
-	t.record(t.e.entry(KindResponse, rv, "%s %s%s", resp.Status, text, t.servedBy(resp)))
+	en := entry(KindResponse, served, rv, "%s %s%s", resp.Status, text, t.servedBy(resp))
+	en.Bytes = len(body)
+	t.record(en)
 	return resp, nil
 }
+
+// streamNameKey is the context key under which a watch request carries
+// the name of the stream it opens, for the entries recorded of it.
+type streamNameKey struct{}
 
 // route pins req to the instance its lane is routed to, if any.
 func (t *recordingTransport) route(req *http.Request) *http.Request {
@@ -425,6 +443,11 @@ type Stream struct {
 	ended  bool
 	// pending is an event Silent found waiting, for Next to return.
 	pending *WatchEvent
+	// last is the type of the last event taken from the stream.
+	last watch.EventType
+	// slowAtOpen is the server's count of watches ended as too slow when
+	// the stream opened.
+	slowAtOpen int64
 }
 
 // Watch opens a raw HTTP watch on path (its query must ask for a watch);
@@ -443,7 +466,9 @@ func (e *Env) WatchPaused(path string, resume <-chan struct{}) (*Stream, error) 
 }
 
 func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
-	ctx, cancel := context.WithCancel(e.ctx)
+	name := e.nextStreamName()
+	ctx, cancel := context.WithCancel(context.WithValue(e.ctx, streamNameKey{}, name))
+	slow := e.srv.WatchStats().SlowTerminated
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+path, nil)
 	if err != nil {
 		cancel()
@@ -460,7 +485,7 @@ func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
 		cancel()
 		return nil, fmt.Errorf("%w: watch %s answered %s", ErrExpectation, path, resp.Status)
 	}
-	s := &Stream{Response: resp, e: e, name: e.nextStreamName(), lane: e.currentLane(), events: make(chan WatchEvent)}
+	s := &Stream{Response: resp, e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), slowAtOpen: slow}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -532,11 +557,13 @@ func wireEvent(typ watch.EventType, o wireObject) WatchEvent {
 // ConfigMaps of ns; the request is recorded like any other, events as the
 // scenario reads them.
 func (e *Env) WatchTyped(ns string, opts metav1.ListOptions) (*Stream, error) {
-	w, err := e.cs.CoreV1().ConfigMaps(ns).Watch(e.ctx, opts)
+	name := e.nextStreamName()
+	slow := e.srv.WatchStats().SlowTerminated
+	w, err := e.cs.CoreV1().ConfigMaps(ns).Watch(context.WithValue(e.ctx, streamNameKey{}, name), opts)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: watch configmaps: %w", err)
 	}
-	s := &Stream{e: e, name: e.nextStreamName(), lane: e.currentLane(), events: make(chan WatchEvent)}
+	s := &Stream{e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), slowAtOpen: slow}
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
 	go func() {
@@ -597,10 +624,43 @@ func (s *Stream) Next() (WatchEvent, error) {
 		return ev, err
 	}
 	s.ended = ev.End
-	en := s.e.entry(KindEvent, ev.RV, "%s %s", s.name, ev)
-	en.Lane = s.lane
-	s.e.append(en)
+	s.e.append(s.eventEntry(ev, ev.RV, "%s %s", s.name, ev))
 	return ev, nil
+}
+
+// eventEntry is a timeline entry for ev, taken from s, or for a summary
+// of events ending with ev: in the lane s was opened in, naming s, with
+// ev's frame size and, at the end of the stream, why it ended.
+func (s *Stream) eventEntry(ev WatchEvent, rv, format string, args ...any) Entry {
+	en := s.e.entry(KindEvent, rv, format, args...)
+	en.Lane, en.Stream, en.Bytes = s.lane, s.name, ev.Bytes
+	if ev.End {
+		en.End = s.endOf(ev)
+	}
+	return en
+}
+
+// endOf says why the stream ended with ev, as the client can tell.
+func (s *Stream) endOf(ev WatchEvent) StreamEnd {
+	switch {
+	case ev.Err != nil && isCut(ev.Err):
+		return EndCut
+	case ev.Err != nil:
+		return EndBroken
+	case s.last == watch.Error:
+		return EndError
+	case s.e.srv.WatchStats().SlowTerminated > s.slowAtOpen:
+		return EndSlowConsumer
+	}
+	return EndClosed
+}
+
+// took notes ev as taken from the stream.
+func (s *Stream) took(ev WatchEvent) WatchEvent {
+	if !ev.End {
+		s.last = ev.Type
+	}
+	return ev
 }
 
 // receive takes the next event: the one Silent found, or the next to
@@ -608,11 +668,11 @@ func (s *Stream) Next() (WatchEvent, error) {
 func (s *Stream) receive() (WatchEvent, error) {
 	if ev := s.pending; ev != nil {
 		s.pending = nil
-		return *ev, nil
+		return s.took(*ev), nil
 	}
 	select {
 	case ev := <-s.events:
-		return ev, nil
+		return s.took(ev), nil
 	case <-s.e.ctx.Done():
 		return WatchEvent{}, s.e.waitEnded("no event on " + s.name + " yet")
 	}
@@ -667,6 +727,7 @@ func (s *Stream) Drain() (int, WatchEvent, error) {
 	n := 0
 	if ev := s.pending; ev != nil {
 		s.pending = nil
+		s.took(*ev)
 		if ev.End {
 			s.ended = true
 			return n, *ev, nil
@@ -676,6 +737,7 @@ func (s *Stream) Drain() (int, WatchEvent, error) {
 	for !s.ended {
 		select {
 		case ev := <-s.events:
+			s.took(ev)
 			if ev.End {
 				s.ended = true
 				return n, ev, nil

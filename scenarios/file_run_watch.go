@@ -192,7 +192,7 @@ func (r *fileRun) drain(x *scenariofile.Drain) error {
 	if err != nil {
 		return err
 	}
-	r.e.record(KindEvent, "", "%s some events arrived, then %s", w.Name(), end)
+	r.e.append(w.eventEntry(end, "", "%s some events arrived, then %s", w.Name(), end))
 	var want []string
 	ok := true
 	if x.Clean {
@@ -244,8 +244,8 @@ func (r *fileRun) readInitialEvents(x *scenariofile.InitialEvents) error {
 		}
 	}
 	end := evs[len(evs)-1]
-	en := r.e.entry(KindEvent, end.RV, "%s %d ADDED events (one object per frame, at most %s), then BOOKMARK (k8s.io/initial-events-end)", w.Name(), added, kib(maxFrame))
-	en.Lane = w.lane
+	en := w.eventEntry(end, end.RV, "%s %d ADDED events (one object per frame, at most %s), then BOOKMARK (k8s.io/initial-events-end)", w.Name(), added, kib(maxFrame))
+	en.Bytes = maxFrame
 	r.e.append(en)
 	r.vars[x.ID], r.vars[x.ID+".added"] = end.RV, strconv.Itoa(added)
 	r.vars[x.ID+".bytes"], r.vars[x.ID+".maxFrame"] = strconv.Itoa(streamed), strconv.Itoa(maxFrame)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 )
 
 //go:embed html/explain.html.tmpl
@@ -12,7 +13,12 @@ var explainHTML string
 
 // explainTemplate renders one scenario's page; parsed once, read-only
 // afterwards, so sharing it between servers and goroutines is safe.
-var explainTemplate = template.Must(template.New("explain").Parse(explainHTML))
+var explainTemplate = template.Must(template.New("explain").Funcs(template.FuncMap{
+	"add": func(a, b int) int { return a + b },
+	"sub": func(a, b int) int { return a - b },
+	// trimEnd turns a stream's end class into its cap's ("end-cut" → "cut").
+	"trimEnd": func(s string) string { return strings.TrimPrefix(s, "end-") },
+}).Parse(explainHTML))
 
 // htmlPage is what the template sees.
 type htmlPage struct {

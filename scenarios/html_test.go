@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,7 +69,8 @@ func TestHTMLGolden(t *testing.T) {
 var externalRef = regexp.MustCompile(`(?i)\ssrc=|\shref=|<link|@import|url\((?:[^#)]|$)`)
 
 // TestHTMLSelfContained: every scenario's page needs nothing from the
-// network, and has a lane per client, the server's lane and the axis.
+// network, and has a lane per client, the server's lane (or a lane per
+// apiserver) and the axis.
 func TestHTMLSelfContained(t *testing.T) {
 	for _, sc := range Library() {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -77,7 +79,7 @@ func TestHTMLSelfContained(t *testing.T) {
 			if m := externalRef.FindString(page); m != "" {
 				t.Errorf("page of %s refers to something outside it: %q", sc.Name, m)
 			}
-			for _, want := range []string{`data-lane="kube-apiserver"`, `data-axis="resourceVersion"`, "In short: "} {
+			for _, want := range []string{`<g class="lane server"`, `data-axis="resourceVersion"`, "In short: "} {
 				if !strings.Contains(page, want) {
 					t.Errorf("page of %s lacks %s", sc.Name, want)
 				}
@@ -104,7 +106,7 @@ func chromium(t *testing.T, path string, args ...string) []byte {
 	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--user-data-dir=" + t.TempDir(), "--window-size=1600,1200"}
+		"--user-data-dir=" + t.TempDir()}
 	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+path)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -115,48 +117,139 @@ func chromium(t *testing.T, path string, args ...string) []byte {
 	return out
 }
 
-// TestHTMLInChromium renders a page in headless Chromium: the DOM it
-// builds has the lanes, one row per timeline entry, and the screenshot is
-// a picture, not a blank page. LWSIM_SCREENSHOT=FILE keeps the screenshot.
+// htmlWindowWidth is the browser window the pages must fit: no lane, label
+// or text past its right edge.
+const htmlWindowWidth = 1400
+
+// chromiumChecks are the scenarios TestHTMLInChromium renders and what
+// Chromium's DOM of each must hold: lanes (data-lane), streams and why
+// they ended (data-end), rows' arrows and marks (data-class), time gaps
+// (data-gap) and other parts, each at least as often as given.
+var chromiumChecks = map[string]map[string]int{
+	"no-lost-events": { // a listwatch client's lane, a restart, a 410
+		`data-lane="scenario"`: 1, `data-lane="listwatch"`: 1, `data-lane="kube-apiserver"`: 1,
+		`data-end="end-timeout"`: 1, `data-end="end-restart"`: 2, `data-end="end-error"`: 1,
+		`data-class="fault-restart"`: 1, `data-gap="5s"`: 1,
+	},
+	"watch-cut-and-hang": { // cut and hung streams, a 2m30s break
+		`data-lane="listwatch"`: 1, `data-lane="raw-http"`: 1, `data-lane="client-go"`: 1,
+		`data-end="end-cut"`: 2, `data-end="end-hang"`: 2, `data-class="fault-cut"`: 1, `data-class="fault-hang"`: 1,
+		`class="gap break"`: 1, `class="streambar hung"`: 2,
+	},
+	"watch-timeout": { // an 8 s bookmark against a 30 min timeout
+		`data-end="end-timeout"`: 2, `data-class="event-bookmark"`: 1, `data-gap="8s"`: 1, `class="gap break"`: 2,
+	},
+	"watch-list-vs-paging": { // page sizes and continue tokens
+		`data-lane="pager"`: 1, `data-lane="list-rv0"`: 1, `data-lane="watch-list"`: 1,
+		`class="size"`: 5, `class="tokendot"`: 4,
+	},
+	"watch-resumed-on-lagging-apiserver": { // a lane per apiserver, a 410
+		`data-lane="apiserver-0"`: 1, `data-lane="apiserver-1"`: 1, `data-lane="etcd"`: 1,
+		`data-end="end-error"`: 1, `data-end="end-restart"`: 1, `data-class="event-error"`: 1,
+	},
+	"slow-consumer": { // a watcher the server dropped as too slow
+		`data-end="end-slow"`: 1,
+	},
+	"relist-back-in-time": { // a 504 in the error colour, LISTs that wait
+		`data-class="response-error"`: 1, `data-lane="apiserver-1"`: 1, `class="wait"`: 2,
+	},
+}
+
+// svgWidthRE finds the diagram's width in the DOM.
+var svgWidthRE = regexp.MustCompile(`<svg id="timeline"[^>]* width="(\d+)"`)
+
+// TestHTMLInChromium renders pages in headless Chromium in a window
+// htmlWindowWidth wide: the DOM it builds has the lanes, one row per
+// timeline entry and what chromiumChecks lists, and the diagram is no
+// wider than the window less the page's margins; the screenshot is a
+// picture, not a blank page, with nothing drawn in the right margin.
+// LWSIM_SCREENSHOTS=DIR keeps the screenshots as DIR/<scenario>.png.
 func TestHTMLInChromium(t *testing.T) {
-	const name = "no-lost-events" // has a listwatch client's lane
-	dir := t.TempDir()
-	path := filepath.Join(dir, name+".html")
-	page := renderHTML(t, name)
-	if err := os.WriteFile(path, page, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	for name, want := range chromiumChecks {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, name+".html")
+			page := renderHTML(t, name)
+			if err := os.WriteFile(path, page, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			window := func(h int) string { return "--window-size=" + strconv.Itoa(htmlWindowWidth) + "," + strconv.Itoa(h) }
 
-	dom := string(chromium(t, path, "--dump-dom"))
-	for _, lane := range []string{"scenario", "listwatch", "kube-apiserver"} {
-		if !strings.Contains(dom, `data-lane="`+lane+`"`) {
-			t.Errorf("Chromium's DOM of %s lacks the lane %q", name, lane)
-		}
-	}
-	if got, want := strings.Count(dom, `<g class="row `), strings.Count(string(page), `<g class="row `); got != want || got == 0 {
-		t.Errorf("Chromium's DOM of %s has %d timeline rows, want %d (> 0)", name, got, want)
-	}
+			dom := string(chromium(t, path, window(1200), "--dump-dom"))
+			for part, n := range want {
+				if got := strings.Count(dom, part); got < n {
+					t.Errorf("Chromium's DOM of %s has %s %d times, want at least %d", name, part, got, n)
+				}
+			}
+			if got, want := strings.Count(dom, `<g class="row `), strings.Count(string(page), `<g class="row `); got != want || got == 0 {
+				t.Errorf("Chromium's DOM of %s has %d timeline rows, want %d (> 0)", name, got, want)
+			}
+			m := svgWidthRE.FindStringSubmatch(dom)
+			if m == nil {
+				t.Fatalf("Chromium's DOM of %s has no timeline", name)
+			}
+			if w, _ := strconv.Atoi(m[1]); w > htmlWindowWidth-2*24 {
+				t.Errorf("the timeline of %s is %d px wide: it overflows a %d px window (24 px margins)", name, w, htmlWindowWidth)
+			}
 
-	shot := filepath.Join(dir, name+".png")
-	if keep := os.Getenv("LWSIM_SCREENSHOT"); keep != "" {
-		shot = keep
+			shot := filepath.Join(dir, name+".png")
+			if keep := os.Getenv("LWSIM_SCREENSHOTS"); keep != "" {
+				shot = filepath.Join(keep, name+".png")
+			}
+			// Tall enough for the whole page: the diagram and the text
+			// above it.
+			chromium(t, path, window(diagramHeight(page)+1000), "--screenshot="+shot)
+			img := readPNG(t, shot)
+			colours, inked := inkStats(img)
+			// A rendered diagram has text, lanes, arrows and shading:
+			// dozens of colours (anti-aliasing adds more) and a good
+			// share of non-white.
+			if colours < 16 || inked < 0.03 {
+				t.Errorf("screenshot of %s has %d colours, %.1f%% non-white pixels: want a drawing (>= 16 colours, >= 3%%)", name, colours, 100*inked)
+			}
+			b := img.Bounds()
+			if right := inkIn(img, image.Rect(b.Max.X-20, b.Min.Y, b.Max.X, b.Max.Y)); right > 0 {
+				t.Errorf("screenshot of %s has %d non-white pixels in the right 20 px: something overflows the window", name, right)
+			}
+		})
 	}
-	chromium(t, path, "--screenshot="+shot)
-	f, err := os.Open(shot)
+}
+
+// diagramHeight is the timeline's height in page.
+func diagramHeight(page []byte) int {
+	m := regexp.MustCompile(`<svg id="timeline"[^>]* height="(\d+)"`).FindSubmatch(page)
+	if m == nil {
+		return 0
+	}
+	h, _ := strconv.Atoi(string(m[1]))
+	return h
+}
+
+func readPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	img, err := png.Decode(f)
 	if err != nil {
-		t.Fatalf("screenshot %s: %v", shot, err)
+		t.Fatalf("screenshot %s: %v", path, err)
 	}
-	colours, inked := inkStats(img)
-	// A rendered diagram has text, lanes, arrows and shading: dozens of
-	// colours (anti-aliasing adds more) and a good share of non-white.
-	if colours < 16 || inked < 0.03 {
-		t.Errorf("screenshot of %s has %d colours, %.1f%% non-white pixels: want a drawing (>= 16 colours, >= 3%%)", name, colours, 100*inked)
+	return img
+}
+
+// inkIn counts the pixels of img within r that are not white.
+func inkIn(img image.Image, r image.Rectangle) int {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if c, g, b, _ := img.At(x, y).RGBA(); c < 0xf000 || g < 0xf000 || b < 0xf000 {
+				n++
+			}
+		}
 	}
+	return n
 }
 
 // inkStats counts the distinct colours of img and the share of its pixels

@@ -75,7 +75,46 @@ type Entry struct {
 	// Horizon is set on an entry that moved a history horizon to RV:
 	// [HorizonCompaction] or [HorizonWatchCache].
 	Horizon Horizon `json:"horizon,omitempty"`
+	// Stream names the watch stream a request, response or event entry
+	// belongs to (the name its events carry: "w1", a file's watch id): the
+	// scenario's raw and typed watches. Empty for other entries and for
+	// the watches of the clients a scenario starts (listwatch, client-go's
+	// Reflector), whose events show as their decisions.
+	Stream string `json:"stream,omitempty"`
+	// APIServer is the instance a request was routed to or a response
+	// came from, when the server runs more than one; empty otherwise.
+	APIServer string `json:"apiserver,omitempty"`
+	// Bytes is the size on the wire of a response's body or an event's
+	// frame; for an entry that sums up many frames, the largest of them.
+	// Zero when unknown (a watch response, whose body is the stream).
+	Bytes int `json:"bytes,omitempty"`
+	// End is set on the entry that records the end of a watch stream: why
+	// it ended, as far as the client can tell: [EndCut], [EndError],
+	// [EndSlowConsumer] or [EndClosed].
+	End StreamEnd `json:"end,omitempty"`
 }
+
+// StreamEnd is why a watch stream ended, as the client that read it can
+// tell.
+type StreamEnd string
+
+// The ends of a watch stream.
+const (
+	// EndClosed: the server ended the response cleanly, with no ERROR
+	// event: its timeout, a restart or a fault (the HTML diagram tells
+	// which from the timeline around it).
+	EndClosed StreamEnd = "closed"
+	// EndError: the stream ended after an ERROR event (410 Expired...).
+	EndError StreamEnd = "error"
+	// EndCut: the connection broke mid-frame (a decode error).
+	EndCut StreamEnd = "cut"
+	// EndBroken: the stream failed otherwise (a transport error).
+	EndBroken StreamEnd = "broken"
+	// EndSlowConsumer: the server ended the response cleanly while
+	// counting a watcher as too slow (WatchStats.SlowTerminated grew
+	// while the stream was open).
+	EndSlowConsumer StreamEnd = "slow consumer"
+)
 
 // Horizon names one of the two limits on how far back a client can read.
 type Horizon string
