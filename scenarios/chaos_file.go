@@ -164,9 +164,16 @@ func (f *ChaosFile) File() *File {
 // replay a chaos file differently (a re-watch before or after a restart
 // fault): the wait for quiet makes the replay follow the schedule, not
 // the machine's speed.
-func (e *Env) settle() {
+func (e *Env) settle() { e.settleUntil(func() bool { return false }) }
+
+// settleUntil is settle that ends early, as soon as done reports true;
+// it reports whether done did.
+func (e *Env) settleUntil(done func() bool) bool {
 	last, quiet := e.activity(), time.Duration(0)
 	for waited := time.Duration(0); quiet < settleQuiet && waited < settleMax; waited += settleStep {
+		if done() {
+			return true
+		}
 		time.Sleep(settleStep)
 		if now := e.activity(); now != last {
 			last, quiet = now, 0
@@ -174,6 +181,7 @@ func (e *Env) settle() {
 		}
 		quiet += settleStep
 	}
+	return done()
 }
 
 // How settle waits for the clients.

@@ -56,15 +56,15 @@ type Env struct {
 	t0   time.Time
 
 	transport *http.Transport
-	httpc     *http.Client // raw HTTP, recorded
-	// routes sends a lane's requests to one apiserver instance
-	// ([Scenario.Routes]); set before the steps run, read-only after.
-	routes map[string]string
-	cs     kubernetes.Interface // client-go, recorded
-	quiet  kubernetes.Interface // client-go, not recorded: writes and bookkeeping
+	httpc     *http.Client         // raw HTTP, recorded
+	cs        kubernetes.Interface // client-go, recorded
+	quiet     kubernetes.Interface // client-go, not recorded: writes and bookkeeping
 
 	// mu guards the fields below.
-	mu       sync.Mutex
+	mu sync.Mutex
+	// routes sends a lane's requests to one apiserver instance
+	// ([Scenario.Routes], changed by [Env.Route]).
+	routes   map[string]string
 	timeline Timeline
 	// lane is the lane of the scenario's own requests and watches
 	// (SetLane); "" means [LaneScenario].
@@ -352,10 +352,12 @@ func (e *Env) nextStreamName() string {
 	return "w" + strconv.Itoa(e.streams)
 }
 
-// clientEntry is an entry a client recorded, with the delay of a backoff.
+// clientEntry is an entry a client recorded, with the delay of a backoff
+// and whether its timer was armed when it was recorded.
 type clientEntry struct {
 	Entry
 	delay time.Duration
+	armed bool
 }
 
 // logClient queues an entry a client recorded on its own goroutine.

@@ -158,6 +158,20 @@ func (r *fileRun) expectStore(x *scenariofile.StoreCheck) error {
 	if r.stores[x.Client] == nil {
 		return r.e.Expect(false, "client %s was started", x.Client)
 	}
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if x.Names != nil {
+		got := storeState(r.stores[x.Client])
+		names := make([]string, 0, len(got))
+		for k := range got {
+			names = append(names, strings.TrimPrefix(k, Namespace+"/"))
+		}
+		slices.Sort(names)
+		want := slices.Sorted(slices.Values(x.Names))
+		return r.e.Expect(slices.Equal(names, want), "%s's store holds %v: %s%s", x.Client, want, describeState(got), lesson(l))
+	}
 	want, err := r.e.chaosState(Namespace)
 	if err != nil {
 		return err
@@ -165,10 +179,6 @@ func (r *fileRun) expectStore(x *scenariofile.StoreCheck) error {
 	got := storeState(r.stores[x.Client])
 	if diff := cmp.Diff(want, got); diff != "" {
 		return r.e.Expect(false, "%s's store equals the server's state (-server +store):\n%s", x.Client, diff)
-	}
-	l, err := r.expand(x.Lesson)
-	if err != nil {
-		return err
 	}
 	return r.e.Expect(true, "%s's store equals the server's state: %s%s", x.Client, describeState(got), lesson(l))
 }

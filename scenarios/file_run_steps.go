@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,10 @@ func stepFuncs() map[string]stepFunc {
 		"clearFaults": (*fileRun).clearFaults,
 		"advance":     func(r *fileRun, _ int, s *scenariofile.Step) error { r.e.Step(time.Duration(s.Advance)); return nil },
 		"currentRV":   (*fileRun).currentRV,
+		"route": func(r *fileRun, _ int, s *scenariofile.Step) error {
+			r.e.Route(s.Route.Lane, s.Route.APIServer)
+			return nil
+		},
 		"startClient": func(r *fileRun, _ int, s *scenariofile.Step) error { return r.startClient(s.StartClient) },
 		"waitSync": func(r *fileRun, _ int, s *scenariofile.Step) error {
 			return r.waitSync(s.WaitSync.Client, time.Duration(s.WaitSync.Within))
@@ -111,13 +116,19 @@ func (r *fileRun) awaitClient(_ int, s *scenariofile.Step) error {
 	if a.Contains, err = r.expand(a.Contains); err != nil {
 		return err
 	}
-	kind, prefix := KindClient, "listwatch: "+a.Trace
-	if a.Trace == "response" {
-		kind, prefix = KindResponse, ""
+	kind, prefixes := KindClient, []string{"listwatch: " + a.Trace, "reflector: " + a.Trace}
+	switch a.Trace {
+	case "request":
+		kind, prefixes = KindRequest, []string{""}
+	case "response":
+		kind, prefixes = KindResponse, []string{""}
+	case "event":
+		kind, prefixes = KindEvent, []string{""}
 	}
 	what := a.Client + " " + a.Trace + " " + a.Contains
 	match := func(en Entry) bool {
-		return en.Kind == kind && en.Lane == a.Client && strings.HasPrefix(en.Text, prefix) && strings.Contains(en.Text, a.Contains)
+		return en.Kind == kind && en.Lane == a.Client && strings.Contains(en.Text, a.Contains) &&
+			slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(en.Text, p) })
 	}
 	if a.Trace == string(listwatch.TraceBackoff) {
 		return r.e.AwaitClient(what, match)

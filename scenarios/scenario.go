@@ -153,7 +153,7 @@ func builtins() ([]*Scenario, error) {
 		file("expired-continue"),
 		file("list-rv-semantics"),
 		file("relist-back-in-time"),
-		multiAPIServerStaleRelist(),
+		file("multi-apiserver-stale-relist"),
 	}
 	return scs, errors.Join(errs...)
 }

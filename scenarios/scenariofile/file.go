@@ -94,9 +94,11 @@ type APIServers struct {
 
 // Client is a client the timeline starts with startClient. Kind is
 // "listwatch" (this project's client; the default), "reflector" (a bare
-// client-go Reflector into a store) or "informer" (a client-go
-// SharedIndexInformer). WatchList syncs by a watch-list stream instead of
-// LIST+WATCH. The client's lane in the timeline is its name.
+// client-go Reflector into a store), "reflector-1.11" (the same Reflector
+// as Kubernetes 1.11 ran it: every LIST at resourceVersion=0, and a relist
+// a second after its watch failed; kubernetes#59848) or "informer" (a
+// client-go SharedIndexInformer). WatchList syncs by a watch-list stream
+// instead of LIST+WATCH. The client's lane in the timeline is its name.
 type Client struct {
 	Name            string          `json:"name"`
 	Kind            string          `json:"kind,omitempty"`
@@ -130,7 +132,11 @@ type Step struct {
 	ClearFaults bool            `json:"clearFaults,omitempty"`
 	Advance     faults.Duration `json:"advance,omitempty"`
 	// CurrentRV stores the server's current resourceVersion under this id.
-	CurrentRV   string `json:"currentRV,omitempty"`
+	CurrentRV string `json:"currentRV,omitempty"`
+	// Route sends the lane's requests from now on to one apiserver (a
+	// load balancer's choice when the client reconnects); it needs
+	// apiservers.
+	Route       *Route `json:"route,omitempty"`
 	StartClient string `json:"startClient,omitempty"`
 	// WaitSync waits until the client's store equals the server's state.
 	WaitSync *Sync `json:"waitSync,omitempty"`
@@ -209,10 +215,19 @@ type Less struct {
 }
 
 // StoreCheck names a started client whose store must equal the
-// server's state.
+// server's state now; or, with Names, whose store must hold exactly the
+// objects of these names now (a way back in time is a store that differs
+// from the server's).
 type StoreCheck struct {
-	Client string `json:"client"`
-	Lesson string `json:"lesson,omitempty"`
+	Client string   `json:"client"`
+	Names  []string `json:"names,omitempty"`
+	Lesson string   `json:"lesson,omitempty"`
+}
+
+// Route sends every later request of Lane to APIServer ("apiserver-N").
+type Route struct {
+	Lane      string `json:"lane"`
+	APIServer string `json:"apiserver"`
 }
 
 // CacheCheck is what a naive cache must hold: exactly Names.
@@ -296,8 +311,12 @@ type Sync struct {
 
 // Await waits, stepping the clock through the client's backoffs, for
 // the client's first trace entry of kind Trace (synced, applied, relist,
-// watch-start, ... : listwatch's TraceKind; or "response", an answer to
-// one of the client's requests) whose text contains Contains.
+// watch-start, ... : listwatch's TraceKind; "backoff" also for a
+// client-go Reflector; "request" and "response", one of the client's
+// requests and an answer to one; "event", an ERROR event on a client-go
+// client's watch) whose text contains Contains. A client-go Reflector
+// sends its WATCH only once it has put its LIST's items in its store: a
+// step that awaits that request may check the store.
 type Await struct {
 	Client   string `json:"client"`
 	Trace    string `json:"trace"`

@@ -17,6 +17,7 @@ var stepKinds = []struct {
 	{"clearFaults", func(s *Step) bool { return s.ClearFaults }},
 	{"advance", func(s *Step) bool { return s.Advance != 0 }},
 	{"currentRV", func(s *Step) bool { return s.CurrentRV != "" }},
+	{"route", func(s *Step) bool { return s.Route != nil }},
 	{"startClient", func(s *Step) bool { return s.StartClient != "" }},
 	{"waitSync", func(s *Step) bool { return s.WaitSync != nil }},
 	{"awaitClient", func(s *Step) bool { return s.AwaitClient != nil }},
