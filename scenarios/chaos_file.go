@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,7 +155,32 @@ func (f *ChaosFile) File() *File {
 		}
 		out.Timeline = append(out.Timeline, s)
 	}
+	if n := chaosInstances(f.Ops); n > 1 {
+		out.APIServers = scenariofile.ChaosAPIServers(n)
+	}
 	return (*File)(out)
+}
+
+// chaosAPIServers is how many apiservers the chaos property tests run;
+// a schedule whose faults name an instance ran on at least that many.
+const chaosAPIServers = 3
+
+// chaosInstances is how many apiserver instances the schedule ops ran on:
+// none named (1), or as many as the chaos tests run, or more if a fault
+// names a later instance.
+func chaosInstances(ops []ChaosOp) int {
+	n := 1
+	for _, op := range ops {
+		if op.Fault == nil || op.Fault.APIServer == "" {
+			continue
+		}
+		i, err := strconv.Atoi(strings.TrimPrefix(op.Fault.APIServer, "apiserver-"))
+		if err != nil {
+			continue
+		}
+		n = max(n, chaosAPIServers, i+1)
+	}
+	return n
 }
 
 // settle gives the clients' goroutines real time to act on what the last
@@ -164,16 +190,9 @@ func (f *ChaosFile) File() *File {
 // replay a chaos file differently (a re-watch before or after a restart
 // fault): the wait for quiet makes the replay follow the schedule, not
 // the machine's speed.
-func (e *Env) settle() { e.settleUntil(func() bool { return false }) }
-
-// settleUntil is settle that ends early, as soon as done reports true;
-// it reports whether done did.
-func (e *Env) settleUntil(done func() bool) bool {
+func (e *Env) settle() {
 	last, quiet := e.activity(), time.Duration(0)
 	for waited := time.Duration(0); quiet < settleQuiet && waited < settleMax; waited += settleStep {
-		if done() {
-			return true
-		}
 		time.Sleep(settleStep)
 		if now := e.activity(); now != last {
 			last, quiet = now, 0
@@ -181,7 +200,6 @@ func (e *Env) settleUntil(done func() bool) bool {
 		}
 		quiet += settleStep
 	}
-	return done()
 }
 
 // How settle waits for the clients.

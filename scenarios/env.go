@@ -64,7 +64,12 @@ type Env struct {
 	mu sync.Mutex
 	// routes sends a lane's requests to one apiserver instance
 	// ([Scenario.Routes], changed by [Env.Route]).
-	routes   map[string]string
+	routes map[string]string
+	// rotate, if not 0, is how many instances an unrouted lane's
+	// requests rotate over ([Scenario.RotateLanes]); rotation counts
+	// each lane's requests.
+	rotate   int
+	rotation map[string]int
 	timeline Timeline
 	// lane is the lane of the scenario's own requests and watches
 	// (SetLane); "" means [LaneScenario].

@@ -99,6 +99,10 @@ func (e *Env) route(req *http.Request, lane string) *http.Request {
 	if !ok && lane == LaneScenario {
 		inst, ok = e.routes[""]
 	}
+	if !ok && e.rotate > 0 {
+		inst, ok = "apiserver-"+strconv.Itoa(e.rotation[lane]%e.rotate), true
+		e.rotation[lane]++
+	}
 	e.mu.Unlock()
 	if !ok {
 		return req

@@ -49,8 +49,8 @@ func (r *fileRun) kind(name string) string {
 // waitSync waits until the client's store equals the server's state,
 // stepping the clock a second at a time for at most within, and ends at
 // the first second at which it does. Before each step the clients get
-// real time to act on what they have already received ([Env.settleUntil]:
-// until the store matches, or the server has been quiet a while), so the
+// real time to act on what they have already received ([Env.settle]:
+// until the server has been quiet a while), so the
 // check does not race a client still applying an event, and the second
 // the wait ends at does not depend on the machine's speed. In a
 // testing/synctest bubble (TestReplayFile) that is exact: settle's sleeps
@@ -79,7 +79,10 @@ func (r *fileRun) waitSync(name string, within time.Duration) error {
 	}
 	waited := time.Duration(0)
 	for {
-		e.settleUntil(synced)
+		// Settle in full even once the store matches: the client may be
+		// mid-request, and the run goes on from a quiet state.
+		e.settle()
+		synced()
 		if err != nil {
 			return err
 		}

@@ -132,6 +132,7 @@ func run(ctx context.Context, sc *Scenario, seed uint64, inMemory bool, res *Res
 	ctx, cancel := context.WithCancel(ctx)
 	e, err := newEnv(ctx, srv, clk, seed, transport)
 	e.routes = maps.Clone(sc.Routes)
+	e.rotate, e.rotation = sc.RotateLanes, map[string]int{}
 	defer func() {
 		cancel()
 		e.close()

@@ -47,6 +47,10 @@ type Scenario struct {
 	// the server's [fakeapiserver.APIServerHeader]; other lanes go through
 	// its load balancer. Optional.
 	Routes map[string]string
+	// RotateLanes, if not 0, sends each request of a lane that has no
+	// route to the next of this many instances in turn, lane by lane
+	// (a file's balancing "round-robin-per-lane"). Optional.
+	RotateLanes int
 	// Steps runs the scenario against env. It returns an error wrapping
 	// [ErrExpectation] (see [Env.Expect]) when the server did not behave as
 	// the scenario teaches, or any other error when it could not run.

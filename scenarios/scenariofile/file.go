@@ -85,7 +85,10 @@ type Server struct {
 // lane (a client's name, or a list's or watch's lane; "scenario", or
 // "", is the scenario's own) to one instance; other lanes go through the balancer.
 // The instance faults (LagAPIServer, FreezeAPIServer, PartitionAPIServer,
-// RestartAPIServer, HealAPIServer) are fault steps.
+// RestartAPIServer, HealAPIServer) are fault steps. Balancing
+// "round-robin-per-lane" ([BalanceRoundRobinPerLane]) is the chaos
+// property tests' own balancer: each lane's requests go to the instances
+// in turn, so which instance a request meets depends on its lane alone.
 type APIServers struct {
 	Count     int               `json:"count,omitempty"`
 	Balancing string            `json:"balancing,omitempty"`

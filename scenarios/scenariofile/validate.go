@@ -55,6 +55,12 @@ func (a *APIServers) validate() error {
 	if a.Count < 0 {
 		return fmt.Errorf("count %d is negative", a.Count)
 	}
+	switch a.Balancing {
+	case "", "round-robin", "sticky-connection", "sticky-client", BalanceRoundRobinPerLane:
+	default:
+		ways := []string{"round-robin", "sticky-connection", "sticky-client", BalanceRoundRobinPerLane}
+		return fmt.Errorf("balancing %q: want one of %s%s", a.Balancing, strings.Join(ways, ", "), didYouMean(a.Balancing, ways))
+	}
 	n := max(a.Count, 1)
 	for lane, inst := range a.Routes {
 		ok := false
