@@ -266,3 +266,17 @@ func lastStep(f *File, kind string) int {
 	}
 	return i
 }
+
+// TestFailingExampleFails: the failing example the README points to
+// (testdata/failing/rv0-relist-goes-back.yaml) fails, at its store check,
+// with the deleted object back in the client's store.
+func TestFailingExampleFails(t *testing.T) {
+	f, err := LoadFile("testdata/failing/rv0-relist-goes-back.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), f.Scenario(), RunOptions{})
+	if !errors.Is(err, ErrExpectation) || !strings.Contains(err.Error(), `"default/bravo"`) {
+		t.Fatalf("Run = %v, want an expectation failure with bravo back in the store", err)
+	}
+}
