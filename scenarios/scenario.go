@@ -156,6 +156,7 @@ func builtins() ([]*Scenario, error) {
 		file("list-chunking"),
 		file("expired-continue"),
 		file("list-rv-semantics"),
+		file("consistent-read-from-cache"),
 		file("relist-back-in-time"),
 		file("multi-apiserver-stale-relist"),
 	}
