@@ -333,6 +333,9 @@ func (e *Env) get(ctx context.Context, httpc *http.Client, path string) (*ListRe
 	for _, it := range o.Items {
 		r.Names = append(r.Names, it.Metadata.Name)
 	}
+	if o.Items == nil && !strings.HasSuffix(o.Kind, "List") && o.Metadata.Name != "" {
+		r.Names = []string{o.Metadata.Name} // one object, by GET
+	}
 	return r, nil
 }
 

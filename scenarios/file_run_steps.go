@@ -37,6 +37,7 @@ func stepFuncs() map[string]stepFunc {
 		},
 		"awaitClient":       (*fileRun).awaitClient,
 		"list":              func(r *fileRun, _ int, s *scenariofile.Step) error { return r.list(s.List) },
+		"get":               func(r *fileRun, _ int, s *scenariofile.Step) error { return r.list(s.Get) },
 		"awaitList":         func(r *fileRun, _ int, s *scenariofile.Step) error { return r.awaitList(s.AwaitList) },
 		"awaitTimers":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.e.AwaitTimers(s.AwaitTimers) },
 		"watch":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.watch(s.Watch) },

@@ -106,6 +106,8 @@ func TestFileInvalid(t *testing.T) {
 		"between": {"version: 1\ntimeline:\n  - pager:\n      pageSize: 1\n      between:\n        - note: x\n        - close: w1",
 			`bad-between.yaml:7: timeline[0] (pager): between[1] (close): no watch "w1" opened before`},
 		"client-kind": {"version: 1\nclients:\n  - name: a\n  - name: b\n    kind: informr\ntimeline: []", `bad-client-kind.yaml:4: clients[1] (b): kind "informr": want one of listwatch, reflector, reflector-1.11, informer; did you mean "informer"?`},
+		"get-name":    {"version: 1\ntimeline:\n  - note: x\n  - get: {query: resourceVersion=0}", `bad-get-name.yaml:4: timeline[1] (get): no name`},
+		"list-name":   {"version: 1\ntimeline:\n  - list: {name: a}", `bad-list-name.yaml:3: timeline[0] (list): a list reads the collection: for one object, use a get step`},
 		"route-alone": {"version: 1\ntimeline:\n  - note: x\n  - route: {lane: a, apiserver: apiserver-1}", `bad-route-alone.yaml:4: timeline[1] (route): a route needs apiservers: {count: 2} or more`},
 		"route-instance": {"version: 1\napiservers: {count: 2}\ntimeline:\n  - route: {lane: a, apiserver: apiserver-2}",
 			`bad-route-instance.yaml:4: timeline[0] (route): apiserver "apiserver-2" is not one of apiserver-0 to apiserver-1; did you mean "apiserver-0"?`},

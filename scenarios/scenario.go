@@ -157,6 +157,7 @@ func builtins() ([]*Scenario, error) {
 		file("expired-continue"),
 		file("list-rv-semantics"),
 		file("consistent-read-from-cache"),
+		file("get-by-resourceversion"),
 		file("relist-back-in-time"),
 		file("multi-apiserver-stale-relist"),
 	}

@@ -145,8 +145,11 @@ type Step struct {
 	WaitSync *Sync `json:"waitSync,omitempty"`
 	// AwaitClient waits for a decision of a client and puts what the
 	// clients did until then into the timeline.
-	AwaitClient  *Await  `json:"awaitClient,omitempty"`
-	List         *List   `json:"list,omitempty"`
+	AwaitClient *Await `json:"awaitClient,omitempty"`
+	List        *List  `json:"list,omitempty"`
+	// Get is a raw GET of one ConfigMap (Name), with the fields of a
+	// list step but follow and into.
+	Get          *List   `json:"get,omitempty"`
 	Watch        *Watch  `json:"watch,omitempty"`
 	ExpectEvents *Events `json:"expectEvents,omitempty"`
 	// AwaitList receives the answer of the async list with this id and
@@ -338,6 +341,9 @@ type Horizon struct {
 // {{kib ID.bytes}} renders a size in KiB).
 type List struct {
 	ID string `json:"id,omitempty"`
+	// Name is the object a get step reads (a list step has none); its
+	// expectation's names are [Name] when it answers the object.
+	Name string `json:"name,omitempty"`
 	// Async sends the LIST without waiting for the answer (a read the
 	// server holds until an RV arrives); awaitList ID receives it.
 	Async  bool        `json:"async,omitempty"`

@@ -22,6 +22,7 @@ var stepKinds = []struct {
 	{"waitSync", func(s *Step) bool { return s.WaitSync != nil }},
 	{"awaitClient", func(s *Step) bool { return s.AwaitClient != nil }},
 	{"list", func(s *Step) bool { return s.List != nil }},
+	{"get", func(s *Step) bool { return s.Get != nil }},
 	{"awaitList", func(s *Step) bool { return s.AwaitList != "" }},
 	{"awaitTimers", func(s *Step) bool { return s.AwaitTimers != 0 }},
 	{"watch", func(s *Step) bool { return s.Watch != nil }},

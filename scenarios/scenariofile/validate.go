@@ -152,7 +152,18 @@ func (v *validator) actionStep(kind string, s *Step) error {
 	case "route":
 		return v.route(s.Route)
 	case "list":
+		if s.List.Name != "" {
+			return fmt.Errorf("a list reads the collection: for one object, use a get step")
+		}
 		return v.list(s.List)
+	case "get":
+		if s.Get.Name == "" {
+			return fmt.Errorf("no name")
+		}
+		if s.Get.Follow || s.Get.Into != "" {
+			return fmt.Errorf("follow and into are for lists")
+		}
+		return v.list(s.Get)
 	case "awaitList":
 		if !v.pending[s.AwaitList] {
 			return fmt.Errorf("no async list %q sent before", s.AwaitList)
