@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	klabels "k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -266,29 +267,52 @@ func (e *Env) RestartWatchCache() string {
 // Create creates ConfigMap ns/name with data {"v": value} and records the
 // write; it returns the new resourceVersion.
 func (e *Env) Create(ns, name, value string) (string, error) {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": value}}
+	return e.CreateLabeled(ns, name, value, nil)
+}
+
+// CreateLabeled is Create with the object's labels, which the timeline
+// shows.
+func (e *Env) CreateLabeled(ns, name, value string, labels map[string]string) (string, error) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Data: map[string]string{"v": value}}
 	out, err := e.quiet.CoreV1().ConfigMaps(ns).Create(e.ctx, cm, metav1.CreateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("scenarios: create %s/%s: %w", ns, name, err)
 	}
-	e.record(KindWrite, out.ResourceVersion, "create %s/%s", ns, name)
+	e.record(KindWrite, out.ResourceVersion, "create %s/%s%s", ns, name, describeLabels(labels))
 	return out.ResourceVersion, nil
+}
+
+// describeLabels renders labels for a write's line: "" for none.
+func describeLabels(labels map[string]string) string {
+	if labels == nil {
+		return ""
+	}
+	return " labels {" + klabels.Set(labels).String() + "}"
 }
 
 // Update sets ConfigMap ns/name's data to {"v": value} and records the
 // write; it returns the new resourceVersion.
 func (e *Env) Update(ns, name, value string) (string, error) {
+	return e.UpdateLabeled(ns, name, value, nil)
+}
+
+// UpdateLabeled is Update that also sets the object's labels, unless
+// labels is nil.
+func (e *Env) UpdateLabeled(ns, name, value string, labels map[string]string) (string, error) {
 	cms := e.quiet.CoreV1().ConfigMaps(ns)
 	cm, err := cms.Get(e.ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("scenarios: update %s/%s: %w", ns, name, err)
 	}
 	cm.Data = map[string]string{"v": value}
+	if labels != nil {
+		cm.Labels = labels
+	}
 	out, err := cms.Update(e.ctx, cm, metav1.UpdateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("scenarios: update %s/%s: %w", ns, name, err)
 	}
-	e.record(KindWrite, out.ResourceVersion, "update %s/%s", ns, name)
+	e.record(KindWrite, out.ResourceVersion, "update %s/%s%s", ns, name, describeLabels(labels))
 	return out.ResourceVersion, nil
 }
 

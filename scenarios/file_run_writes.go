@@ -66,10 +66,10 @@ func (r *fileRun) writeObject(kind string, w scenariofile.Write, value string) e
 	var rv string
 	switch kind {
 	case "create":
-		rv, err = r.e.Create(ns, w.Name, value)
+		rv, err = r.e.CreateLabeled(ns, w.Name, value, w.Labels)
 		r.live[k] = true
 	case "update":
-		rv, err = r.e.Update(ns, w.Name, value)
+		rv, err = r.e.UpdateLabeled(ns, w.Name, value, w.Labels)
 	case "delete":
 		rv, err = r.e.Delete(ns, w.Name)
 		delete(r.live, k)

@@ -141,6 +141,7 @@ func builtins() ([]*Scenario, error) {
 	}
 	scs := []*Scenario{
 		file("watch-without-rv-floods-added"),
+		file("selector-objects-leave"),
 		file("watch-from-list-rv"),
 		file("watch-is-server-push"),
 		file("watch-timeout"),

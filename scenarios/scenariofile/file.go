@@ -119,6 +119,9 @@ type Write struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace,omitempty"`
 	Value     string `json:"value,omitempty"`
+	// Labels are the object's labels after the write (an update without
+	// them keeps the labels it had; {} removes them all).
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // Step is one step of the timeline: exactly one field is set.

@@ -134,6 +134,9 @@ func (v *validator) actionStep(kind string, s *Step) error {
 		if s.Object().Name == "" {
 			return fmt.Errorf("no name")
 		}
+		if kind == "delete" && s.Delete.Labels != nil {
+			return fmt.Errorf("a delete sets no labels")
+		}
 	case "createMany":
 		if c := s.CreateMany; c.Prefix == "" || c.Count <= 0 {
 			return fmt.Errorf("a prefix and a positive count are needed")
