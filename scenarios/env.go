@@ -415,6 +415,26 @@ func (e *Env) AwaitClient(what string, match func(Entry) bool) error {
 	return e.awaitClient(what, func(en clientEntry) bool { return match(en.Entry) })
 }
 
+// drainClient moves everything the client of lane recorded so far into
+// the timeline, in its order, and leaves the other clients' entries
+// queued: called where the scenario waited for that client to go quiet,
+// so what it recorded happened before. One lane only, because how two
+// clients acting at the same virtual instant interleave is the
+// scheduler's choice, and the timeline must not depend on it.
+func (e *Env) drainClient(lane string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rest := e.clientLog[:0:0]
+	for _, en := range e.clientLog {
+		if en.Lane != lane {
+			rest = append(rest, en)
+			continue
+		}
+		e.timeline = append(e.timeline, en.Entry)
+	}
+	e.clientLog = rest
+}
+
 func (e *Env) awaitClient(what string, match func(clientEntry) bool) error {
 	for {
 		e.mu.Lock()

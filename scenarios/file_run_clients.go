@@ -96,9 +96,15 @@ func (r *fileRun) waitSync(name string, within time.Duration) error {
 		return e.Expect(false, "%s's store equals the server's state within %s; it does not (-server +store):\n%s", name, within, diff)
 	}
 	if r.kind(name) == scenariofile.KindInformer {
+		// An informer's requests move with its unseeded jitter: they
+		// stay queued for an await, as before.
 		e.clock.Step(within - waited)
 		e.settle()
 		return e.Expect(true, "%s's store equals the server's state within %s", name, within)
 	}
+	// What the client did while the run waited for it happened before
+	// the check: it goes into the timeline now, in its order, rather
+	// than at the next await.
+	e.drainClient(name)
 	return e.Expect(true, "%s's store equals the server's state after %s (of %s)", name, waited, within)
 }

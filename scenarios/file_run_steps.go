@@ -28,8 +28,9 @@ func stepFuncs() map[string]stepFunc {
 		"advance":     func(r *fileRun, _ int, s *scenariofile.Step) error { r.e.Step(time.Duration(s.Advance)); return nil },
 		"currentRV":   (*fileRun).currentRV,
 		"route": func(r *fileRun, _ int, s *scenariofile.Step) error {
-			r.e.Route(s.Route.Lane, s.Route.APIServer)
-			return nil
+			lane, err := r.expand(s.Route.Lane)
+			r.e.Route(lane, s.Route.APIServer)
+			return err
 		},
 		"startClient": func(r *fileRun, _ int, s *scenariofile.Step) error { return r.startClient(s.StartClient) },
 		"waitSync": func(r *fileRun, _ int, s *scenariofile.Step) error {
