@@ -63,6 +63,8 @@ func chaosReplay(failure any, kinds []string, historyMinEvents int, steps []scen
 		}
 	}
 	f := scenariofile.NewChaosReplay("chaos-failure", "the "+what+" invariant broke", historyMinEvents, clients...)
+	// The run's apiservers and how its clients meet them.
+	f.APIServers = scenariofile.ChaosAPIServers(chaosAPIServers)
 	for _, s := range steps {
 		if s.StartClient == "" || replayed[s.StartClient] {
 			f.Timeline = append(f.Timeline, s)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,7 +155,32 @@ func (f *ChaosFile) File() *File {
 		}
 		out.Timeline = append(out.Timeline, s)
 	}
+	if n := chaosInstances(f.Ops); n > 1 {
+		out.APIServers = scenariofile.ChaosAPIServers(n)
+	}
 	return (*File)(out)
+}
+
+// chaosAPIServers is how many apiservers the chaos property tests run;
+// a schedule whose faults name an instance ran on at least that many.
+const chaosAPIServers = 3
+
+// chaosInstances is how many apiserver instances the schedule ops ran on:
+// none named (1), or as many as the chaos tests run, or more if a fault
+// names a later instance.
+func chaosInstances(ops []ChaosOp) int {
+	n := 1
+	for _, op := range ops {
+		if op.Fault == nil || op.Fault.APIServer == "" {
+			continue
+		}
+		i, err := strconv.Atoi(strings.TrimPrefix(op.Fault.APIServer, "apiserver-"))
+		if err != nil {
+			continue
+		}
+		n = max(n, chaosAPIServers, i+1)
+	}
+	return n
 }
 
 // settle gives the clients' goroutines real time to act on what the last

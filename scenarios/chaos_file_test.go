@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/lw-sim/lw-sim/faults"
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
 // TestChaosFilesReplay replays every past chaos failure kept in
@@ -123,4 +126,24 @@ func hasEntry(tl Timeline, kind Kind, parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// TestChaosFileCarriesTopology: a chaos schedule whose faults name an
+// apiserver instance converts to a file with the chaos tests' topology
+// (three instances, the scenario pinned to apiserver-0, each client
+// rotating over them); one that names none stays on one apiserver.
+func TestChaosFileCarriesTopology(t *testing.T) {
+	lag := &faults.Fault{Kind: faults.LagAPIServer, APIServer: "apiserver-2", Lag: 2}
+	for _, c := range []struct {
+		ops  []ChaosOp
+		want scenariofile.APIServers
+	}{
+		{[]ChaosOp{{Op: "write", Name: "a"}, {Op: "fault", Fault: &faults.Fault{Kind: faults.Restart}}}, scenariofile.APIServers{}},
+		{[]ChaosOp{{Op: "write", Name: "a"}, {Op: "fault", Fault: lag}}, scenariofile.ChaosAPIServers(3)},
+	} {
+		f := (&ChaosFile{Version: 1, Name: "x", Ops: c.ops}).File()
+		if diff := cmp.Diff(c.want, f.APIServers); diff != "" {
+			t.Errorf("ops %v: apiservers differ (-want +got):\n%s", c.ops, diff)
+		}
+	}
 }

@@ -34,11 +34,9 @@
 //
 // [Library] returns the built-in scenarios, one or more for each of the
 // article's nine questions ([Questions]). They are scenario files,
-// library/<name>.yaml, but for one: multi-apiserver-stale-relist is Go,
-// because it needs what a file has no words for (a load balancer in
-// front of two apiservers, one with a lagging cache, and a 1.11-era
-// Reflector; its file says why). The prose that teaches each edge case is
-// text in library/<name>.txt. Both are embedded with go:embed, so
+// library/<name>.yaml (multi-apiserver-stale-relist among them: its
+// 1.11-era Reflector is the client kind reflector-1.11). The prose that
+// teaches each edge case is text in library/<name>.txt. Both are embedded with go:embed, so
 // writers can edit them without touching Go.
 //
 // # Scenario files

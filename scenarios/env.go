@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	klabels "k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -56,15 +57,20 @@ type Env struct {
 	t0   time.Time
 
 	transport *http.Transport
-	httpc     *http.Client // raw HTTP, recorded
-	// routes sends a lane's requests to one apiserver instance
-	// ([Scenario.Routes]); set before the steps run, read-only after.
-	routes map[string]string
-	cs     kubernetes.Interface // client-go, recorded
-	quiet  kubernetes.Interface // client-go, not recorded: writes and bookkeeping
+	httpc     *http.Client         // raw HTTP, recorded
+	cs        kubernetes.Interface // client-go, recorded
+	quiet     kubernetes.Interface // client-go, not recorded: writes and bookkeeping
 
 	// mu guards the fields below.
-	mu       sync.Mutex
+	mu sync.Mutex
+	// routes sends a lane's requests to one apiserver instance
+	// ([Scenario.Routes], changed by [Env.Route]).
+	routes map[string]string
+	// rotate, if not 0, is how many instances an unrouted lane's
+	// requests rotate over ([Scenario.RotateLanes]); rotation counts
+	// each lane's requests.
+	rotate   int
+	rotation map[string]int
 	timeline Timeline
 	// lane is the lane of the scenario's own requests and watches
 	// (SetLane); "" means [LaneScenario].
@@ -261,29 +267,52 @@ func (e *Env) RestartWatchCache() string {
 // Create creates ConfigMap ns/name with data {"v": value} and records the
 // write; it returns the new resourceVersion.
 func (e *Env) Create(ns, name, value string) (string, error) {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": value}}
+	return e.CreateLabeled(ns, name, value, nil)
+}
+
+// CreateLabeled is Create with the object's labels, which the timeline
+// shows.
+func (e *Env) CreateLabeled(ns, name, value string, labels map[string]string) (string, error) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Data: map[string]string{"v": value}}
 	out, err := e.quiet.CoreV1().ConfigMaps(ns).Create(e.ctx, cm, metav1.CreateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("scenarios: create %s/%s: %w", ns, name, err)
 	}
-	e.record(KindWrite, out.ResourceVersion, "create %s/%s", ns, name)
+	e.record(KindWrite, out.ResourceVersion, "create %s/%s%s", ns, name, describeLabels(labels))
 	return out.ResourceVersion, nil
+}
+
+// describeLabels renders labels for a write's line: "" for none.
+func describeLabels(labels map[string]string) string {
+	if labels == nil {
+		return ""
+	}
+	return " labels {" + klabels.Set(labels).String() + "}"
 }
 
 // Update sets ConfigMap ns/name's data to {"v": value} and records the
 // write; it returns the new resourceVersion.
 func (e *Env) Update(ns, name, value string) (string, error) {
+	return e.UpdateLabeled(ns, name, value, nil)
+}
+
+// UpdateLabeled is Update that also sets the object's labels, unless
+// labels is nil.
+func (e *Env) UpdateLabeled(ns, name, value string, labels map[string]string) (string, error) {
 	cms := e.quiet.CoreV1().ConfigMaps(ns)
 	cm, err := cms.Get(e.ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("scenarios: update %s/%s: %w", ns, name, err)
 	}
 	cm.Data = map[string]string{"v": value}
+	if labels != nil {
+		cm.Labels = labels
+	}
 	out, err := cms.Update(e.ctx, cm, metav1.UpdateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("scenarios: update %s/%s: %w", ns, name, err)
 	}
-	e.record(KindWrite, out.ResourceVersion, "update %s/%s", ns, name)
+	e.record(KindWrite, out.ResourceVersion, "update %s/%s%s", ns, name, describeLabels(labels))
 	return out.ResourceVersion, nil
 }
 
@@ -352,10 +381,12 @@ func (e *Env) nextStreamName() string {
 	return "w" + strconv.Itoa(e.streams)
 }
 
-// clientEntry is an entry a client recorded, with the delay of a backoff.
+// clientEntry is an entry a client recorded, with the delay of a backoff
+// and whether its timer was armed when it was recorded.
 type clientEntry struct {
 	Entry
 	delay time.Duration
+	armed bool
 }
 
 // logClient queues an entry a client recorded on its own goroutine.
@@ -382,6 +413,26 @@ func (e *Env) clientEntries() []Entry {
 // on goroutine scheduling.
 func (e *Env) AwaitClient(what string, match func(Entry) bool) error {
 	return e.awaitClient(what, func(en clientEntry) bool { return match(en.Entry) })
+}
+
+// drainClient moves everything the client of lane recorded so far into
+// the timeline, in its order, and leaves the other clients' entries
+// queued: called where the scenario waited for that client to go quiet,
+// so what it recorded happened before. One lane only, because how two
+// clients acting at the same virtual instant interleave is the
+// scheduler's choice, and the timeline must not depend on it.
+func (e *Env) drainClient(lane string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rest := e.clientLog[:0:0]
+	for _, en := range e.clientLog {
+		if en.Lane != lane {
+			rest = append(rest, en)
+			continue
+		}
+		e.timeline = append(e.timeline, en.Entry)
+	}
+	e.clientLog = rest
 }
 
 func (e *Env) awaitClient(what string, match func(clientEntry) bool) error {

@@ -95,14 +95,21 @@ func IsClientEntry(en Entry, k listwatch.TraceKind) bool {
 	return en.Kind == KindClient && strings.HasPrefix(en.Text, "listwatch: "+string(k))
 }
 
+// isBackoff reports whether en is a client's wait before it tries again:
+// a listwatch backoff, or a Reflector's ([Env.runReflector]).
+func isBackoff(en Entry) bool {
+	return IsClientEntry(en, listwatch.TraceBackoff) || en.Kind == KindClient && strings.HasPrefix(en.Text, reflectorBackoff)
+}
+
 // AwaitClientStepping is AwaitClient for a client that may back off on the
 // way: whenever it reports a backoff, the clock is stepped by the delay once
-// the client's timer is armed (the only timer then: its watch has ended).
+// the client's timer is armed (a listwatch client's is then the only timer:
+// its watch has ended; a Reflector's was armed before it was reported).
 func (e *Env) AwaitClientStepping(what string, match func(Entry) bool) error {
 	for {
 		var backoff *clientEntry
 		err := e.awaitClient(what, func(en clientEntry) bool {
-			if IsClientEntry(en.Entry, listwatch.TraceBackoff) {
+			if isBackoff(en.Entry) {
 				backoff = &en
 				return true
 			}
@@ -113,6 +120,10 @@ func (e *Env) AwaitClientStepping(what string, match func(Entry) bool) error {
 		}
 		if backoff == nil {
 			return nil
+		}
+		if backoff.armed {
+			e.Step(backoff.delay)
+			continue
 		}
 		if err := e.AwaitTimers(1); err != nil {
 			return err
@@ -134,7 +145,10 @@ func (e *Env) clientConfig(lane, userAgent string, observe func(Entry)) *rest.Co
 		}
 		e.logClient(clientEntry{Entry: en})
 	})
-	cfg.Transport.(*recordingTransport).maskWatchTimeout = true
+	rt := cfg.Transport.(*recordingTransport)
+	// The client's requests are routed by its own lane, not by the
+	// scenario's current one.
+	rt.maskWatchTimeout, rt.lane = true, lane
 	if userAgent != "" {
 		cfg.UserAgent = userAgent
 	}

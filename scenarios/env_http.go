@@ -36,6 +36,9 @@ type recordingTransport struct {
 	// listwatch client draws at random from [5m, 10m) as the Reflector
 	// does, so that the timeline stays the same from run to run.
 	maskWatchTimeout bool
+	// errorEvents records the ERROR events of watch responses (a
+	// client-go client's, whose events no [Stream] records).
+	errorEvents bool
 }
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -61,6 +64,9 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	served := resp.Header.Get(fakeapiserver.APIServerHeader)
 	if isWatchRequest(req.URL) && resp.StatusCode == http.StatusOK {
 		t.record(entry(KindResponse, served, "", "%s, headers %s; the body stays open%s", resp.Status, describeStreamHeaders(resp), t.servedBy(resp)))
+		if t.errorEvents {
+			resp.Body = &errorEvents{body: resp.Body, t: t, stream: stream}
+		}
 		return resp, nil
 	}
 	body, err := io.ReadAll(resp.Body)
@@ -106,16 +112,35 @@ func (e *Env) route(req *http.Request, lane string) *http.Request {
 	if lane == "" {
 		lane = e.currentLane()
 	}
+	e.mu.Lock()
 	inst, ok := e.routes[lane]
 	if !ok && lane == LaneScenario {
 		inst, ok = e.routes[""]
 	}
+	if !ok && e.rotate > 0 {
+		inst, ok = "apiserver-"+strconv.Itoa(e.rotation[lane]%e.rotate), true
+		e.rotation[lane]++
+	}
+	e.mu.Unlock()
 	if !ok {
 		return req
 	}
 	req = req.Clone(req.Context())
 	req.Header.Set(fakeapiserver.APIServerHeader, inst)
 	return req
+}
+
+// Route sends every later request of lane to the apiserver instance inst
+// (as a load balancer may send a client's new connection elsewhere) and
+// notes it in the timeline.
+func (e *Env) Route(lane, inst string) {
+	e.mu.Lock()
+	if e.routes == nil {
+		e.routes = map[string]string{}
+	}
+	e.routes[lane] = inst
+	e.mu.Unlock()
+	e.Note("the load balancer sends %s's requests to %s from now on", lane, inst)
 }
 
 // servedBy names the instance that answered, when the server runs more
@@ -325,6 +350,9 @@ func (e *Env) get(ctx context.Context, httpc *http.Client, path string) (*ListRe
 	r.RV, r.Continue, r.Remaining = o.Metadata.ResourceVersion, o.Metadata.Continue, o.Metadata.RemainingItemCount
 	for _, it := range o.Items {
 		r.Names = append(r.Names, it.Metadata.Name)
+	}
+	if o.Items == nil && !strings.HasSuffix(o.Kind, "List") && o.Metadata.Name != "" {
+		r.Names = []string{o.Metadata.Name} // one object, by GET
 	}
 	return r, nil
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
 
 // fileSyncWindow is how long waitSync and storeEqualsServer give a client
@@ -21,6 +22,10 @@ const fileSyncWindow = 15 * time.Minute
 
 // Scenario turns f into a runnable scenario.
 func (f *File) Scenario() *Scenario {
+	balancing, rotate := f.APIServers.Balancing, 0
+	if balancing == scenariofile.BalanceRoundRobinPerLane {
+		balancing, rotate = "", max(f.APIServers.Count, 1)
+	}
 	return &Scenario{
 		Name:        f.Name,
 		Answers:     questionIDs(f.Answers),
@@ -40,10 +45,11 @@ func (f *File) Scenario() *Scenario {
 			if f.Server.SlowWatcherMaxLag != 0 {
 				c.Watch.SlowWatcherMaxLag = f.Server.SlowWatcherMaxLag
 			}
-			c.APIServers = fakeapiserver.APIServersConfig{Count: f.APIServers.Count, Balancing: fakeapiserver.Balancing(f.APIServers.Balancing)}
+			c.APIServers = fakeapiserver.APIServersConfig{Count: f.APIServers.Count, Balancing: fakeapiserver.Balancing(balancing)}
 		},
-		Routes: f.APIServers.Routes,
-		Steps:  func(e *Env) error { return (&fileRun{f: f, e: e}).run() },
+		Routes:      f.APIServers.Routes,
+		RotateLanes: rotate,
+		Steps:       func(e *Env) error { return (&fileRun{f: f, e: e}).run() },
 	}
 }
 

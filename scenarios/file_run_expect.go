@@ -152,11 +152,42 @@ func describeRecorded(kind, rv string, parts []string, count int) string {
 	return s
 }
 
+// expandAll is ss, each expanded.
+func (r *fileRun) expandAll(ss []string) ([]string, error) {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		v, err := r.expand(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // expectStore checks that a client's store equals the server's state
 // now.
 func (r *fileRun) expectStore(x *scenariofile.StoreCheck) error {
 	if r.stores[x.Client] == nil {
 		return r.e.Expect(false, "client %s was started", x.Client)
+	}
+	l, err := r.expand(x.Lesson)
+	if err != nil {
+		return err
+	}
+	if x.Names != nil {
+		got := storeState(r.stores[x.Client])
+		names := make([]string, 0, len(got))
+		for k := range got {
+			names = append(names, strings.TrimPrefix(k, Namespace+"/"))
+		}
+		slices.Sort(names)
+		expanded, err := r.expandAll(x.Names)
+		if err != nil {
+			return err
+		}
+		want := slices.Sorted(slices.Values(expanded))
+		return r.e.Expect(slices.Equal(names, want), "%s's store holds %v: %s%s", x.Client, want, describeState(got), lesson(l))
 	}
 	want, err := r.e.chaosState(Namespace)
 	if err != nil {
@@ -165,10 +196,6 @@ func (r *fileRun) expectStore(x *scenariofile.StoreCheck) error {
 	got := storeState(r.stores[x.Client])
 	if diff := cmp.Diff(want, got); diff != "" {
 		return r.e.Expect(false, "%s's store equals the server's state (-server +store):\n%s", x.Client, diff)
-	}
-	l, err := r.expand(x.Lesson)
-	if err != nil {
-		return err
 	}
 	return r.e.Expect(true, "%s's store equals the server's state: %s%s", x.Client, describeState(got), lesson(l))
 }
@@ -186,7 +213,11 @@ func describeState(state map[string]string) string {
 // expectCache checks what a naive cache holds.
 func (r *fileRun) expectCache(x *scenariofile.CacheCheck) error {
 	c := r.caches[x.Cache]
-	want := naiveCacheOf(x.Names)
+	names, err := r.expandAll(x.Names)
+	if err != nil {
+		return err
+	}
+	want := naiveCacheOf(names)
 	l, err := r.expand(x.Lesson)
 	if err != nil {
 		return err

@@ -20,6 +20,9 @@ func (r *fileRun) list(l *scenariofile.List) error {
 		return err
 	}
 	path := cmPath
+	if l.Name != "" {
+		path += "/" + l.Name
+	}
 	if q != "" {
 		path += "?" + q
 	}
@@ -106,10 +109,14 @@ func (r *fileRun) checkList(l *scenariofile.List, q string, res *ListResult, pag
 	if want.Pages != 0 && pages != want.Pages {
 		ok, got = false, fmt.Sprintf("%d pages, the last %s", pages, got)
 	}
-	if !ok {
-		return r.e.Expect(false, "%s answers %s; got %s", listTarget(q), describeListExpect(&want), got)
+	target := listTarget(q)
+	if l.Name != "" {
+		target = "GET " + l.Name + strings.TrimPrefix(target, "LIST")
 	}
-	return r.e.Expect(true, "%s answers %s%s", listTarget(q), describeListExpect(&want), lesson(want.Lesson))
+	if !ok {
+		return r.e.Expect(false, "%s answers %s; got %s", target, describeListExpect(&want), got)
+	}
+	return r.e.Expect(true, "%s answers %s%s", target, describeListExpect(&want), lesson(want.Lesson))
 }
 
 // listContinue is a LIST's continue token, or its 410 Status's.

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,12 +27,18 @@ func stepFuncs() map[string]stepFunc {
 		"clearFaults": (*fileRun).clearFaults,
 		"advance":     func(r *fileRun, _ int, s *scenariofile.Step) error { r.e.Step(time.Duration(s.Advance)); return nil },
 		"currentRV":   (*fileRun).currentRV,
+		"route": func(r *fileRun, _ int, s *scenariofile.Step) error {
+			lane, err := r.expand(s.Route.Lane)
+			r.e.Route(lane, s.Route.APIServer)
+			return err
+		},
 		"startClient": func(r *fileRun, _ int, s *scenariofile.Step) error { return r.startClient(s.StartClient) },
 		"waitSync": func(r *fileRun, _ int, s *scenariofile.Step) error {
 			return r.waitSync(s.WaitSync.Client, time.Duration(s.WaitSync.Within))
 		},
 		"awaitClient":       (*fileRun).awaitClient,
 		"list":              func(r *fileRun, _ int, s *scenariofile.Step) error { return r.list(s.List) },
+		"get":               func(r *fileRun, _ int, s *scenariofile.Step) error { return r.list(s.Get) },
 		"awaitList":         func(r *fileRun, _ int, s *scenariofile.Step) error { return r.awaitList(s.AwaitList) },
 		"awaitTimers":       func(r *fileRun, _ int, s *scenariofile.Step) error { return r.e.AwaitTimers(s.AwaitTimers) },
 		"watch":             func(r *fileRun, _ int, s *scenariofile.Step) error { return r.watch(s.Watch) },
@@ -111,13 +118,19 @@ func (r *fileRun) awaitClient(_ int, s *scenariofile.Step) error {
 	if a.Contains, err = r.expand(a.Contains); err != nil {
 		return err
 	}
-	kind, prefix := KindClient, "listwatch: "+a.Trace
-	if a.Trace == "response" {
-		kind, prefix = KindResponse, ""
+	kind, prefixes := KindClient, []string{"listwatch: " + a.Trace, "reflector: " + a.Trace}
+	switch a.Trace {
+	case "request":
+		kind, prefixes = KindRequest, []string{""}
+	case "response":
+		kind, prefixes = KindResponse, []string{""}
+	case "event":
+		kind, prefixes = KindEvent, []string{""}
 	}
 	what := a.Client + " " + a.Trace + " " + a.Contains
 	match := func(en Entry) bool {
-		return en.Kind == kind && en.Lane == a.Client && strings.HasPrefix(en.Text, prefix) && strings.Contains(en.Text, a.Contains)
+		return en.Kind == kind && en.Lane == a.Client && strings.Contains(en.Text, a.Contains) &&
+			slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(en.Text, p) })
 	}
 	if a.Trace == string(listwatch.TraceBackoff) {
 		return r.e.AwaitClient(what, match)

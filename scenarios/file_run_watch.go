@@ -37,6 +37,9 @@ func (r *fileRun) expectEvents(x *scenariofile.Events) error {
 		if fe.Message, err = r.expand(fe.Message); err != nil {
 			return err
 		}
+		if fe.Name, err = r.expand(fe.Name); err != nil {
+			return err
+		}
 		want = append(want, describeFileEvent(fe, rv))
 		if !eventMatches(ev, fe, rv) {
 			return r.e.Expect(false, "%s: events %v; got %v then %s", x.Watch, want, got, ev)

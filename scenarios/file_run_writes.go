@@ -43,11 +43,22 @@ func (r *fileRun) seedObjects() error {
 // (expanded), with w's value (expanded) or else value, and stores the
 // write's RV under the object's name.
 func (r *fileRun) writeObject(kind string, w scenariofile.Write, value string) error {
-	ns := w.Namespace
+	ns, err := r.expand(w.Namespace)
+	if err != nil {
+		return err
+	}
 	if ns == "" {
 		ns = Namespace
 	}
-	var err error
+	if w.Labels != nil {
+		labels := make(map[string]string, len(w.Labels))
+		for k, v := range w.Labels {
+			if labels[k], err = r.expand(v); err != nil {
+				return err
+			}
+		}
+		w.Labels = labels
+	}
 	if w.Name, err = r.expand(w.Name); err != nil {
 		return err
 	}
@@ -66,10 +77,10 @@ func (r *fileRun) writeObject(kind string, w scenariofile.Write, value string) e
 	var rv string
 	switch kind {
 	case "create":
-		rv, err = r.e.Create(ns, w.Name, value)
+		rv, err = r.e.CreateLabeled(ns, w.Name, value, w.Labels)
 		r.live[k] = true
 	case "update":
-		rv, err = r.e.Update(ns, w.Name, value)
+		rv, err = r.e.UpdateLabeled(ns, w.Name, value, w.Labels)
 	case "delete":
 		rv, err = r.e.Delete(ns, w.Name)
 		delete(r.live, k)

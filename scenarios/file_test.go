@@ -105,10 +105,17 @@ func TestFileInvalid(t *testing.T) {
 			`bad-client-hint.yaml:5: timeline[1] (startClient): no client "lv"; did you mean "lw"?`},
 		"between": {"version: 1\ntimeline:\n  - pager:\n      pageSize: 1\n      between:\n        - note: x\n        - close: w1",
 			`bad-between.yaml:7: timeline[0] (pager): between[1] (close): no watch "w1" opened before`},
-		"client-kind": {"version: 1\nclients:\n  - name: a\n  - name: b\n    kind: informr\ntimeline: []", `bad-client-kind.yaml:4: clients[1] (b): kind "informr": want listwatch, reflector or informer; did you mean "informer"?`},
-		"answers":     {"version: 1\nanswers:\n  - watch-rv\n  - watch-brakes\ntimeline: []", `bad-answers.yaml:4: answers[1]: no question "watch-brakes" (want one of `},
-		"answer-hint": {"version: 1\nanswers: [watch-brakes]\ntimeline: []", `; did you mean "watch-breaks"?`},
-		"expect":      {"version: 1\nclients: [{name: lw}]\ntimeline: []\nexpect:\n  storeEqualsServer: [lw, lx]", `bad-expect.yaml:5: expect.storeEqualsServer: no client "lx"; did you mean "lw"?`},
+		"client-kind":   {"version: 1\nclients:\n  - name: a\n  - name: b\n    kind: informr\ntimeline: []", `bad-client-kind.yaml:4: clients[1] (b): kind "informr": want one of listwatch, reflector, reflector-1.11, informer; did you mean "informer"?`},
+		"get-name":      {"version: 1\ntimeline:\n  - note: x\n  - get: {query: resourceVersion=0}", `bad-get-name.yaml:4: timeline[1] (get): no name`},
+		"list-name":     {"version: 1\ntimeline:\n  - list: {name: a}", `bad-list-name.yaml:3: timeline[0] (list): a list reads the collection: for one object, use a get step`},
+		"delete-labels": {"version: 1\ntimeline:\n  - delete: {name: a, labels: {app: web}}", `bad-delete-labels.yaml:3: timeline[0] (delete): a delete sets no labels`},
+		"route-alone":   {"version: 1\ntimeline:\n  - note: x\n  - route: {lane: a, apiserver: apiserver-1}", `bad-route-alone.yaml:4: timeline[1] (route): a route needs apiservers: {count: 2} or more`},
+		"route-instance": {"version: 1\napiservers: {count: 2}\ntimeline:\n  - route: {lane: a, apiserver: apiserver-2}",
+			`bad-route-instance.yaml:4: timeline[0] (route): apiserver "apiserver-2" is not one of apiserver-0 to apiserver-1; did you mean "apiserver-0"?`},
+		"old-watchlist": {"version: 1\nclients:\n  - name: a\n    kind: reflector-1.11\n    watchList: true\ntimeline: []", `bad-old-watchlist.yaml:3: clients[0] (a): a 1.11-era Reflector has no watch-list`},
+		"answers":       {"version: 1\nanswers:\n  - watch-rv\n  - watch-brakes\ntimeline: []", `bad-answers.yaml:4: answers[1]: no question "watch-brakes" (want one of `},
+		"answer-hint":   {"version: 1\nanswers: [watch-brakes]\ntimeline: []", `; did you mean "watch-breaks"?`},
+		"expect":        {"version: 1\nclients: [{name: lw}]\ntimeline: []\nexpect:\n  storeEqualsServer: [lw, lx]", `bad-expect.yaml:5: expect.storeEqualsServer: no client "lx"; did you mean "lw"?`},
 	} {
 		p := filepath.Join(dir, "bad-"+name+".yaml")
 		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
@@ -123,7 +130,7 @@ func TestFileInvalid(t *testing.T) {
 
 // TestTraceKindsAreListwatchs: the trace kinds a file may await are
 // listwatch's TraceKind constants (read from its source, so a new one
-// cannot be missed) and "response".
+// cannot be missed), "request", "response" and "event".
 func TestTraceKindsAreListwatchs(t *testing.T) {
 	f, err := parser.ParseFile(token.NewFileSet(), "../listwatch/trace.go", nil, 0)
 	if err != nil {
@@ -140,9 +147,9 @@ func TestTraceKindsAreListwatchs(t *testing.T) {
 		}
 		return true
 	})
-	want = append(want, "response")
+	want = append(want, "request", "response", "event")
 	if diff := cmp.Diff(want, scenariofile.TraceKinds); diff != "" {
-		t.Errorf("scenariofile.TraceKinds differ from listwatch's TraceKinds and response (-want +got):\n%s", diff)
+		t.Errorf("scenariofile.TraceKinds differ from listwatch's TraceKinds, request, response and event (-want +got):\n%s", diff)
 	}
 }
 
@@ -261,4 +268,18 @@ func lastStep(f *File, kind string) int {
 		}
 	}
 	return i
+}
+
+// TestFailingExampleFails: the failing example the README points to
+// (testdata/failing/rv0-relist-goes-back.yaml) fails, at its store check,
+// with the deleted object back in the client's store.
+func TestFailingExampleFails(t *testing.T) {
+	f, err := LoadFile("testdata/failing/rv0-relist-goes-back.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), f.Scenario(), RunOptions{})
+	if !errors.Is(err, ErrExpectation) || !strings.Contains(err.Error(), `"default/bravo"`) {
+		t.Fatalf("Run = %v, want an expectation failure with bravo back in the store", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -130,7 +131,8 @@ func run(ctx context.Context, sc *Scenario, seed uint64, inMemory bool, res *Res
 	done := srv.ServeBackground(ln)
 	ctx, cancel := context.WithCancel(ctx)
 	e, err := newEnv(ctx, srv, clk, seed, transport)
-	e.routes = sc.Routes
+	e.routes = maps.Clone(sc.Routes)
+	e.rotate, e.rotation = sc.RotateLanes, map[string]int{}
 	defer func() {
 		cancel()
 		e.close()

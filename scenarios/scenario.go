@@ -47,6 +47,10 @@ type Scenario struct {
 	// the server's [fakeapiserver.APIServerHeader]; other lanes go through
 	// its load balancer. Optional.
 	Routes map[string]string
+	// RotateLanes, if not 0, sends each request of a lane that has no
+	// route to the next of this many instances in turn, lane by lane
+	// (a file's balancing "round-robin-per-lane"). Optional.
+	RotateLanes int
 	// Steps runs the scenario against env. It returns an error wrapping
 	// [ErrExpectation] (see [Env.Expect]) when the server did not behave as
 	// the scenario teaches, or any other error when it could not run.
@@ -137,6 +141,7 @@ func builtins() ([]*Scenario, error) {
 	}
 	scs := []*Scenario{
 		file("watch-without-rv-floods-added"),
+		file("selector-objects-leave"),
 		file("watch-from-list-rv"),
 		file("watch-is-server-push"),
 		file("watch-timeout"),
@@ -152,8 +157,10 @@ func builtins() ([]*Scenario, error) {
 		file("list-chunking"),
 		file("expired-continue"),
 		file("list-rv-semantics"),
+		file("consistent-read-from-cache"),
+		file("get-by-resourceversion"),
 		file("relist-back-in-time"),
-		multiAPIServerStaleRelist(),
+		file("multi-apiserver-stale-relist"),
 	}
 	return scs, errors.Join(errs...)
 }

@@ -4,6 +4,18 @@ package scenariofile
 // clients do not watch: the RV moves with no event for them.
 const ChaosOtherNamespace = "elsewhere"
 
+// BalanceRoundRobinPerLane sends each request of a lane that has no
+// route to the next instance in turn, apiserver-0 first, counting each
+// lane's requests apart (the chaos property tests' instanceRotation).
+const BalanceRoundRobinPerLane = "round-robin-per-lane"
+
+// ChaosAPIServers is the topology of a chaos property test run with n
+// apiserver instances: the test's own client (the scenario's lane) pinned
+// to apiserver-0, each subject rotating its requests over all of them.
+func ChaosAPIServers(n int) APIServers {
+	return APIServers{Count: n, Balancing: BalanceRoundRobinPerLane, Routes: map[string]string{"scenario": "apiserver-0"}}
+}
+
 // NewChaosReplay is the scenario a chaos property test writes for a
 // failing schedule, before its steps: clients (started by the timeline)
 // on a server whose watch cache keeps the newest watchCacheEvents events,

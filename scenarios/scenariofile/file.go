@@ -85,7 +85,10 @@ type Server struct {
 // lane (a client's name, or a list's or watch's lane; "scenario", or
 // "", is the scenario's own) to one instance; other lanes go through the balancer.
 // The instance faults (LagAPIServer, FreezeAPIServer, PartitionAPIServer,
-// RestartAPIServer, HealAPIServer) are fault steps.
+// RestartAPIServer, HealAPIServer) are fault steps. Balancing
+// "round-robin-per-lane" ([BalanceRoundRobinPerLane]) is the chaos
+// property tests' own balancer: each lane's requests go to the instances
+// in turn, so which instance a request meets depends on its lane alone.
 type APIServers struct {
 	Count     int               `json:"count,omitempty"`
 	Balancing string            `json:"balancing,omitempty"`
@@ -94,9 +97,11 @@ type APIServers struct {
 
 // Client is a client the timeline starts with startClient. Kind is
 // "listwatch" (this project's client; the default), "reflector" (a bare
-// client-go Reflector into a store) or "informer" (a client-go
-// SharedIndexInformer). WatchList syncs by a watch-list stream instead of
-// LIST+WATCH. The client's lane in the timeline is its name.
+// client-go Reflector into a store), "reflector-1.11" (the same Reflector
+// as Kubernetes 1.11 ran it: every LIST at resourceVersion=0, and a relist
+// a second after its watch failed; kubernetes#59848) or "informer" (a
+// client-go SharedIndexInformer). WatchList syncs by a watch-list stream
+// instead of LIST+WATCH. The client's lane in the timeline is its name.
 type Client struct {
 	Name            string          `json:"name"`
 	Kind            string          `json:"kind,omitempty"`
@@ -114,6 +119,9 @@ type Write struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace,omitempty"`
 	Value     string `json:"value,omitempty"`
+	// Labels are the object's labels after the write (an update without
+	// them keeps the labels it had; {} removes them all).
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // Step is one step of the timeline: exactly one field is set.
@@ -130,14 +138,21 @@ type Step struct {
 	ClearFaults bool            `json:"clearFaults,omitempty"`
 	Advance     faults.Duration `json:"advance,omitempty"`
 	// CurrentRV stores the server's current resourceVersion under this id.
-	CurrentRV   string `json:"currentRV,omitempty"`
+	CurrentRV string `json:"currentRV,omitempty"`
+	// Route sends the lane's requests from now on to one apiserver (a
+	// load balancer's choice when the client reconnects); it needs
+	// apiservers.
+	Route       *Route `json:"route,omitempty"`
 	StartClient string `json:"startClient,omitempty"`
 	// WaitSync waits until the client's store equals the server's state.
 	WaitSync *Sync `json:"waitSync,omitempty"`
 	// AwaitClient waits for a decision of a client and puts what the
 	// clients did until then into the timeline.
-	AwaitClient  *Await  `json:"awaitClient,omitempty"`
-	List         *List   `json:"list,omitempty"`
+	AwaitClient *Await `json:"awaitClient,omitempty"`
+	List        *List  `json:"list,omitempty"`
+	// Get is a raw GET of one ConfigMap (Name), with the fields of a
+	// list step but follow and into.
+	Get          *List   `json:"get,omitempty"`
 	Watch        *Watch  `json:"watch,omitempty"`
 	ExpectEvents *Events `json:"expectEvents,omitempty"`
 	// AwaitList receives the answer of the async list with this id and
@@ -209,10 +224,19 @@ type Less struct {
 }
 
 // StoreCheck names a started client whose store must equal the
-// server's state.
+// server's state now; or, with Names, whose store must hold exactly the
+// objects of these names now (a way back in time is a store that differs
+// from the server's).
 type StoreCheck struct {
-	Client string `json:"client"`
-	Lesson string `json:"lesson,omitempty"`
+	Client string   `json:"client"`
+	Names  []string `json:"names,omitempty"`
+	Lesson string   `json:"lesson,omitempty"`
+}
+
+// Route sends every later request of Lane to APIServer ("apiserver-N").
+type Route struct {
+	Lane      string `json:"lane"`
+	APIServer string `json:"apiserver"`
 }
 
 // CacheCheck is what a naive cache must hold: exactly Names.
@@ -296,8 +320,12 @@ type Sync struct {
 
 // Await waits, stepping the clock through the client's backoffs, for
 // the client's first trace entry of kind Trace (synced, applied, relist,
-// watch-start, ... : listwatch's TraceKind; or "response", an answer to
-// one of the client's requests) whose text contains Contains.
+// watch-start, ... : listwatch's TraceKind; "backoff" also for a
+// client-go Reflector; "request" and "response", one of the client's
+// requests and an answer to one; "event", an ERROR event on a client-go
+// client's watch) whose text contains Contains. A client-go Reflector
+// sends its WATCH only once it has put its LIST's items in its store: a
+// step that awaits that request may check the store.
 type Await struct {
 	Client   string `json:"client"`
 	Trace    string `json:"trace"`
@@ -316,6 +344,9 @@ type Horizon struct {
 // {{kib ID.bytes}} renders a size in KiB).
 type List struct {
 	ID string `json:"id,omitempty"`
+	// Name is the object a get step reads (a list step has none); its
+	// expectation's names are [Name] when it answers the object.
+	Name string `json:"name,omitempty"`
 	// Async sends the LIST without waiting for the answer (a read the
 	// server holds until an RV arrives); awaitList ID receives it.
 	Async  bool        `json:"async,omitempty"`

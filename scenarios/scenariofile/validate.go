@@ -12,6 +12,10 @@ const (
 	KindListwatch = "listwatch"
 	// KindReflector is a bare client-go Reflector into a store.
 	KindReflector = "reflector"
+	// KindReflector111 is a client-go Reflector as Kubernetes 1.11 ran
+	// it: every LIST at resourceVersion=0, a relist a second after its
+	// watch failed.
+	KindReflector111 = "reflector-1.11"
 	// KindInformer is a client-go SharedIndexInformer.
 	KindInformer = "informer"
 )
@@ -32,7 +36,7 @@ func (f *File) Validate() error {
 		}
 		clients[c.Name] = true
 	}
-	v := validator{clients: clients, watches: map[string]bool{}, paused: map[string]bool{}, pending: map[string]bool{}, caches: map[string]bool{}}
+	v := validator{apiservers: max(f.APIServers.Count, 1), clients: clients, watches: map[string]bool{}, paused: map[string]bool{}, pending: map[string]bool{}, caches: map[string]bool{}}
 	for i := range f.Timeline {
 		s := &f.Timeline[i]
 		kind, n := s.Kind()
@@ -50,6 +54,12 @@ func (f *File) Validate() error {
 func (a *APIServers) validate() error {
 	if a.Count < 0 {
 		return fmt.Errorf("count %d is negative", a.Count)
+	}
+	switch a.Balancing {
+	case "", "round-robin", "sticky-connection", "sticky-client", BalanceRoundRobinPerLane:
+	default:
+		ways := []string{"round-robin", "sticky-connection", "sticky-client", BalanceRoundRobinPerLane}
+		return fmt.Errorf("balancing %q: want one of %s%s", a.Balancing, strings.Join(ways, ", "), didYouMean(a.Balancing, ways))
 	}
 	n := max(a.Count, 1)
 	for lane, inst := range a.Routes {
@@ -70,12 +80,16 @@ func (c *Client) validate(seen map[string]bool) error {
 	}
 	switch c.Kind {
 	case "", KindListwatch:
-	case KindReflector, KindInformer:
+	case KindReflector, KindReflector111, KindInformer:
 		if c.PageSize != 0 || c.MinWatchTimeout != 0 {
 			return fmt.Errorf("pageSize and minWatchTimeout are listwatch options")
 		}
+		if c.Kind == KindReflector111 && c.WatchList {
+			return fmt.Errorf("a 1.11-era Reflector has no watch-list")
+		}
 	default:
-		return fmt.Errorf("kind %q: want listwatch, reflector or informer%s", c.Kind, didYouMean(c.Kind, []string{KindListwatch, KindReflector, KindInformer}))
+		kinds := []string{KindListwatch, KindReflector, KindReflector111, KindInformer}
+		return fmt.Errorf("kind %q: want one of %s%s", c.Kind, strings.Join(kinds, ", "), didYouMean(c.Kind, kinds))
 	}
 	return nil
 }
@@ -98,6 +112,7 @@ func (x *Expect) validate(clients map[string]bool) error {
 // (and those paused, not yet resumed), async lists not yet awaited,
 // naive caches filled.
 type validator struct {
+	apiservers                                int
 	clients, watches, paused, pending, caches map[string]bool
 }
 
@@ -119,6 +134,9 @@ func (v *validator) actionStep(kind string, s *Step) error {
 		if s.Object().Name == "" {
 			return fmt.Errorf("no name")
 		}
+		if kind == "delete" && s.Delete.Labels != nil {
+			return fmt.Errorf("a delete sets no labels")
+		}
 	case "createMany":
 		if c := s.CreateMany; c.Prefix == "" || c.Count <= 0 {
 			return fmt.Errorf("a prefix and a positive count are needed")
@@ -134,8 +152,21 @@ func (v *validator) actionStep(kind string, s *Step) error {
 		return v.client(s.AwaitClient.Client)
 	case "fault":
 		return s.Fault.Check()
+	case "route":
+		return v.route(s.Route)
 	case "list":
+		if s.List.Name != "" {
+			return fmt.Errorf("a list reads the collection: for one object, use a get step")
+		}
 		return v.list(s.List)
+	case "get":
+		if s.Get.Name == "" {
+			return fmt.Errorf("no name")
+		}
+		if s.Get.Follow || s.Get.Into != "" {
+			return fmt.Errorf("follow and into are for lists")
+		}
+		return v.list(s.Get)
 	case "awaitList":
 		if !v.pending[s.AwaitList] {
 			return fmt.Errorf("no async list %q sent before", s.AwaitList)
@@ -203,6 +234,24 @@ func (v *validator) expectStep(kind string, s *Step) error {
 		if !v.caches[s.ExpectCache.Cache] {
 			return fmt.Errorf("no naive cache %q filled before", s.ExpectCache.Cache)
 		}
+	}
+	return nil
+}
+
+// route checks a route step: a lane, and an instance the topology has.
+func (v *validator) route(r *Route) error {
+	if r.Lane == "" {
+		return fmt.Errorf("no lane")
+	}
+	if v.apiservers < 2 {
+		return fmt.Errorf("a route needs apiservers: {count: 2} or more")
+	}
+	names := make([]string, v.apiservers)
+	for i := range names {
+		names[i] = fmt.Sprintf("apiserver-%d", i)
+	}
+	if !slices.Contains(names, r.APIServer) {
+		return fmt.Errorf("apiserver %q is not one of apiserver-0 to apiserver-%d%s", r.APIServer, v.apiservers-1, didYouMean(r.APIServer, names))
 	}
 	return nil
 }
@@ -278,11 +327,13 @@ func (v *validator) pager(p *Pager) error {
 
 // TraceKinds are what awaitClient's trace may name: the decisions of
 // lw-sim's client (listwatch.TraceKind, the same strings; package
-// scenarios checks the two lists agree) and "response", an answer to one
-// of the client's requests.
+// scenarios checks the two lists agree; a client-go Reflector reports
+// "backoff" too), "request" and "response", one of the client's requests
+// and an answer to one, and "event", an ERROR event on one of a client-go
+// client's watches.
 var TraceKinds = []string{
 	"page", "full-list", "listed", "synced", "watch-start", "watch-end", "applied", "skipped",
-	"bookmark", "relist", "backoff", "watch-list-fallback", "list-error", "response",
+	"bookmark", "relist", "backoff", "watch-list-fallback", "list-error", "request", "response", "event",
 }
 
 // checkTrace refuses a trace kind no client reports, which a step would
