@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,9 +82,19 @@ type Env struct {
 	// streamName names the next watch stream instead of w<N> (a file's
 	// watch id); nextStreamName takes it.
 	streamName string
-	// clientLog holds what started clients recorded that the scenario has
-	// not yet drained into the timeline (see AwaitClient).
-	clientLog []clientEntry
+	// clientLog holds what started clients recorded that AwaitClient has
+	// not yet looked at, in arrival order; an entry may already be in the
+	// timeline (placed).
+	clientLog []*clientEntry
+	// unplaced are the client entries not yet in the timeline: the
+	// scenario's own entries take those recorded before them in virtual
+	// time in first (placeBeforeLocked).
+	unplaced []*clientEntry
+	// untimed are the lanes of clients that wait on the real clock (an
+	// informer's backoffs): their entries' virtual times are not the
+	// seed's, so they enter the timeline only where the scenario awaits
+	// them.
+	untimed map[string]bool
 	// clientAll is every entry the clients recorded, taken into the
 	// timeline or not, in arrival order (Result.clientEntries).
 	clientAll []Entry
@@ -173,14 +184,70 @@ func (e *Env) nextClientLane() string {
 func (e *Env) append(en Entry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.placeBeforeLocked(en.At)
 	e.timeline = append(e.timeline, en)
 }
 
-// Timeline returns a copy of what was recorded so far.
+// Timeline returns a copy of what was recorded so far, with what the
+// clients recorded before now in virtual time.
 func (e *Env) Timeline() Timeline {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.placeBeforeLocked(Offset(e.Elapsed()))
 	return slices.Clone(e.timeline)
+}
+
+// placeBeforeLocked moves into the timeline the client entries recorded
+// at a virtual time before at, ordered by that time and, within one
+// instant, by lane (a lane's own entries keep their order). Virtual time
+// only moves on when every goroutine of the run waits, so every client
+// entry before at has been recorded by now, and this order, unlike
+// arrival order across clients, is the seed's: a client-go client's
+// requests appear where they happened, not where a step awaited them.
+// The caller holds e.mu.
+func (e *Env) placeBeforeLocked(at Offset) {
+	var due []*clientEntry
+	rest := e.unplaced[:0]
+	for _, en := range e.unplaced {
+		switch {
+		case en.placed:
+		case en.At < at && !e.untimed[en.Lane]:
+			due = append(due, en)
+		default:
+			rest = append(rest, en)
+		}
+	}
+	clear(e.unplaced[len(rest):])
+	e.unplaced = rest
+	slices.SortStableFunc(due, func(a, b *clientEntry) int {
+		if c := cmp.Compare(a.At, b.At); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Lane, b.Lane)
+	})
+	for _, en := range due {
+		e.placeLocked(en)
+	}
+}
+
+// untimedLane marks lane's entries as placed only where the scenario
+// awaits them (see Env.untimed).
+func (e *Env) untimedLane(lane string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.untimed == nil {
+		e.untimed = map[string]bool{}
+	}
+	e.untimed[lane] = true
+}
+
+// placeLocked puts a client entry into the timeline unless it is there
+// already. The caller holds e.mu.
+func (e *Env) placeLocked(en *clientEntry) {
+	if !en.placed {
+		en.placed = true
+		e.timeline = append(e.timeline, en.Entry)
+	}
 }
 
 // Note records narration.
@@ -387,13 +454,17 @@ type clientEntry struct {
 	Entry
 	delay time.Duration
 	armed bool
+	// placed is set once the entry is in the timeline.
+	placed bool
 }
 
 // logClient queues an entry a client recorded on its own goroutine.
 func (e *Env) logClient(en clientEntry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.clientLog = append(e.clientLog, en)
+	p := &en
+	e.clientLog = append(e.clientLog, p)
+	e.unplaced = append(e.unplaced, p)
 	e.clientAll = append(e.clientAll, en.Entry)
 	close(e.clientLogged)
 	e.clientLogged = make(chan struct{})
@@ -430,7 +501,7 @@ func (e *Env) drainClient(lane string) {
 			rest = append(rest, en)
 			continue
 		}
-		e.timeline = append(e.timeline, en.Entry)
+		e.placeLocked(en)
 	}
 	e.clientLog = rest
 }
@@ -442,8 +513,8 @@ func (e *Env) awaitClient(what string, match func(clientEntry) bool) error {
 		for len(e.clientLog) > 0 {
 			en := e.clientLog[0]
 			e.clientLog = e.clientLog[1:]
-			e.timeline = append(e.timeline, en.Entry)
-			if match(en) {
+			e.placeLocked(en)
+			if match(*en) {
 				e.mu.Unlock()
 				return nil
 			}
