@@ -541,7 +541,9 @@ func BenchmarkPageGzip(b *testing.B) {
 // BenchmarkWatchFanoutProtocol is BenchmarkWatchFanout over TLS, at 100
 // and 1 000 watches, with the clients negotiating HTTP/2 (client-go's
 // default over TLS: the watches share connections, 100 streams each) or
-// offering only HTTP/1.1 by ALPN (a connection per watch).
+// offering only HTTP/1.1 by ALPN (a connection per watch). B/watch is the
+// live heap the open watches add, server and client sides together (they
+// share the process).
 func BenchmarkWatchFanoutProtocol(b *testing.B) {
 	for _, proto := range []string{"h2", "http1"} {
 		for _, watchers := range []int{100, 1_000} {
@@ -571,7 +573,12 @@ func BenchmarkWatchFanoutProtocol(b *testing.B) {
 					if err := createNamespace(b.Context(), c.cs, ns); err != nil {
 						b.Fatal(err)
 					}
-					st, err := fanout(b.Context(), c, ns, 0, watchers, 200, 8)
+					var opened func()
+					if round == 1 {
+						before := heap()
+						opened = func() { b.ReportMetric(float64(heap()-before)/float64(watchers), "B/watch") }
+					}
+					st, err := fanoutOpened(b.Context(), c, ns, 0, watchers, 200, 8, opened)
 					if err != nil {
 						b.Fatal(err)
 					}
