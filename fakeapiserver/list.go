@@ -75,7 +75,7 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 	}
 	res, err := s.store.List(req.res.storageKey, store.ListOptions{
 		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: p.filter,
-		Scan: p.scan, Index: p.index,
+		Scan: p.scan, Name: p.name, Index: p.index,
 	})
 	if err != nil {
 		return nil, nil, s.listReadError(err, read, p)

@@ -17,13 +17,14 @@ import (
 // The store's secondary indexes. They only narrow what a LIST walks: a
 // page read through one is the page a walk of every key gives (store
 // ListOptions.Index), so continue tokens, hasMore and remainingItemCount
-// do not depend on them. kube-apiserver's watch cache indexes pods and
+// do not depend on them. metadata.namespace and metadata.name need none:
+// keys are "<namespace>/<name>", so a namespace is a key range and a name
+// one key a namespace (store ListOptions.Scan and Name). Each index costs
+// a path copy a write, kept until compaction. kube-apiserver's watch cache indexes pods and
 // resourceslices by spec.nodeName (pod/strategy.go Indexers) and uses the
 // index for a first page, where its hasMore counts the index's items; the
 // fake keeps its walk's hasMore there (what it did before indexes).
 const (
-	// indexName indexes every object by metadata.name.
-	indexName = "metadata.name"
 	// indexLabel indexes every object by each of its labels, as "key=value".
 	indexLabel = "label"
 	// indexNodeName indexes pods by spec.nodeName ("" for an unscheduled pod).
@@ -35,16 +36,7 @@ var podGK = schema.GroupKind{Kind: "Pod"}
 
 // storeIndexes are the indexes of a store resource (its storage key).
 func storeIndexes(resource string) []store.Index {
-	ix := []store.Index{
-		{Name: indexName, Values: func(obj runtime.Object) []string {
-			m, err := meta.Accessor(obj)
-			if err != nil {
-				return nil
-			}
-			return []string{m.GetName()}
-		}},
-		{Name: indexLabel, Values: labelIndexValues},
-	}
+	ix := []store.Index{{Name: indexLabel, Values: labelIndexValues}}
 	if resource == "pods" {
 		podFields := fieldlabels.Builtin(podGK).Fields
 		ix = append(ix, store.Index{Name: indexNodeName, Values: func(obj runtime.Object) []string {
@@ -74,10 +66,11 @@ func labelIndexValues(obj runtime.Object) []string {
 }
 
 // listNarrowing is what a LIST with these selectors need walk: the keys
-// under a narrower prefix (scan) or those of one index value, nil for all
-// keys under prefix. Every object the selectors match is among them.
-func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fields.Selector) (scan string, index *store.IndexValue) {
-	var ns, name string
+// under a narrower prefix (scan), the key of one name in each namespace
+// (name), or those of one index value; none of them for all keys under
+// prefix. Every object the selectors match is among them.
+func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fields.Selector) (scan, name string, index *store.IndexValue) {
+	var ns string
 	var hasNS, hasName bool
 	if fs != nil && !fs.Empty() {
 		if !res.ClusterScoped {
@@ -88,19 +81,19 @@ func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fiel
 	// The keys are "<namespace>/<name>" (namespaced) or "<name>".
 	switch {
 	case res.ClusterScoped && hasName:
-		return name, nil
+		return name, "", nil
 	case prefix != "" && hasName:
-		return prefix + name, nil
+		return prefix + name, "", nil
 	case hasNS && hasName:
-		return ns + "/" + name, nil
+		return ns + "/" + name, "", nil
 	case prefix == "" && hasNS:
-		return ns + "/", nil
+		return ns + "/", "", nil
 	case hasName:
-		return "", &store.IndexValue{Name: indexName, Value: name}
+		return "", name, nil
 	}
 	if fs != nil && res.storageKey == "pods" {
 		if node, ok := fs.RequiresExactMatch("spec.nodeName"); ok {
-			return "", &store.IndexValue{Name: indexNodeName, Value: node}
+			return "", "", &store.IndexValue{Name: indexNodeName, Value: node}
 		}
 	}
 	if ls != nil {
@@ -109,10 +102,10 @@ func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fiel
 			switch r.Operator() {
 			case selection.Equals, selection.DoubleEquals, selection.In:
 				if vs := r.Values(); vs.Len() == 1 {
-					return "", &store.IndexValue{Name: indexLabel, Value: r.Key() + "=" + vs.UnsortedList()[0]}
+					return "", "", &store.IndexValue{Name: indexLabel, Value: r.Key() + "=" + vs.UnsortedList()[0]}
 				}
 			}
 		}
 	}
-	return "", nil
+	return "", "", nil
 }

@@ -14,7 +14,8 @@ import (
 // BenchmarkListScale reads one LIST page (limit 500, JSON, all
 // namespaces) of a 10 000 and a 200 000 configmap store over loopback
 // HTTP: the first page, a page whose label selector matches nothing, and
-// pages selecting one namespace by field and by path. The first page
+// pages selecting one namespace or one name by field; and the whole
+// collection unpaged. The first page
 // costs O(log n + limit) in the store, so its ns/op must stay about the
 // same at both sizes; a selector page costs what it scans.
 func BenchmarkListScale(b *testing.B) {
@@ -33,6 +34,7 @@ func benchListScale(b *testing.B, n int) {
 		{"label-one", "/api/v1/configmaps?limit=500&labelSelector=app%3Dapp-7"},
 		{"field-namespace", "/api/v1/configmaps?limit=500&fieldSelector=metadata.namespace%3Dbench-3"},
 		{"field-name", "/api/v1/configmaps?limit=500&fieldSelector=metadata.name%3Dcm-000007"},
+		{"full", "/api/v1/configmaps"},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			for b.Loop() {

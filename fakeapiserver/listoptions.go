@@ -33,10 +33,11 @@ type listParams struct {
 	// hasSelector is true when a label or field selector restricts the
 	// result, which suppresses remainingItemCount.
 	hasSelector bool
-	// scan and index narrow what a LIST walks to where the selectors'
-	// matches can be (listNarrowing); unset, every key under prefix.
-	scan  string
-	index *store.IndexValue
+	// scan, name and index narrow what a LIST walks to where the
+	// selectors' matches can be (listNarrowing); unset, every key under
+	// prefix.
+	scan, name string
+	index      *store.IndexValue
 }
 
 // parseListOptions decodes the query as kube-apiserver's listOpts does
@@ -71,7 +72,7 @@ func (s *Server) parseListOptions(req *request) (listParams, error) {
 	p.prefix = scopePrefix(listNamespace(req, opts))
 	p.filter, p.hasSelector = s.selectorFilter(req.res, opts.LabelSelector, opts.FieldSelector)
 	if p.hasSelector {
-		p.scan, p.index = listNarrowing(req.res, p.prefix, opts.LabelSelector, opts.FieldSelector)
+		p.scan, p.name, p.index = listNarrowing(req.res, p.prefix, opts.LabelSelector, opts.FieldSelector)
 	}
 	return p, nil
 }

@@ -55,6 +55,11 @@ type ListOptions struct {
 	// Prefix) that every key Filter selects has: only its keys are
 	// visited. The result is the same as without it.
 	Scan string
+	// Name, when set, restricts the walk to the keys "<segment>/<Name>",
+	// one per distinct first segment (namespace) of the keys under Prefix:
+	// it costs O(log n) a segment. Every key Filter selects must be of
+	// that form. The result is the same as without it.
+	Name string
 	// Index, when set, names a value of one of the resource's indexes
 	// ([Options.Indexes]) that every object Filter selects has: only the
 	// keys indexed under it are visited. The result is the same as
@@ -105,6 +110,9 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 			}
 			return listIndexed(snap.tree, it, at, opts), nil
 		}
+	}
+	if opts.Name != "" {
+		return listNamed(snap.tree, at, opts), nil
 	}
 	if opts.Scan != "" && strings.HasPrefix(opts.Scan, opts.Prefix) && opts.Scan != opts.Prefix {
 		return listScan(snap.tree, at, opts), nil
@@ -218,6 +226,45 @@ func listIndexed(t tree[version], it tree[struct{}], at int64, opts ListOptions)
 				break
 			}
 		}
+	}
+	res.finish(t, opts)
+	return res
+}
+
+// listNamed is [Store.List] visiting only the keys "<segment>/<opts.Name>"
+// under opts.Prefix: from each segment's first key it looks that one key
+// up, then skips past the segment.
+func listNamed(t tree[version], at int64, opts ListOptions) ListResult {
+	res := ListResult{RV: at}
+	from := max(opts.Start, opts.Prefix)
+	for {
+		var first string
+		found := false
+		for k := range t.ascend(from) {
+			first, found = k, true
+			break
+		}
+		if !found || !strings.HasPrefix(first, opts.Prefix) {
+			break
+		}
+		slash := strings.IndexByte(first, '/')
+		if slash < 0 {
+			break // no segment: the keys are not "<segment>/<name>"
+		}
+		segment := first[:slash+1]
+		if key := segment + opts.Name; key >= from {
+			if v, ok := t.get(key); ok && (opts.Filter == nil || opts.Filter(v.obj)) {
+				res.add(key, v)
+				if len(res.Items) == opts.Limit {
+					break
+				}
+			}
+		}
+		next, ok := prefixEnd(segment)
+		if !ok {
+			break
+		}
+		from = next
 	}
 	res.finish(t, opts)
 	return res

@@ -268,11 +268,15 @@ func (m *storeMachine) List(t *rapid.T) {
 	case 2: // the parity index narrows the walk to what isEven keeps
 		opts.Filter, keep = isEven, isEvenView
 		opts.Index = &IndexValue{Name: "parity", Value: "even"}
-	case 3: // the name index narrows the walk to one name
+	case 3: // the name index, or the per-namespace lookup, narrows the walk to one name
 		name := rapid.SampledFrom(machineNames).Draw(t, "name")
 		opts.Filter = func(obj runtime.Object) bool { return view(obj).Name == name }
 		keep = func(o *objView) bool { return o.Name == name }
-		opts.Index = &IndexValue{Name: "name", Value: name}
+		if rapid.Bool().Draw(t, "byIndex") {
+			opts.Index = &IndexValue{Name: "name", Value: name}
+		} else {
+			opts.Name = name
+		}
 	case 4: // a narrower scan prefix: one namespace under Prefix
 		ns := rapid.SampledFrom(machineNamespaces).Draw(t, "namespace")
 		opts.Filter = func(obj runtime.Object) bool { return view(obj).Namespace == ns }
@@ -286,19 +290,19 @@ func (m *storeMachine) List(t *rapid.T) {
 	}
 	want := m.listModel(res, opts, keep)
 	if diff := cmp.Diff(want, viewPage(got), cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("List(%s, rv=%d prefix=%q start=%q limit=%d filter=%v index=%v scan=%q) mismatch (-want +got):\n%s",
-			res, rv, opts.Prefix, opts.Start, opts.Limit, opts.Filter != nil, opts.Index, opts.Scan, diff)
+		t.Fatalf("List(%s, rv=%d prefix=%q start=%q limit=%d filter=%v index=%v scan=%q name=%q) mismatch (-want +got):\n%s",
+			res, rv, opts.Prefix, opts.Start, opts.Limit, opts.Filter != nil, opts.Index, opts.Scan, opts.Name, diff)
 	}
 	// Indexed and unindexed reads agree.
-	if opts.Index != nil || opts.Scan != "" {
+	if opts.Index != nil || opts.Scan != "" || opts.Name != "" {
 		plain := opts
-		plain.Index, plain.Scan = nil, ""
+		plain.Index, plain.Scan, plain.Name = nil, "", ""
 		unindexed, err := m.s.List(res, plain)
 		if err != nil {
 			t.Fatalf("List(%s) without index: %v", res, err)
 		}
 		if diff := cmp.Diff(viewPage(unindexed), viewPage(got), cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("List(%s, index=%v scan=%q) differs from the unindexed read (-unindexed +indexed):\n%s", res, opts.Index, opts.Scan, diff)
+			t.Fatalf("List(%s, index=%v scan=%q name=%q) differs from the unindexed read (-unindexed +indexed):\n%s", res, opts.Index, opts.Scan, opts.Name, diff)
 		}
 	}
 }
