@@ -22,8 +22,9 @@ import (
 // one key a namespace (store ListOptions.Scan and Name). Each index costs
 // a path copy a write, kept until compaction. kube-apiserver's watch cache indexes pods and
 // resourceslices by spec.nodeName (pod/strategy.go Indexers) and uses the
-// index for a first page, where its hasMore counts the index's items; the
-// fake keeps its walk's hasMore there (what it did before indexes).
+// index for a read of its latest snapshot, where its hasMore counts the
+// index's items: the fake does so for pods (store ListOptions.IndexMore),
+// not yet for resourceslices, which it does not index.
 const (
 	// indexLabel indexes every object by each of its labels, as "key=value".
 	indexLabel = "label"
@@ -70,6 +71,13 @@ func labelIndexValues(obj runtime.Object) []string {
 // (name), or those of one index value; none of them for all keys under
 // prefix. Every object the selectors match is among them.
 func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fields.Selector) (scan, name string, index *store.IndexValue) {
+	// The watch cache's own index first: it decides hasMore (list.go
+	// listRead.latest).
+	if fs != nil && res.storageKey == "pods" {
+		if node, ok := fs.RequiresExactMatch("spec.nodeName"); ok {
+			return "", "", &store.IndexValue{Name: indexNodeName, Value: node}
+		}
+	}
 	var ns string
 	var hasNS, hasName bool
 	if fs != nil && !fs.Empty() {
@@ -90,11 +98,6 @@ func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fiel
 		return ns + "/", "", nil
 	case hasName:
 		return "", name, nil
-	}
-	if fs != nil && res.storageKey == "pods" {
-		if node, ok := fs.RequiresExactMatch("spec.nodeName"); ok {
-			return "", "", &store.IndexValue{Name: indexNodeName, Value: node}
-		}
 	}
 	if ls != nil {
 		reqs, _ := ls.Requirements()

@@ -65,6 +65,12 @@ type ListOptions struct {
 	// keys indexed under it are visited. The result is the same as
 	// without it; an index the resource lacks is ignored.
 	Index *IndexValue
+	// IndexMore makes More of a page read through Index say whether the
+	// index has more keys under Prefix after the last item, rather than
+	// the resource: what kube-apiserver's watch cache answers for a page
+	// it lists through an index (cacher.go GetList computes hasMore over
+	// the index's items). Ignored without Index.
+	IndexMore bool
 }
 
 // ListResult is one page of a [Store.List].
@@ -228,6 +234,13 @@ func listIndexed(t tree[version], it tree[struct{}], at int64, opts ListOptions)
 		}
 	}
 	res.finish(t, opts)
+	if opts.IndexMore && res.More {
+		res.More = false
+		for key := range indexKeys(it, opts.Index.Value, res.Keys[len(res.Keys)-1]+"\x00") {
+			res.More = strings.HasPrefix(key, opts.Prefix)
+			break
+		}
+	}
 	return res
 }
 

@@ -268,6 +268,7 @@ func (m *storeMachine) List(t *rapid.T) {
 	case 2: // the parity index narrows the walk to what isEven keeps
 		opts.Filter, keep = isEven, isEvenView
 		opts.Index = &IndexValue{Name: "parity", Value: "even"}
+		opts.IndexMore = rapid.Bool().Draw(t, "indexMore")
 	case 3: // the name index, or the per-namespace lookup, narrows the walk to one name
 		name := rapid.SampledFrom(machineNames).Draw(t, "name")
 		opts.Filter = func(obj runtime.Object) bool { return view(obj).Name == name }
@@ -293,8 +294,8 @@ func (m *storeMachine) List(t *rapid.T) {
 		t.Fatalf("List(%s, rv=%d prefix=%q start=%q limit=%d filter=%v index=%v scan=%q name=%q) mismatch (-want +got):\n%s",
 			res, rv, opts.Prefix, opts.Start, opts.Limit, opts.Filter != nil, opts.Index, opts.Scan, opts.Name, diff)
 	}
-	// Indexed and unindexed reads agree.
-	if opts.Index != nil || opts.Scan != "" || opts.Name != "" {
+	// Indexed and unindexed reads agree (but for IndexMore's More).
+	if (opts.Index != nil && !opts.IndexMore) || opts.Scan != "" || opts.Name != "" {
 		plain := opts
 		plain.Index, plain.Scan, plain.Name = nil, "", ""
 		unindexed, err := m.s.List(res, plain)
@@ -326,6 +327,9 @@ func (m *storeMachine) listModel(res string, opts ListOptions, keep func(*objVie
 		if len(page.Keys) == opts.Limit {
 			rest := len(under) - i - 1
 			page.More = rest > 0
+			if opts.IndexMore { // only the index's keys (those keep keeps) count
+				page.More = slices.ContainsFunc(under[i+1:], func(k string) bool { return keep(state[k]) })
+			}
 			if opts.Filter == nil {
 				page.Remaining = int64(rest)
 			}
