@@ -78,6 +78,7 @@ func Cases() []Case {
 		metadataInformerCases(),
 		tableWatchCases(),
 		crdDefaultCases(),
+		http2Cases(),
 		admissionWebhookCases(),
 	)
 }

@@ -17,6 +17,7 @@ import (
 func listPagingCases() []Case {
 	return []Case{
 		{Name: "ListPagination", Run: runListPagination},
+		{Name: "ListPodsNodeNameToken", Run: runListPodsNodeNameToken},
 		{Name: "ListExactlyLimitRemainingNoToken", Run: runListExactlyLimitRemainingNoToken},
 		{Name: "ListContinuePinnedRV", Run: runListContinuePinnedRV},
 		{Name: "ListContinueTokenFormat", Run: runListContinueTokenFormat},
@@ -314,3 +315,43 @@ func runListContinueCompacted(ctx context.Context, t *testing.T, target Target) 
 
 // inconsistentContinueMsg is etcd3/errors.go's inconsistentContinue text.
 const inconsistentContinueMsg = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+
+// runListPodsNodeNameToken: the watch cache lists pods selected by
+// spec.nodeName through its spec.nodeName index (pod/strategy.go Indexers)
+// when it reads its latest snapshot, and hasMore then counts the index's
+// pods only (cacher.go GetList): a first page that takes the node's last
+// pod has no continue token though a pod on another node follows. A
+// continue page is read without the index: there the pod that follows
+// counts, as for any selector (ListSelectorTokenWithoutMoreMatches).
+func runListPodsNodeNameToken(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	for _, p := range [][2]string{{"a", "n1"}, {"b", "n1"}, {"c", "n2"}} {
+		e.createPod(ctx, pod(p[0], p[1], object{"name": "c", "image": "busybox"}))
+	}
+	page := func(query ...string) list {
+		r := e.c.do(ctx, t, request{Path: e.pods(), Query: q(query...)})
+		r.mustCode(t, http.StatusOK, "list pods "+q(query...).Encode())
+		var l list
+		r.decode(t, &l)
+		return l
+	}
+	names := func(l list) []string {
+		var out []string
+		for _, it := range l.Items {
+			out = append(out, metaOf(it)["name"].(string))
+		}
+		return out
+	}
+	p1 := page("limit", "2", "fieldSelector", "spec.nodeName=n1")
+	if diff := cmp.Diff([]string{"a", "b"}, names(p1)); diff != "" || p1.Metadata.Continue != "" {
+		t.Errorf("first page of 2: continue %q (-want +got names):\n%s; want no token (no more n1 pods in the index)", p1.Metadata.Continue, diff)
+	}
+	p0 := page("limit", "1", "fieldSelector", "spec.nodeName=n1")
+	if p0.Metadata.Continue == "" {
+		t.Fatalf("first page of 1: no continue token, want one (b follows in the index)")
+	}
+	p2 := page("limit", "1", "fieldSelector", "spec.nodeName=n1", "continue", p0.Metadata.Continue)
+	if diff := cmp.Diff([]string{"b"}, names(p2)); diff != "" || p2.Metadata.Continue == "" {
+		t.Errorf("continue page of 1: continue %q (-want +got names):\n%s; want a token (c follows, unmatched)", p2.Metadata.Continue, diff)
+	}
+}

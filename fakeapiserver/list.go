@@ -30,6 +30,12 @@ type listRead struct {
 	// continued marks a read that came from a continue token, whose
 	// compaction gets the inconsistent-continue 410.
 	continued bool
+	// latest marks a read of the cache's latest snapshot (a consistent,
+	// resourceVersion=0 or not-older-than read, no continue token): the
+	// watch cache lists those through an index when the selector has one
+	// (watch_cache.go waitAndGetLatestSnapshot), and hasMore then counts
+	// the index's items only (cacher.go GetList).
+	latest bool
 }
 
 // handleList answers a LIST: negotiate, parse options, pick the read RV
@@ -75,6 +81,8 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 	}
 	res, err := s.store.List(req.res.storageKey, store.ListOptions{
 		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: p.filter,
+		Scan: p.scan, Name: p.name, Index: p.index,
+		IndexMore: read.latest && p.index != nil && p.index.Name == indexNodeName,
 	})
 	if err != nil {
 		return nil, nil, s.listReadError(err, read, p)
@@ -122,7 +130,7 @@ func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 	}
 	if opts.ResourceVersion == "" {
 		rv, err := s.consistentReadRV(req.r.Context(), inst)
-		read.rv = rv
+		read.rv, read.latest = rv, true
 		return read, err
 	}
 	n, err := parseRequestedRV(opts.ResourceVersion)
@@ -130,7 +138,7 @@ func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 		return read, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
 	}
 	if n == 0 {
-		read.rv = cacheListRV(inst)
+		read.rv, read.latest = cacheListRV(inst), true
 		return read, nil
 	}
 	if _, err := s.waitForRV(req.r.Context(), inst, n); err != nil {
@@ -142,7 +150,7 @@ func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 		read.rv = storeRV(n) // reached, so no more than the current RV
 		return read, nil
 	}
-	read.rv = cacheListRV(inst)
+	read.rv, read.latest = cacheListRV(inst), true
 	return read, nil
 }
 

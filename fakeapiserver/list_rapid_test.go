@@ -74,6 +74,20 @@ type modelRead struct {
 	start    string // first key to consider
 	limit    int64
 	evenOnly bool // labelSelector p=even
+	// name, when set, is fieldSelector metadata.name=<name>.
+	name string
+}
+
+// setSelectors sets r's selectors in q. Each one is read through one of
+// the store's indexes (list_index.go) or a narrower scan, which the model
+// knows nothing of: the answers must be those of a walk of every key.
+func (r modelRead) setSelectors(q url.Values) {
+	if r.evenOnly {
+		q.Set("labelSelector", "p=even")
+	}
+	if r.name != "" {
+		q.Set("fieldSelector", "metadata.name="+r.name)
+	}
 }
 
 // wantPage is what the model expects of one LIST answer.
@@ -101,14 +115,14 @@ func (m *listModel) page(r modelRead) wantPage {
 	w := wantPage{code: http.StatusOK, rv: strconv.FormatInt(r.rv, 10), items: []cmView{}}
 	for i, k := range keys {
 		v := st[k]
-		if r.evenOnly && !isEvenView(v) {
+		if (r.evenOnly && !isEvenView(v)) || (r.name != "" && v.Name != r.name) {
 			continue
 		}
 		w.items = append(w.items, v)
 		if r.limit > 0 && int64(len(w.items)) == r.limit {
 			if after := int64(len(keys) - i - 1); after > 0 {
 				w.cont = kubewire.EncodeContinue(k, r.prefix, r.rv, true)
-				if !r.evenOnly {
+				if !r.evenOnly && r.name == "" {
 					w.remaining = &after
 				}
 			}
@@ -256,10 +270,11 @@ func (m *listMachine) Compact(t *rapid.T) { m.compact(t) }
 func (m *listMachine) List(t *rapid.T) {
 	ns := rapid.SampledFrom(append([]string{""}, listRapidNamespaces...)).Draw(t, "scope")
 	r := modelRead{prefix: scopePrefix(ns), evenOnly: rapid.Bool().Draw(t, "evenOnly")}
-	q := url.Values{}
-	if r.evenOnly {
-		q.Set("labelSelector", "p=even")
+	if rapid.Bool().Draw(t, "byName") {
+		r.name = rapid.SampledFrom(listRapidNames).Draw(t, "name")
 	}
+	q := url.Values{}
+	r.setSelectors(q)
 	r.limit = rapid.Int64Range(-1, 4).Draw(t, "limit")
 	if r.limit != 0 {
 		q.Set("limit", strconv.FormatInt(r.limit, 10))
@@ -294,9 +309,7 @@ func (m *listMachine) List(t *rapid.T) {
 		}
 		last := m.lastKey(got, r.prefix)
 		q = url.Values{"continue": {cont}}
-		if r.evenOnly {
-			q.Set("labelSelector", "p=even")
-		}
+		r.setSelectors(q)
 		if r.limit != 0 {
 			q.Set("limit", strconv.FormatInt(r.limit, 10))
 		}

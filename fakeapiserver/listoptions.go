@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
 
@@ -32,6 +33,11 @@ type listParams struct {
 	// hasSelector is true when a label or field selector restricts the
 	// result, which suppresses remainingItemCount.
 	hasSelector bool
+	// scan, name and index narrow what a LIST walks to where the
+	// selectors' matches can be (listNarrowing); unset, every key under
+	// prefix.
+	scan, name string
+	index      *store.IndexValue
 }
 
 // parseListOptions decodes the query as kube-apiserver's listOpts does
@@ -65,6 +71,9 @@ func (s *Server) parseListOptions(req *request) (listParams, error) {
 	}
 	p.prefix = scopePrefix(listNamespace(req, opts))
 	p.filter, p.hasSelector = s.selectorFilter(req.res, opts.LabelSelector, opts.FieldSelector)
+	if p.hasSelector {
+		p.scan, p.name, p.index = listNarrowing(req.res, p.prefix, opts.LabelSelector, opts.FieldSelector)
+	}
 	return p, nil
 }
 

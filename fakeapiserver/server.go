@@ -97,7 +97,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st := store.New(store.Options{})
+	st := store.New(store.Options{Indexes: storeIndexes}) // list_index.go
 	s := &Server{
 		cfg:        cfg,
 		codecs:     serializer.NewCodecFactory(cfg.Scheme),

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lw-sim/lw-sim/cmd/lw-sim/internal/bench"
+	"github.com/lw-sim/lw-sim/fakeapiserver"
 )
 
 // benchOptions are the flags of "lw-sim bench".
@@ -20,6 +21,9 @@ type benchOptions struct {
 	fake   string
 	output outputFlag
 	opts   bench.Options
+	// scale runs bench.CompareScale instead of bench.Compare.
+	scale     bool
+	scaleOpts bench.ScaleOptions
 }
 
 func newBenchCommand() *cobra.Command {
@@ -45,12 +49,20 @@ collector with the clients. On a busy machine that matters: the scheduler
 shares the CPU per thread, and an in-process fake gets half the threads a
 separate server and its clients get.
 
+With --scale the workloads are those of scale instead: ConfigMap collections
+of --scale-objects sizes (first and 10th LIST page, a label-selector page, an
+unpaged LIST, RSS per object) and watch fan-out to --scale-watchers watches
+(events/s, RSS per watch); the in-process fake then serves HTTPS, so the
+clients speak HTTP/2 to it as client-go does to a cluster. RSS is read for
+an in-process fake only, and counts the bench's clients too.
+
 Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 		Example: `  lw-sim bench
   lw-sim bench --against /tmp/real/kubeconfig
   lw-sim serve --listen :0 --kubeconfig /tmp/fake.kubeconfig --watch-max-lag 0 &
   lw-sim bench --fake /tmp/fake.kubeconfig --against /tmp/real/kubeconfig
-  lw-sim bench --pods 2000 --watchers 500 -o json`,
+  lw-sim bench --pods 2000 --watchers 500 -o json
+  lw-sim bench --scale --scale-objects 10000,100000,200000 --scale-watchers 100,1000,10000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBench(cmd.Context(), o, cmd.OutOrStdout())
@@ -65,6 +77,10 @@ Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 	f.IntVar(&o.opts.Watchers, "watchers", 100, "watches of the fan-out workload")
 	f.IntVar(&o.opts.Writes, "writes", 200, "configmaps the fan-out workload creates")
 	f.IntVar(&o.opts.Rounds, "rounds", 3, "runs of each LIST workload and of the fan-out; the fastest counts")
+	f.BoolVar(&o.scale, "scale", false, "measure the scale workloads (--scale-objects, --scale-watchers) instead")
+	f.IntSliceVar(&o.scaleOpts.Objects, "scale-objects", []int{10_000, 100_000, 200_000}, "ConfigMap collection `sizes` of --scale")
+	f.IntSliceVar(&o.scaleOpts.Watchers, "scale-watchers", []int{100, 1_000, 10_000}, "watch `counts` of --scale's fan-out")
+	f.IntVar(&o.scaleOpts.Writes, "scale-writes", 20, "configmaps each --scale fan-out round creates")
 	addOutputFlag(cmd, &o.output)
 	return cmd
 }
@@ -72,7 +88,7 @@ Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 // runBench is "lw-sim bench": the fake, and the --against server, through
 // bench.Compare; the table (or -o data) goes to stdout.
 func runBench(ctx context.Context, o benchOptions, stdout io.Writer) error {
-	fakeTarget, closeFake, err := benchFake(o.fake)
+	fakeTarget, closeFake, err := benchFake(o.fake, o.scale)
 	if err != nil {
 		return err
 	}
@@ -85,7 +101,14 @@ func runBench(ctx context.Context, o benchOptions, stdout io.Writer) error {
 		targets = append(targets, realTarget)
 	}
 	ns := fmt.Sprintf("lwsim-bench-%d", time.Now().Unix())
-	res, err := bench.Compare(ctx, targets, ns, o.opts)
+	var res bench.Result
+	if o.scale {
+		so := o.scaleOpts
+		so.PageSize, so.Workers, so.Rounds = o.opts.PageSize, o.opts.Workers, o.opts.Rounds
+		res, err = bench.CompareScale(ctx, targets, ns, so)
+	} else {
+		res, err = bench.Compare(ctx, targets, ns, o.opts)
+	}
 	if err == nil {
 		if o.output.isData() {
 			err = o.output.print(stdout, res)
@@ -97,13 +120,18 @@ func runBench(ctx context.Context, o benchOptions, stdout io.Writer) error {
 }
 
 // benchFake is the fake target: the one kubeconfig reaches, or else one
-// started in this process, with the function that stops it.
-func benchFake(kubeconfig string) (bench.Target, func() error, error) {
+// started in this process (serving HTTPS when tls), with the function that
+// stops it.
+func benchFake(kubeconfig string, tls bool) (bench.Target, func() error, error) {
 	if kubeconfig != "" {
 		t, err := bench.FromKubeconfig("fake", kubeconfig)
 		return t, func() error { return nil }, err
 	}
-	fake, err := bench.StartFake()
+	var cfg fakeapiserver.Config
+	if tls {
+		cfg.TLS = &fakeapiserver.ServingTLS{}
+	}
+	fake, err := bench.StartFakeConfig(cfg)
 	if err != nil {
 		return bench.Target{}, nil, err
 	}

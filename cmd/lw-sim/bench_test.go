@@ -94,3 +94,23 @@ func TestBenchFakeKubeconfig(t *testing.T) {
 		t.Errorf("the bench namespace holds %d configmaps, want 3 writes in each of 2 fan-out rounds", len(cms.Items))
 	}
 }
+
+// TestBenchScalePrintsTable runs "lw-sim bench --scale" small against the
+// fake alone (over HTTPS, so HTTP/2) and checks the rows it prints.
+func TestBenchScalePrintsTable(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "--scale", "--scale-objects", "40,25", "--scale-watchers", "2,3", "--scale-writes", "3",
+		"--page-size", "2", "--rounds", "1", "--workers", "2"}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run(%q) = %v; stderr:\n%s", args, err, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"25 objects: first page (ms)", "40 objects: 10th page (ms)", "40 objects: selector page, 1 in 50 (ms)",
+		"40 objects: full list (ms)", "2 watchers: fan-out of 3 creates (events/s)", "3 watchers: fan-out of 3 creates (events/s)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

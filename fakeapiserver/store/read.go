@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -19,10 +21,11 @@ func (s *Store) Get(resource, key string, rv int64) (runtime.Object, error) {
 // GetVersion is [Store.Get] with the version's [Encodings], as
 // [Store.List] hands them out beside its items.
 func (s *Store) GetVersion(resource, key string, rv int64) (runtime.Object, *Encodings, error) {
-	t, at, err := s.treeAt(resource, rv)
+	snap, at, err := s.snapshotAt(resource, rv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("get %s %q: %w", resource, key, err)
 	}
+	t := snap.tree
 	v, ok := t.get(key)
 	if !ok {
 		return nil, nil, fmt.Errorf("get %s %q at rv %d: %w", resource, key, at, ErrNotFound)
@@ -48,6 +51,26 @@ type ListOptions struct {
 	// Filter selects the items to return; nil selects all. It runs without
 	// any store lock held and must not modify the object.
 	Filter func(runtime.Object) bool
+	// Scan, when set, is a prefix no narrower than Prefix (it starts with
+	// Prefix) that every key Filter selects has: only its keys are
+	// visited. The result is the same as without it.
+	Scan string
+	// Name, when set, restricts the walk to the keys "<segment>/<Name>",
+	// one per distinct first segment (namespace) of the keys under Prefix:
+	// it costs O(log n) a segment. Every key Filter selects must be of
+	// that form. The result is the same as without it.
+	Name string
+	// Index, when set, names a value of one of the resource's indexes
+	// ([Options.Indexes]) that every object Filter selects has: only the
+	// keys indexed under it are visited. The result is the same as
+	// without it; an index the resource lacks is ignored.
+	Index *IndexValue
+	// IndexMore makes More of a page read through Index say whether the
+	// index has more keys under Prefix after the last item, rather than
+	// the resource: what kube-apiserver's watch cache answers for a page
+	// it lists through an index (cacher.go GetList computes hasMore over
+	// the index's items). Ignored without Index.
+	IndexMore bool
 }
 
 // ListResult is one page of a [Store.List].
@@ -76,13 +99,31 @@ type ListResult struct {
 
 // List reads one page of resource's keys as of opts.RV. It costs
 // O(log n + k), where k is the number of keys visited (k = Limit without a
-// Filter); Remaining costs O(log n). The errors are those of [Store.Get],
-// except that no key is required to exist.
+// Filter; with [ListOptions.Scan] or [ListOptions.Index] only the keys
+// they name are visited, each at O(log n) with an index); Remaining
+// costs O(log n). The errors are those of [Store.Get], except that no key
+// is required to exist.
 func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
-	t, at, err := s.treeAt(resource, opts.RV)
+	snap, at, err := s.snapshotAt(resource, opts.RV)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list %s: %w", resource, err)
 	}
+	if opts.Index != nil {
+		if i := s.indexPosition(resource, opts.Index.Name); i >= 0 {
+			var it tree[struct{}]
+			if i < len(snap.idx) {
+				it = snap.idx[i]
+			}
+			return listIndexed(snap.tree, it, at, opts), nil
+		}
+	}
+	if opts.Name != "" {
+		return listNamed(snap.tree, at, opts), nil
+	}
+	if opts.Scan != "" && strings.HasPrefix(opts.Scan, opts.Prefix) && opts.Scan != opts.Prefix {
+		return listScan(snap.tree, at, opts), nil
+	}
+	t := snap.tree
 	res := ListResult{RV: at}
 	// Keys under Prefix form one contiguous run starting at Prefix, so the
 	// page is the run's part from max(Start, Prefix) on: ranks give its
@@ -122,16 +163,144 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	return res, nil
 }
 
-// treeAt returns the state of resource at rv (0 = latest) and the RV it
-// stands for. Only this lookup holds the lock; the tree is immutable.
-func (s *Store) treeAt(resource string, rv int64) (tree[version], int64, error) {
+// snapshotAt returns the state of resource at rv (0 = latest) and the RV
+// it stands for. Only this lookup holds the lock; the state is immutable.
+func (s *Store) snapshotAt(resource string, rv int64) (snapshot, int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at, err := s.resolveRVLocked(rv)
 	if err != nil {
-		return tree[version]{}, 0, err
+		return snapshot{}, 0, err
 	}
 	return s.resources[resource].at(at), at, nil
+}
+
+// indexPosition is the position of index name among resource's indexes,
+// -1 if it has none of that name.
+func (s *Store) indexPosition(resource, name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.resources[resource]; r != nil {
+		return r.indexOf(name)
+	}
+	if s.indexes == nil {
+		return -1
+	}
+	return slices.IndexFunc(s.indexes(resource), func(ix Index) bool { return ix.Name == name })
+}
+
+// listScan is [Store.List] visiting only the keys under opts.Scan, a
+// prefix narrower than opts.Prefix.
+func listScan(t tree[version], at int64, opts ListOptions) ListResult {
+	from := max(opts.Start, opts.Scan)
+	first, end := t.rank(from), prefixRunEnd(t, opts.Scan)
+	res := ListResult{RV: at}
+	if end <= first {
+		return res
+	}
+	visited := 0
+	for key, v := range t.ascend(from) {
+		if visited++; opts.Filter == nil || opts.Filter(v.obj) {
+			res.add(key, v)
+			if len(res.Items) == opts.Limit {
+				break
+			}
+		}
+		if visited == end-first {
+			break
+		}
+	}
+	res.finish(t, opts)
+	return res
+}
+
+// listIndexed is [Store.List] visiting only the keys of index it under
+// opts.Index.Value, each looked up in t.
+func listIndexed(t tree[version], it tree[struct{}], at int64, opts ListOptions) ListResult {
+	res := ListResult{RV: at}
+	for key := range indexKeys(it, opts.Index.Value, max(opts.Start, opts.Prefix)) {
+		if !strings.HasPrefix(key, opts.Prefix) {
+			break // past the keys under Prefix: they are contiguous
+		}
+		v, ok := t.get(key)
+		if !ok {
+			continue // cannot happen: an index holds the state's keys
+		}
+		if opts.Filter == nil || opts.Filter(v.obj) {
+			res.add(key, v)
+			if len(res.Items) == opts.Limit {
+				break
+			}
+		}
+	}
+	res.finish(t, opts)
+	if opts.IndexMore && res.More {
+		res.More = false
+		for key := range indexKeys(it, opts.Index.Value, res.Keys[len(res.Keys)-1]+"\x00") {
+			res.More = strings.HasPrefix(key, opts.Prefix)
+			break
+		}
+	}
+	return res
+}
+
+// listNamed is [Store.List] visiting only the keys "<segment>/<opts.Name>"
+// under opts.Prefix: from each segment's first key it looks that one key
+// up, then skips past the segment.
+func listNamed(t tree[version], at int64, opts ListOptions) ListResult {
+	res := ListResult{RV: at}
+	from := max(opts.Start, opts.Prefix)
+	for {
+		var first string
+		found := false
+		for k := range t.ascend(from) {
+			first, found = k, true
+			break
+		}
+		if !found || !strings.HasPrefix(first, opts.Prefix) {
+			break
+		}
+		slash := strings.IndexByte(first, '/')
+		if slash < 0 {
+			break // no segment: the keys are not "<segment>/<name>"
+		}
+		segment := first[:slash+1]
+		if key := segment + opts.Name; key >= from {
+			if v, ok := t.get(key); ok && (opts.Filter == nil || opts.Filter(v.obj)) {
+				res.add(key, v)
+				if len(res.Items) == opts.Limit {
+					break
+				}
+			}
+		}
+		next, ok := prefixEnd(segment)
+		if !ok {
+			break
+		}
+		from = next
+	}
+	res.finish(t, opts)
+	return res
+}
+
+// add appends one item to the page.
+func (res *ListResult) add(key string, v version) {
+	res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, v.enc)
+}
+
+// finish sets More and Remaining of a page read with Scan or Index as a
+// walk of every key under opts.Prefix would: when Limit was reached, the
+// keys under Prefix after the last item, whatever their objects.
+func (res *ListResult) finish(t tree[version], opts ListOptions) {
+	if opts.Limit <= 0 || len(res.Items) < opts.Limit {
+		return
+	}
+	last := res.Keys[len(res.Keys)-1]
+	after := prefixRunEnd(t, opts.Prefix) - t.rank(last+"\x00")
+	res.More = after > 0
+	if opts.Filter == nil {
+		res.Remaining = int64(after)
+	}
 }
 
 // resolveRVLocked maps a requested read RV (0 = latest) to a readable RV.

@@ -19,6 +19,9 @@ type version struct {
 type snapshot struct {
 	rv   int64
 	tree tree[version]
+	// idx are the resource's indexes in this state (nil without indexes,
+	// or with all of them empty).
+	idx indexTrees
 }
 
 // resource is the retained history of one resource. It is guarded by
@@ -37,6 +40,9 @@ type resource struct {
 	// notify is closed at the next write to this resource; nil while nobody
 	// waits, so writes nobody watches allocate no channel.
 	notify chan struct{}
+	// indexes are the secondary indexes kept with every snapshot
+	// (Options.Indexes), fixed when the resource is first written.
+	indexes []Index
 }
 
 // latest returns the current state. A nil resource is empty.
@@ -48,15 +54,15 @@ func (r *resource) latest() tree[version] {
 }
 
 // at returns the state at rv: the newest snapshot with RV <= rv, or empty.
-func (r *resource) at(rv int64) tree[version] {
+func (r *resource) at(rv int64) snapshot {
 	if r == nil {
-		return tree[version]{}
+		return snapshot{}
 	}
 	i := r.firstSnapshotAfter(rv)
 	if i == 0 {
-		return tree[version]{}
+		return snapshot{}
 	}
-	return r.snapshots[i-1].tree
+	return r.snapshots[i-1]
 }
 
 // firstSnapshotAfter returns the index of the first snapshot with RV > rv.
@@ -72,7 +78,7 @@ func (r *resource) firstEventAfter(rv int64) int {
 // record appends a write and its resulting state, and wakes this resource's
 // waiters.
 func (r *resource) record(ev Event, t tree[version]) {
-	r.snapshots = append(r.snapshots, snapshot{rv: ev.RV, tree: t})
+	r.snapshots = append(r.snapshots, snapshot{rv: ev.RV, tree: t, idx: r.nextIndexes(ev)})
 	r.events = append(r.events, ev)
 	wake(&r.notify)
 }

@@ -16,8 +16,13 @@ import (
 // which the Kubernetes API reserves for "any version".
 const initialRV = 1
 
-// Options configures a [Store]. The zero value is valid; there are no knobs yet.
-type Options struct{}
+// Options configures a [Store]. The zero value is valid.
+type Options struct {
+	// Indexes, when set, returns the secondary indexes of a resource
+	// ([Index]); it is called once, at the resource's first write or
+	// read, and must return the same indexes for a name every time.
+	Indexes func(resource string) []Index
+}
 
 // Store is an in-memory multi-version store of Kubernetes objects, grouped by
 // resource and keyed by string. See the package documentation for RV
@@ -40,13 +45,14 @@ type Store struct {
 	// keepRevisions is the automatic compaction policy set by
 	// [Store.SetRetention]; 0 means off.
 	keepRevisions int64
+	// indexes is Options.Indexes.
+	indexes func(resource string) []Index
 }
 
 // New returns an empty store whose [Store.CurrentRV] is 1 and
 // [Store.CompactedRV] is 0.
 func New(opts Options) *Store {
-	_ = opts // no knobs yet
-	return &Store{currentRV: initialRV, resources: make(map[string]*resource), droppedRV: make(map[string]int64)}
+	return &Store{currentRV: initialRV, resources: make(map[string]*resource), droppedRV: make(map[string]int64), indexes: opts.Indexes}
 }
 
 // Create stores obj under (resource, key) with the next RV, stamps that RV into
@@ -167,6 +173,9 @@ func (s *Store) resourceLocked(name string) *resource {
 	r, ok := s.resources[name]
 	if !ok {
 		r = &resource{}
+		if s.indexes != nil {
+			r.indexes = s.indexes(name)
+		}
 		s.resources[name] = r
 	}
 	return r

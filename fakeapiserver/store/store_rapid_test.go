@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"pgregory.net/rapid"
 )
@@ -23,6 +24,23 @@ var (
 	machinePrefixes   = []string{"", "ns-a", "ns-a/", "ns-ab/", "ns-b/", "zz/"}
 	machineStarts     = []string{"", "a", "ns-a/", "ns-a/x", "ns-a/x\x00", "ns-ab/xx\x00", "ns-b/", "ns-b/y", "zz"}
 )
+
+// machineIndexes index every resource's objects by the parity of data "v"
+// (odd ones left out) and by name.
+func machineIndexes(string) []Index {
+	return []Index{
+		{Name: "parity", Values: func(obj runtime.Object) []string {
+			if isEven(obj) {
+				return []string{"even"}
+			}
+			return nil
+		}},
+		{Name: "name", Values: func(obj runtime.Object) []string { return []string{view(obj).Name} }},
+	}
+}
+
+// isEvenView is isEven of a projected object.
+func isEvenView(o *objView) bool { return o.V[0]%2 == 0 } // ASCII parity == digit parity
 
 // wait is a channel handed out by Changes (resource != "") or Notify
 // (resource == "") when the store was at rv.
@@ -243,23 +261,55 @@ func (m *storeMachine) List(t *rapid.T) {
 		Start:  rapid.SampledFrom(machineStarts).Draw(t, "start"),
 		Limit:  rapid.IntRange(0, 4).Draw(t, "limit"),
 	}
-	if rapid.Bool().Draw(t, "filter") {
-		opts.Filter = isEven
+	keep := func(*objView) bool { return true }
+	switch rapid.IntRange(0, 4).Draw(t, "filter") {
+	case 1:
+		opts.Filter, keep = isEven, isEvenView
+	case 2: // the parity index narrows the walk to what isEven keeps
+		opts.Filter, keep = isEven, isEvenView
+		opts.Index = &IndexValue{Name: "parity", Value: "even"}
+		opts.IndexMore = rapid.Bool().Draw(t, "indexMore")
+	case 3: // the name index, or the per-namespace lookup, narrows the walk to one name
+		name := rapid.SampledFrom(machineNames).Draw(t, "name")
+		opts.Filter = func(obj runtime.Object) bool { return view(obj).Name == name }
+		keep = func(o *objView) bool { return o.Name == name }
+		if rapid.Bool().Draw(t, "byIndex") {
+			opts.Index = &IndexValue{Name: "name", Value: name}
+		} else {
+			opts.Name = name
+		}
+	case 4: // a narrower scan prefix: one namespace under Prefix
+		ns := rapid.SampledFrom(machineNamespaces).Draw(t, "namespace")
+		opts.Filter = func(obj runtime.Object) bool { return view(obj).Namespace == ns }
+		keep = func(o *objView) bool { return o.Namespace == ns }
+		opts.Scan = ns + "/"
 	}
 	got, err := m.s.List(res, opts)
 	checkErr(t, "List("+res+")", err, wantErr)
 	if err != nil {
 		return
 	}
-	want := m.listModel(res, opts)
+	want := m.listModel(res, opts, keep)
 	if diff := cmp.Diff(want, viewPage(got), cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("List(%s, rv=%d prefix=%q start=%q limit=%d filter=%v) mismatch (-want +got):\n%s",
-			res, rv, opts.Prefix, opts.Start, opts.Limit, opts.Filter != nil, diff)
+		t.Fatalf("List(%s, rv=%d prefix=%q start=%q limit=%d filter=%v index=%v scan=%q name=%q) mismatch (-want +got):\n%s",
+			res, rv, opts.Prefix, opts.Start, opts.Limit, opts.Filter != nil, opts.Index, opts.Scan, opts.Name, diff)
+	}
+	// Indexed and unindexed reads agree (but for IndexMore's More).
+	if (opts.Index != nil && !opts.IndexMore) || opts.Scan != "" || opts.Name != "" {
+		plain := opts
+		plain.Index, plain.Scan, plain.Name = nil, "", ""
+		unindexed, err := m.s.List(res, plain)
+		if err != nil {
+			t.Fatalf("List(%s) without index: %v", res, err)
+		}
+		if diff := cmp.Diff(viewPage(unindexed), viewPage(got), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("List(%s, index=%v scan=%q name=%q) differs from the unindexed read (-unindexed +indexed):\n%s", res, opts.Index, opts.Scan, opts.Name, diff)
+		}
 	}
 }
 
 // listModel computes a List page by brute force over the replayed state.
-func (m *storeMachine) listModel(res string, opts ListOptions) pageView {
+func (m *storeMachine) listModel(res string, opts ListOptions, keep func(*objView) bool) pageView {
 	page := pageView{RV: m.readAt(opts.RV)}
 	state := m.stateAt(page.RV)[res]
 	var under []string // keys under Prefix from Start on, in order
@@ -270,13 +320,16 @@ func (m *storeMachine) listModel(res string, opts ListOptions) pageView {
 	}
 	for i, k := range under {
 		obj := state[k]
-		if opts.Filter != nil && obj.V[0]%2 != 0 { // ASCII parity == digit parity
+		if !keep(obj) {
 			continue
 		}
 		page.Keys, page.Items = append(page.Keys, k), append(page.Items, obj)
 		if len(page.Keys) == opts.Limit {
 			rest := len(under) - i - 1
 			page.More = rest > 0
+			if opts.IndexMore { // only the index's keys (those keep keeps) count
+				page.More = slices.ContainsFunc(under[i+1:], func(k string) bool { return keep(state[k]) })
+			}
 			if opts.Filter == nil {
 				page.Remaining = int64(rest)
 			}
@@ -386,6 +439,6 @@ func (m *storeMachine) checkWaits(t *rapid.T) {
 
 func TestStoreStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		t.Repeat(rapid.StateMachineActions(&storeMachine{s: New(Options{})}))
+		t.Repeat(rapid.StateMachineActions(&storeMachine{s: New(Options{Indexes: machineIndexes})}))
 	})
 }

@@ -96,14 +96,21 @@ func (f *Front) Serve(ln net.Listener) error {
 	}
 	scheme := "http"
 	if f.tls != nil {
-		ln = tls.NewListener(ln, f.tls)
 		scheme = "https"
 	}
-	hs := &http.Server{Handler: f.handler, ReadHeaderTimeout: readHeaderTimeout}
+	hs := newServer(f.handler, f.tls)
 	f.hs = hs
 	f.url = fmt.Sprintf("%s://%s", scheme, ln.Addr().String())
 	f.mu.Unlock()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	var err error
+	if f.tls != nil {
+		// ServeTLS offers h2 and http/1.1 by ALPN (hs.Protocols) on a
+		// clone of the config; the certificate is the config's.
+		err = hs.ServeTLS(ln, "", "")
+	} else {
+		err = hs.Serve(ln)
+	}
+	if !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return ErrClosed

@@ -537,3 +537,55 @@ func BenchmarkPageGzip(b *testing.B) {
 		b.ReportMetric(float64(read.Nanoseconds())/float64(pages), "read-cpu-ns/page")
 	})
 }
+
+// BenchmarkWatchFanoutProtocol is BenchmarkWatchFanout over TLS, at 100
+// and 1 000 watches, with the clients negotiating HTTP/2 (client-go's
+// default over TLS: the watches share connections, 100 streams each) or
+// offering only HTTP/1.1 by ALPN (a connection per watch). B/watch is the
+// live heap the open watches add, server and client sides together (they
+// share the process).
+func BenchmarkWatchFanoutProtocol(b *testing.B) {
+	for _, proto := range []string{"h2", "http1"} {
+		for _, watchers := range []int{100, 1_000} {
+			b.Run(fmt.Sprintf("proto=%s/watchers=%d", proto, watchers), func(b *testing.B) {
+				f, err := StartFakeConfig(fakeapiserver.Config{TLS: &fakeapiserver.ServingTLS{}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() {
+					if err := f.Close(); err != nil {
+						b.Errorf("close fake: %v", err)
+					}
+				})
+				t := f.Target
+				if proto == "http1" {
+					t.Config.NextProtos = []string{"http/1.1"}
+				}
+				c, err := newClients(t)
+				if err != nil {
+					b.Fatal(err)
+				}
+				round := 0
+				var events float64
+				for b.Loop() {
+					ns := fmt.Sprintf("fanout-%d", round)
+					round++
+					if err := createNamespace(b.Context(), c.cs, ns); err != nil {
+						b.Fatal(err)
+					}
+					var opened func()
+					if round == 1 {
+						before := heap()
+						opened = func() { b.ReportMetric(float64(heap()-before)/float64(watchers), "B/watch") }
+					}
+					st, err := fanoutOpened(b.Context(), c, ns, 0, watchers, 200, 8, opened)
+					if err != nil {
+						b.Fatal(err)
+					}
+					events += float64(st.Watchers * st.Writes)
+				}
+				b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+			})
+		}
+	}
+}

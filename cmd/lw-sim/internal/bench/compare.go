@@ -106,7 +106,8 @@ func (r Row) ratio() string {
 // isTiming reports whether r's values compare speeds: throughputs and
 // times per page, not sizes or quotients.
 func (r Row) isTiming() bool {
-	return r.HigherIsBetter || strings.HasSuffix(r.Workload, "(ms/page)")
+	return r.HigherIsBetter || strings.HasSuffix(r.Workload, "(ms/page)") ||
+		strings.HasSuffix(r.Workload, "(ms)") || strings.HasSuffix(r.Workload, "(s)")
 }
 
 // format prints v with about four significant digits.

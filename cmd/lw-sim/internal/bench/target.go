@@ -21,6 +21,10 @@ type Target struct {
 	// Config reaches the server; QPS must be unlimited (-1) for the
 	// numbers to mean anything.
 	Config *rest.Config
+	// RSS, when set, reads the server's resident memory in bytes (0 when
+	// it cannot): for [CompareScale]'s memory rows. For a fake in this
+	// process it is [SelfRSS], which counts the clients too.
+	RSS func() uint64
 }
 
 // clients are a target's HTTP client and typed clientset.
@@ -107,7 +111,7 @@ func StartFakeConfig(cfg fakeapiserver.Config) (*Fake, error) {
 		return nil, errors.Join(fmt.Errorf("fake: listen: %w", err), srv.Close())
 	}
 	done := srv.ServeBackground(ln)
-	return &Fake{Server: srv, Target: Target{Name: "fake", Config: srv.RESTConfig()}, done: done}, nil
+	return &Fake{Server: srv, Target: Target{Name: "fake", Config: srv.RESTConfig(), RSS: SelfRSS}, done: done}, nil
 }
 
 // Close stops the fake and waits for its serving goroutine.

@@ -33,6 +33,12 @@ func (s FanoutStats) EventsPerSecond() float64 {
 // every watcher has read every ADDED event. The watch streams are read as
 // lines (one event per line), not decoded.
 func fanout(ctx context.Context, c *clients, ns string, round, watchers, writes, workers int) (FanoutStats, error) {
+	return fanoutOpened(ctx, c, ns, round, watchers, writes, workers, nil)
+}
+
+// fanoutOpened is fanout calling opened, if set, once every watch is open
+// and before the first write.
+func fanoutOpened(ctx context.Context, c *clients, ns string, round, watchers, writes, workers int, opened func()) (FanoutStats, error) {
 	st := FanoutStats{Watchers: watchers, Writes: writes}
 	rv, err := configMapsRV(ctx, c, ns)
 	if err != nil {
@@ -51,6 +57,9 @@ func fanout(ctx context.Context, c *clients, ns string, round, watchers, writes,
 			return st, err
 		}
 		wg.Go(func() { done <- countEvents(resp, writes) })
+	}
+	if opened != nil {
+		opened()
 	}
 	start := time.Now()
 	if err := createConfigMaps(ctx, c, ns, round, writes, workers); err != nil {

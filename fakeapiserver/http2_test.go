@@ -1,0 +1,154 @@
+package fakeapiserver
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/lw-sim/lw-sim/faults"
+)
+
+// connTally counts the connections a client-go config dials and the
+// protocols of the responses it reads.
+type connTally struct {
+	dials  atomic.Int64
+	mu     sync.Mutex
+	protos map[string]int
+}
+
+// instrument makes rc dial through dial, counting, and record each
+// response's protocol.
+func (c *connTally) instrument(rc *rest.Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) {
+	c.protos = map[string]int{}
+	rc.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c.dials.Add(1)
+		return dial(ctx, network, addr)
+	}
+	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(req)
+			if err == nil {
+				c.mu.Lock()
+				c.protos[resp.Proto]++
+				c.mu.Unlock()
+			}
+			return resp, err
+		})
+	})
+}
+
+// protocols are the response protocols seen so far, with their counts.
+func (c *connTally) protocols() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range c.protos {
+		out[k] = v
+	}
+	return out
+}
+
+// TestHTTP2WatchesShareConnection: over TLS client-go negotiates HTTP/2,
+// and its watches share a connection up to kube-apiserver's 100 concurrent
+// streams: 101 watches take two connections, as on a real cluster, and
+// every one of them sees an event.
+func TestHTTP2WatchesShareConnection(t *testing.T) {
+	t.Parallel()
+	srv := Start(t, WithTLS())
+	var tally connTally
+	rc := srv.RESTConfig()
+	var d net.Dialer
+	tally.instrument(rc, d.DialContext)
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const watches = 101
+	var ws []watch.Interface
+	for range watches {
+		w, err := cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("Watch: %v", err)
+		}
+		t.Cleanup(w.Stop)
+		ws = append(ws, w)
+	}
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(t.Context(), configMap("default", "a", "v", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range ws {
+		if ev := <-w.ResultChan(); ev.Type != watch.Added {
+			t.Fatalf("watch %d: first event %s %v, want ADDED", i, ev.Type, ev.Object)
+		}
+	}
+	if diff := cmp.Diff(map[string]int{"HTTP/2.0": watches + 1}, tally.protocols()); diff != "" {
+		t.Errorf("response protocols mismatch (-want +got):\n%s", diff)
+	}
+	if got := tally.dials.Load(); got != 2 {
+		t.Errorf("%d watches dialed %d connections, want 2 (100 streams per connection)", watches, got)
+	}
+}
+
+// TestHTTP2CutResetsOnlyItsStream: over HTTP/2 a CutWatch fault resets the
+// cut watch's stream, not the connection: another watch on the same
+// connection goes on receiving events, and no new connection is dialed.
+func TestHTTP2CutResetsOnlyItsStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := startBubble(t, WithTLS())
+		var tally connTally
+		rc := b.srv.RESTConfig()
+		tally.instrument(rc, b.ln.DialContext)
+		cs, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, err := cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{ResourceVersion: b.currentRV()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(cut.Stop)
+		kept, err := cs.CoreV1().Secrets("default").Watch(t.Context(), metav1.ListOptions{ResourceVersion: b.currentRV()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(kept.Stop)
+		synctest.Wait()
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.CutWatch, Match: faults.Match{Resource: "configmaps"}})
+		b.mustCreate(t, configMap("default", "a", "v", nil))
+		// The cut stream ends; client-go reports the reset stream as an
+		// ERROR event (a stream error is no probable EOF), as it would
+		// from kube-apiserver.
+		for ev := range cut.ResultChan() {
+			if ev.Type != watch.Error {
+				t.Errorf("cut watch: event %s, want only an ERROR before the end", ev.Type)
+			}
+		}
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "s"}}
+		if _, err := cs.CoreV1().Secrets("default").Create(t.Context(), sec, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if ev := <-kept.ResultChan(); ev.Type != watch.Added {
+			t.Errorf("watch beside the cut one: event %s %v, want ADDED", ev.Type, ev.Object)
+		}
+		if got := tally.dials.Load(); got != 1 {
+			t.Errorf("dialed %d connections, want 1: a cut resets its stream, not the connection", got)
+		}
+		if diff := cmp.Diff(map[string]int{"HTTP/2.0": 3}, tally.protocols()); diff != "" {
+			t.Errorf("response protocols mismatch (-want +got):\n%s", diff)
+		}
+		if recs := b.srv.Faults().Records(); len(recs) != 1 || recs[0].Kind != faults.CutWatch {
+			t.Errorf("Records() = %+v, want one CutWatch", recs)
+		}
+	})
+}

@@ -1,0 +1,114 @@
+package fakeapiserver
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+	"github.com/lw-sim/lw-sim/internal/fieldlabels"
+)
+
+// The store's secondary indexes. They only narrow what a LIST walks: a
+// page read through one is the page a walk of every key gives (store
+// ListOptions.Index), so continue tokens, hasMore and remainingItemCount
+// do not depend on them. metadata.namespace and metadata.name need none:
+// keys are "<namespace>/<name>", so a namespace is a key range and a name
+// one key a namespace (store ListOptions.Scan and Name). Each index costs
+// a path copy a write, kept until compaction. kube-apiserver's watch cache indexes pods and
+// resourceslices by spec.nodeName (pod/strategy.go Indexers) and uses the
+// index for a read of its latest snapshot, where its hasMore counts the
+// index's items: the fake does so for pods (store ListOptions.IndexMore),
+// not yet for resourceslices, which it does not index.
+const (
+	// indexLabel indexes every object by each of its labels, as "key=value".
+	indexLabel = "label"
+	// indexNodeName indexes pods by spec.nodeName ("" for an unscheduled pod).
+	indexNodeName = "spec.nodeName"
+)
+
+// podGK is the kind whose spec.nodeName is indexed.
+var podGK = schema.GroupKind{Kind: "Pod"}
+
+// storeIndexes are the indexes of a store resource (its storage key).
+func storeIndexes(resource string) []store.Index {
+	ix := []store.Index{{Name: indexLabel, Values: labelIndexValues}}
+	if resource == "pods" {
+		podFields := fieldlabels.Builtin(podGK).Fields
+		ix = append(ix, store.Index{Name: indexNodeName, Values: func(obj runtime.Object) []string {
+			return []string{podFields(obj)["spec.nodeName"]}
+		}})
+	}
+	return ix
+}
+
+// labelIndexValues are obj's labels as "key=value", in no set order.
+func labelIndexValues(obj runtime.Object) []string {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	ls := m.GetLabels()
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(ls))
+	for k, v := range ls {
+		out = append(out, k+"="+v)
+	}
+	// A fixed order, so an update that keeps the labels changes no index.
+	slices.Sort(out)
+	return out
+}
+
+// listNarrowing is what a LIST with these selectors need walk: the keys
+// under a narrower prefix (scan), the key of one name in each namespace
+// (name), or those of one index value; none of them for all keys under
+// prefix. Every object the selectors match is among them.
+func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fields.Selector) (scan, name string, index *store.IndexValue) {
+	// The watch cache's own index first: it decides hasMore (list.go
+	// listRead.latest).
+	if fs != nil && res.storageKey == "pods" {
+		if node, ok := fs.RequiresExactMatch("spec.nodeName"); ok {
+			return "", "", &store.IndexValue{Name: indexNodeName, Value: node}
+		}
+	}
+	var ns string
+	var hasNS, hasName bool
+	if fs != nil && !fs.Empty() {
+		if !res.ClusterScoped {
+			ns, hasNS = fs.RequiresExactMatch("metadata.namespace")
+		}
+		name, hasName = fs.RequiresExactMatch("metadata.name")
+	}
+	// The keys are "<namespace>/<name>" (namespaced) or "<name>".
+	switch {
+	case res.ClusterScoped && hasName:
+		return name, "", nil
+	case prefix != "" && hasName:
+		return prefix + name, "", nil
+	case hasNS && hasName:
+		return ns + "/" + name, "", nil
+	case prefix == "" && hasNS:
+		return ns + "/", "", nil
+	case hasName:
+		return "", name, nil
+	}
+	if ls != nil {
+		reqs, _ := ls.Requirements()
+		for _, r := range reqs {
+			switch r.Operator() {
+			case selection.Equals, selection.DoubleEquals, selection.In:
+				if vs := r.Values(); vs.Len() == 1 {
+					return "", "", &store.IndexValue{Name: indexLabel, Value: r.Key() + "=" + vs.UnsortedList()[0]}
+				}
+			}
+		}
+	}
+	return "", "", nil
+}
