@@ -79,5 +79,6 @@ func Cases() []Case {
 		tableWatchCases(),
 		crdDefaultCases(),
 		admissionWebhookCases(),
+		admissionPolicyCases(),
 	)
 }

@@ -214,6 +214,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.stop()
 	s.stopControllers()
+	s.admission.close()
 	s.compactor.stop()
 	s.stopFaults() // after stop(): its poller watches stopCtx (faults.go)
 	err := s.front.Close()
