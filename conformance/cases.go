@@ -80,5 +80,6 @@ func Cases() []Case {
 		crdDefaultCases(),
 		admissionWebhookCases(),
 		admissionPolicyCases(),
+		mutatingPolicyCases(),
 	)
 }

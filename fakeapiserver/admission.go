@@ -75,6 +75,7 @@ type serverAdmission struct {
 	mu                 sync.Mutex
 	closed             bool
 	validatingPolicies *policyPlugin
+	mutatingPolicies   *policyPlugin
 }
 
 // close stops the policy plugins' goroutines (Server.Close); a chain
@@ -85,6 +86,7 @@ func (a *serverAdmission) close() {
 	a.closed = true
 	if a.validatingPolicies != nil {
 		a.validatingPolicies.close()
+		a.mutatingPolicies.close()
 	}
 }
 
@@ -123,17 +125,22 @@ func (a *serverAdmission) build(s *Server) error {
 	validatingPolicies := newPolicyPlugin(s, validatingPolicyResources, init, func() (admission.Interface, error) {
 		return validatingpolicy.NewPlugin(nil)
 	}, admission.Connect, admission.Create, admission.Delete, admission.Update)
+	mutatingPolicies := newPolicyPlugin(s, mutatingPolicyResources, init, func() (admission.Interface, error) {
+		return newMutatingPolicyPlugin(serverTypeConverters{s: s}), nil
+	}, admission.Create, admission.Update, admission.Connect)
 	a.mu.Lock()
-	a.validatingPolicies = validatingPolicies
+	a.validatingPolicies, a.mutatingPolicies = validatingPolicies, mutatingPolicies
 	if a.closed {
 		validatingPolicies.close()
+		mutatingPolicies.close()
 	}
 	a.mu.Unlock()
 	plugins := admission.NewPlugins()
 	mutating.Register(plugins)
 	validating.Register(plugins)
-	plugins.Register(validatingPolicyPlugin, func(io.Reader) (admission.Interface, error) { return validatingPolicies, nil })
-	chain, err := plugins.NewFromPlugins([]string{mutating.PluginName, validatingPolicyPlugin, validating.PluginName}, noAdmissionConfig{},
+	plugins.Register(validatingPolicyPluginName, func(io.Reader) (admission.Interface, error) { return validatingPolicies, nil })
+	plugins.Register(mutatingPolicyPluginName, func(io.Reader) (admission.Interface, error) { return mutatingPolicies, nil })
+	chain, err := plugins.NewFromPlugins([]string{mutatingPolicyPluginName, mutating.PluginName, validatingPolicyPluginName, validating.PluginName}, noAdmissionConfig{},
 		init, nil)
 	if err != nil {
 		return fmt.Errorf("fakeapiserver: admission: %w", err)
@@ -233,7 +240,11 @@ func (s *Server) admitDelete(ar *admissionRequest, cur runtime.Object) error {
 // admitMutating runs mutating admission for op on obj (nil for delete),
 // old (nil for create), changing obj in place.
 func (s *Server) admitMutating(ar *admissionRequest, op admission.Operation, obj, old runtime.Object) error {
-	if ar == nil || !s.admission.informers.mutating.sync(s.webhookConfigs("mutatingwebhookconfigurations")) {
+	if ar == nil {
+		return nil
+	}
+	webhooks := s.admission.informers.mutating.sync(s.webhookConfigs("mutatingwebhookconfigurations"))
+	if !webhooks && len(s.storedAdmissionConfigs(mutatingPolicyResources.bindings)) == 0 {
 		return nil
 	}
 	m, _, err := s.admission.plugins(s)

@@ -33,8 +33,8 @@ import (
 
 // Plugin names and resources of the policy plugins.
 const (
-	validatingPolicyPlugin = "ValidatingAdmissionPolicy"
-	mutatingPolicyPlugin   = "MutatingAdmissionPolicy"
+	validatingPolicyPluginName = "ValidatingAdmissionPolicy"
+	mutatingPolicyPluginName   = "MutatingAdmissionPolicy"
 )
 
 // policyResources names the two resources of a policy plugin.
