@@ -161,6 +161,25 @@ func waitPolicyProbed(ctx context.Context, t *testing.T, e *env, probe string) {
 	}
 }
 
+// waitRefused retries a dry-run create of body until it is refused (a
+// minute at most), then returns the answer of the create itself.
+func waitRefused(ctx context.Context, t *testing.T, e *env, body object) response {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("dryRun", "All"), Body: body})
+		if r.Code != http.StatusCreated || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waiting for a refusal: %v", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: body})
+}
+
 // policyDenied is the Status of a write of ConfigMap name refused by a
 // policy: code and reason (Invalid, 422, unless the validation gives
 // one), `configmaps "<name>" is forbidden: <message>` and the message
@@ -205,28 +224,29 @@ func runPolicyValidationDeny(ctx context.Context, t *testing.T, target Target) {
 	checkStatus(t, "update refused", r, policyDenied(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "good", prefix+"k must not be bad"))
 }
 
-// runPolicyValidationWarn: validationActions Warn (with Audit) lets the
-// write through with a Warning header "Validation failed for
+// runPolicyValidationWarn: validationActions Warn (here with Audit) lets
+// the write through with a Warning header "Validation failed for
 // ValidatingAdmissionPolicy '<policy>' with binding '<binding>':
-// <message>"; Deny and Warn together refuse and warn.
+// <message>"; Audit alone lets it through without one. (A binding with
+// both Deny and Warn is refused at its create by kube-apiserver's
+// validation, which the fake does not have for admission policies:
+// DIVERGENCES.md.)
 func runPolicyValidationWarn(ctx context.Context, t *testing.T, target Target) {
 	e := setup(ctx, t, target)
 	name := installPolicy(ctx, t, e, object{
 		"validations": []object{{"expression": "object.data.k != 'bad'", "message": "k must not be bad"}},
 	}, policyBinding{name: "warn", actions: []string{"Warn", "Audit"}, objectSelector: object{"matchLabels": object{"action": "warn"}}},
-		policyBinding{name: "both", actions: []string{"Deny", "Warn"}, objectSelector: object{"matchLabels": object{"action": "both"}}})
+		policyBinding{name: "audit", actions: []string{"Audit"}, objectSelector: object{"matchLabels": object{"action": "audit"}}})
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("a", map[string]string{"action": "warn"}, "bad")})
 	r.mustCode(t, http.StatusCreated, "create with a Warn binding")
 	want := fmt.Sprintf(`299 - "Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': k must not be bad"`, name, name+"-warn")
 	if diff := cmp.Diff([]string{want}, r.Header.Values("Warning")); diff != "" {
 		t.Errorf("Warning headers (-want +got):\n%s", diff)
 	}
-	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("b", map[string]string{"action": "both"}, "bad")})
-	checkStatus(t, "create with a Deny and Warn binding", r, policyDenied(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "b",
-		fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: k must not be bad", name, name+"-both")))
-	want = fmt.Sprintf(`299 - "Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': k must not be bad"`, name, name+"-both")
-	if diff := cmp.Diff([]string{want}, r.Header.Values("Warning")); diff != "" {
-		t.Errorf("Warning headers of the refused create (-want +got):\n%s", diff)
+	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("b", map[string]string{"action": "audit"}, "bad")})
+	r.mustCode(t, http.StatusCreated, "create with an Audit binding")
+	if got := r.Header.Values("Warning"); len(got) != 0 {
+		t.Errorf("Warning headers of an Audit binding's create = %q, want none", got)
 	}
 }
 
@@ -315,7 +335,10 @@ func runPolicyParams(ctx context.Context, t *testing.T, target Target) {
 	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("c", map[string]string{"ref": "name"}, "x")})
 	checkStatus(t, "create refused by the named param", r, policyDenied(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "c", prefix("byname")+"k must not be x"))
 	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("d", map[string]string{"ref": "name"}, "y")}).mustCode(t, http.StatusCreated, "create the named param allows")
-	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("e", map[string]string{"ref": "selector"}, "y")})
+	// A selector lists the param informer's cache alone (no read of the
+	// storage on a miss, as a name has): on kube-apiserver the new params
+	// are selected once its informer saw them.
+	r = waitRefused(ctx, t, e, cm("e", map[string]string{"ref": "selector"}, "y"))
 	checkStatus(t, "create refused by a selected param", r, policyDenied(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "e", prefix("selector")+"k must not be y"))
 	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("f", map[string]string{"ref": "selector"}, "z")}).mustCode(t, http.StatusCreated, "create every selected param allows")
 }
