@@ -81,5 +81,6 @@ func Cases() []Case {
 		admissionWebhookCases(),
 		admissionPolicyCases(),
 		mutatingPolicyCases(),
+		policyStatusControllerCases(),
 	)
 }

@@ -199,3 +199,46 @@ func (w *recordedWarnings) get() []string {
 }
 
 var _ rest.WarningHandler = (*recordedWarnings)(nil)
+
+// TestValidatingPolicyStatusTypeChecking: with the status controller on,
+// a policy's status gets its type-checking warnings and the observed
+// generation.
+func TestValidatingPolicyStatusTypeChecking(t *testing.T) {
+	t.Parallel()
+	srv := Start(t, WithConfig(func(cfg *Config) { cfg.Controllers = []string{ControllerValidatingAdmissionPolicyStatus} }))
+	cs := clientsetFor(t, srv)
+	ctx := t.Context()
+	p := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "typed"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "object.spec.replicas > '1'"}},
+		},
+	}
+	if _, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=typed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		got, ok := ev.Object.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+		if !ok || got.Status.ObservedGeneration != 1 {
+			continue
+		}
+		if got.Status.TypeChecking == nil || len(got.Status.TypeChecking.ExpressionWarnings) != 1 ||
+			got.Status.TypeChecking.ExpressionWarnings[0].FieldRef != "spec.validations[0].expression" {
+			t.Fatalf("status = %+v, want one warning on spec.validations[0].expression", got.Status)
+		}
+		t.Logf("warning: %s", got.Status.TypeChecking.ExpressionWarnings[0].Warning)
+		return
+	}
+	t.Fatal("watch ended before the status was written")
+}
