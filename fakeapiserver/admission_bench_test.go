@@ -147,7 +147,9 @@ func installBenchPolicy(b *testing.B, cs kubernetes.Interface, ns string, sel *m
 	if _, err := ar.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = ar.ValidatingAdmissionPolicyBindings().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	b.Cleanup(func() {
+		_ = ar.ValidatingAdmissionPolicyBindings().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
 }
 
 // waitPolicyRefuses makes dry-run creates of a ConfigMap labelled "probe"

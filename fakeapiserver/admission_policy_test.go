@@ -69,7 +69,7 @@ func TestValidatingPolicyEnforcedFromNextRequest(t *testing.T) {
 	_, err := createConfigMap(t, cs, "a", "bad")
 	msg := "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: refused by p"
 	want := &metav1.Status{
-		Status:   metav1.StatusFailure, Code: 422, Reason: metav1.StatusReasonInvalid,
+		Status: metav1.StatusFailure, Code: 422, Reason: metav1.StatusReasonInvalid,
 		Message: `configmaps "a" is forbidden: ` + msg,
 		Details: &metav1.StatusDetails{Name: "a", Kind: "configmaps", Causes: []metav1.StatusCause{{Message: msg}}},
 	}

@@ -82,16 +82,19 @@ func (s *Server) reconcilePolicyStatus(ctx context.Context, _ time.Time) time.Ti
 		if !ok || p.Generation <= p.Status.ObservedGeneration {
 			continue
 		}
-		warnings := []any{}
+		// The apply configuration the real controller builds: no
+		// expressionWarnings at all when there is none.
+		typeChecking := map[string]any{}
 		for _, w := range checker.Check(p) {
-			warnings = append(warnings, map[string]any{"fieldRef": w.FieldRef, "warning": w.Warning})
+			warnings, _ := typeChecking["expressionWarnings"].([]any)
+			typeChecking["expressionWarnings"] = append(warnings, map[string]any{"fieldRef": w.FieldRef, "warning": w.Warning})
 		}
 		body := map[string]any{
 			"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
 			"metadata": map[string]any{"name": p.Name},
 			"status": map[string]any{
 				"observedGeneration": p.Generation,
-				"typeChecking":       map[string]any{"expressionWarnings": warnings},
+				"typeChecking":       typeChecking,
 			},
 		}
 		path := bootstrapObject{gvr: validatingPolicyResources.policies}.path() + "/" + p.Name + "/status"
