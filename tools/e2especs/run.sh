@@ -10,11 +10,17 @@
 #
 #   tools/e2especs/run.sh [FOCUS]   default FOCUS: AdmissionPolicy
 #
-# The server runs with the controllers the e2e framework relies on (its
-# BeforeEach waits for the namespace's default ServiceAccount; its
-# AfterEach deletes the namespace). The cluster has no nodes: the suite's
+# The server runs with the namespace, service account, garbage collector
+# and ValidatingAdmissionPolicy status controllers (the framework's
+# AfterEach deletes its namespace; the type-checking specs wait for the
+# policy's status).
+# Its BeforeEach would also wait for the namespace's kube-root-ca.crt
+# ConfigMap, which kube-controller-manager's root-ca-cert-publisher writes
+# and lw-sim has no controller for: --e2e-verify-service-account=false
+# skips that wait (and the default ServiceAccount's). The cluster has no nodes: the suite's
 # node and kube-system pod checks are turned off (--allowed-not-ready-nodes
-# -1, --minStartupPods 0), as for a control plane alone. Exit status: that
+# -1, --minStartupPods 0, --num-nodes 1 so it does not count them), as for
+# a control plane alone. Exit status: that
 # of e2e.test. Run from the repository root; E2E_SERVER=real runs the same
 # specs against tools/realapiserver instead (make realapiserver first).
 set -eu
@@ -48,7 +54,7 @@ trap cleanup EXIT INT TERM
 go build -o "$work/lw-sim" ./cmd/lw-sim
 kubeconfig="$work/kubeconfig"
 "$work/lw-sim" serve --listen 127.0.0.1:0 --kubeconfig "$kubeconfig" \
-	--controllers serviceaccount-controller,namespace-controller,garbage-collector-controller >"$work/server.log" 2>&1 &
+	--controllers serviceaccount-controller,namespace-controller,garbage-collector-controller,validatingadmissionpolicy-status-controller >"$work/server.log" 2>&1 &
 server_pid=$!
 i=0
 until [ -s "$kubeconfig" ]; do
@@ -64,8 +70,9 @@ done
 cd "$work"
 rc=0
 "$dir/e2e.test" --kubeconfig "$kubeconfig" --provider skeleton \
-	--allowed-not-ready-nodes -1 --minStartupPods 0 \
-	--ginkgo.focus "$focus" --ginkgo.no-color --ginkgo.v \
+	--allowed-not-ready-nodes -1 --minStartupPods 0 --num-nodes 1 \
+	--e2e-verify-service-account=false \
+	--ginkgo.focus "$focus" --ginkgo.no-color --ginkgo.v --ginkgo.timeout "${E2E_TIMEOUT:-20m}" \
 	--report-dir "$work" >"$work/e2e.log" 2>&1 || rc=$?
 grep -E '^(•|\[FAIL\]|\[PANICKED\]|Ran [0-9]+ of|FAIL!|SUCCESS!)|^\s+\[FAIL\]' "$work/e2e.log" || true
 echo "e2especs: full log $work/e2e.log; exit $rc"
