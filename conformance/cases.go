@@ -80,5 +80,8 @@ func Cases() []Case {
 		crdDefaultCases(),
 		http2Cases(),
 		admissionWebhookCases(),
+		admissionPolicyCases(),
+		mutatingPolicyCases(),
+		policyStatusControllerCases(),
 	)
 }

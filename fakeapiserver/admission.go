@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	genericadmissioninit "k8s.io/apiserver/pkg/admission/initializer"
+	validatingpolicy "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/mutating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/validating"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -26,6 +28,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
@@ -66,6 +69,25 @@ type serverAdmission struct {
 	buildErr   error
 	mutating   admission.MutationInterface
 	validating admission.ValidationInterface
+
+	// mu guards the policy plugins of the chain (admission_policies.go),
+	// which hold goroutines until closed.
+	mu                 sync.Mutex
+	closed             bool
+	validatingPolicies *policyPlugin
+	mutatingPolicies   *policyPlugin
+}
+
+// close stops the policy plugins' goroutines (Server.Close); a chain
+// built later admits without policies.
+func (a *serverAdmission) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
+	if a.validatingPolicies != nil {
+		a.validatingPolicies.close()
+		a.mutatingPolicies.close()
+	}
 }
 
 // newServerAdmission returns s's admission chain, plugins not built yet.
@@ -93,11 +115,33 @@ func (a *serverAdmission) build(s *Server) error {
 	if err != nil {
 		return fmt.Errorf("fakeapiserver: admission client: %w", err)
 	}
+	dyn, err := dynamic.NewForConfigAndClient(&rest.Config{Host: "http://lwsim.loopback"},
+		&http.Client{Transport: inProcessTransport{s: s}})
+	if err != nil {
+		return fmt.Errorf("fakeapiserver: admission dynamic client: %w", err)
+	}
+	init := admissionInitializer{client: client, dynamic: dyn, restMapper: serverRESTMapper{s: s},
+		informers: a.informers, resolver: serviceResolver{s: s}, authz: s.authz}
+	validatingPolicies := newPolicyPlugin(s, validatingPolicyResources, init, func() (admission.Interface, error) {
+		return validatingpolicy.NewPlugin(nil)
+	}, admission.Connect, admission.Create, admission.Delete, admission.Update)
+	mutatingPolicies := newPolicyPlugin(s, mutatingPolicyResources, init, func() (admission.Interface, error) {
+		return newMutatingPolicyPlugin(serverTypeConverters{s: s}), nil
+	}, admission.Create, admission.Update, admission.Connect)
+	a.mu.Lock()
+	a.validatingPolicies, a.mutatingPolicies = validatingPolicies, mutatingPolicies
+	if a.closed {
+		validatingPolicies.close()
+		mutatingPolicies.close()
+	}
+	a.mu.Unlock()
 	plugins := admission.NewPlugins()
 	mutating.Register(plugins)
 	validating.Register(plugins)
-	chain, err := plugins.NewFromPlugins([]string{mutating.PluginName, validating.PluginName}, noAdmissionConfig{},
-		admissionInitializer{client: client, informers: a.informers, resolver: serviceResolver{s: s}, authz: s.authz}, nil)
+	plugins.Register(validatingPolicyPluginName, func(io.Reader) (admission.Interface, error) { return validatingPolicies, nil })
+	plugins.Register(mutatingPolicyPluginName, func(io.Reader) (admission.Interface, error) { return mutatingPolicies, nil })
+	chain, err := plugins.NewFromPlugins([]string{mutatingPolicyPluginName, mutating.PluginName, validatingPolicyPluginName, validating.PluginName}, noAdmissionConfig{},
+		init, nil)
 	if err != nil {
 		return fmt.Errorf("fakeapiserver: admission: %w", err)
 	}
@@ -118,16 +162,24 @@ func (noAdmissionConfig) ConfigFor(string) (io.Reader, error) { return nil, nil 
 // factory, the service resolver, the server's authorizer (for the
 // `authorizer` of matchConditions) and the feature gates.
 type admissionInitializer struct {
-	client    kubernetes.Interface
-	informers informers.SharedInformerFactory
-	resolver  webhookutil.ServiceResolver
-	authz     authorizer.Authorizer
+	client     kubernetes.Interface
+	dynamic    dynamic.Interface
+	restMapper meta.RESTMapper
+	informers  informers.SharedInformerFactory
+	resolver   webhookutil.ServiceResolver
+	authz      authorizer.Authorizer
 }
 
 // Initialize implements admission.PluginInitializer.
 func (i admissionInitializer) Initialize(plugin admission.Interface) {
 	if p, ok := plugin.(genericadmissioninit.WantsExternalKubeClientSet); ok {
 		p.SetExternalKubeClientSet(i.client)
+	}
+	if p, ok := plugin.(genericadmissioninit.WantsDynamicClient); ok {
+		p.SetDynamicClient(i.dynamic)
+	}
+	if p, ok := plugin.(genericadmissioninit.WantsRESTMapper); ok {
+		p.SetRESTMapper(i.restMapper)
 	}
 	if p, ok := plugin.(genericadmissioninit.WantsExternalKubeInformerFactory); ok {
 		p.SetExternalKubeInformerFactory(i.informers)
@@ -188,7 +240,11 @@ func (s *Server) admitDelete(ar *admissionRequest, cur runtime.Object) error {
 // admitMutating runs mutating admission for op on obj (nil for delete),
 // old (nil for create), changing obj in place.
 func (s *Server) admitMutating(ar *admissionRequest, op admission.Operation, obj, old runtime.Object) error {
-	if ar == nil || !s.admission.informers.mutating.sync(s.webhookConfigs("mutatingwebhookconfigurations")) {
+	if ar == nil {
+		return nil
+	}
+	webhooks := s.admission.informers.mutating.sync(s.webhookConfigs("mutatingwebhookconfigurations"))
+	if !webhooks && len(s.storedAdmissionConfigs(mutatingPolicyResources.bindings)) == 0 {
 		return nil
 	}
 	m, _, err := s.admission.plugins(s)
@@ -205,7 +261,11 @@ func (s *Server) admitMutating(ar *admissionRequest, op admission.Operation, obj
 // admitValidating runs validating admission for op on obj (nil for
 // delete) and old (nil for create).
 func (s *Server) admitValidating(ar *admissionRequest, op admission.Operation, obj, old runtime.Object) error {
-	if ar == nil || !s.admission.informers.validating.sync(s.webhookConfigs("validatingwebhookconfigurations")) {
+	if ar == nil {
+		return nil
+	}
+	webhooks := s.admission.informers.validating.sync(s.webhookConfigs("validatingwebhookconfigurations"))
+	if !webhooks && len(s.storedAdmissionConfigs(validatingPolicyResources.bindings)) == 0 {
 		return nil
 	}
 	_, v, err := s.admission.plugins(s)

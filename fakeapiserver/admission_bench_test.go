@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes"
@@ -17,8 +19,9 @@ import (
 
 // BenchmarkCreateThroughWebhook measures one ConfigMap create through the
 // typed clientset: with no webhook, through one validating webhook that
-// allows, and through one mutating webhook that patches (an HTTPS call
-// each, to a webhook in this process). With LWSIM_KUBECONFIG set it
+// allows, through one mutating webhook that patches (an HTTPS call each,
+// to a webhook in this process), and through one ValidatingAdmissionPolicy
+// whose CEL validation passes. With LWSIM_KUBECONFIG set it
 // measures the same against that cluster too (make conformance-real's
 // server: same machine, same run).
 func BenchmarkCreateThroughWebhook(b *testing.B) {
@@ -52,7 +55,7 @@ func BenchmarkCreateThroughWebhook(b *testing.B) {
 		if !ok {
 			continue
 		}
-		for _, mode := range []string{"none", "validating", "mutating"} {
+		for _, mode := range []string{"none", "validating", "mutating", "policy"} {
 			b.Run(target+"/"+mode, func(b *testing.B) {
 				benchCreateThroughWebhook(b, connect(b), mode)
 			})
@@ -92,7 +95,11 @@ func benchCreateThroughWebhook(b *testing.B, cs kubernetes.Interface, mode strin
 		})
 	}
 	cms := cs.CoreV1().ConfigMaps(ns)
-	if mode != "none" {
+	switch mode {
+	case "policy":
+		installBenchPolicy(b, cs, ns, sel)
+		waitPolicyRefuses(b, cms)
+	case "validating", "mutating":
 		waitWebhookCalled(b, wh, cms)
 	}
 	calls := len(wh.requests())
@@ -103,7 +110,7 @@ func benchCreateThroughWebhook(b *testing.B, cs kubernetes.Interface, mode strin
 			b.Fatalf("Create: %v", err)
 		}
 	}
-	if mode != "none" && len(wh.requests())-calls < i {
+	if (mode == "validating" || mode == "mutating") && len(wh.requests())-calls < i {
 		b.Fatalf("webhook called %d times for %d creates", len(wh.requests())-calls, i)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
@@ -123,4 +130,42 @@ func waitWebhookCalled(b *testing.B, wh *testWebhook, cms interface {
 		time.Sleep(100 * time.Millisecond)
 	}
 	b.Fatal("webhook configuration not in effect after a minute")
+}
+
+// installBenchPolicy creates a ValidatingAdmissionPolicy, bound to ns,
+// that refuses only ConfigMaps labelled "probe".
+func installBenchPolicy(b *testing.B, cs kubernetes.Interface, ns string, sel *metav1.LabelSelector) {
+	ctx := context.Background()
+	ar := cs.AdmissionregistrationV1()
+	p := validatingPolicy(ns, "!has(object.metadata.labels) || !('probe' in object.metadata.labels)")
+	if _, err := ar.ValidatingAdmissionPolicies().Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = ar.ValidatingAdmissionPolicies().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	binding := validatingBinding(ns, ns, admissionregistrationv1.Deny)
+	binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: sel}
+	if _, err := ar.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = ar.ValidatingAdmissionPolicyBindings().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+}
+
+// waitPolicyRefuses makes dry-run creates of a ConfigMap labelled "probe"
+// until one is refused: a real server enforces a policy once its policy
+// source compiled it.
+func waitPolicyRefuses(b *testing.B, cms interface {
+	Create(context.Context, *corev1.ConfigMap, metav1.CreateOptions) (*corev1.ConfigMap, error)
+}) {
+	b.Helper()
+	for range 600 {
+		_, err := cms.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Labels: map[string]string{"probe": "yes"}}},
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsInvalid(err) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b.Fatal("admission policy not in effect after a minute")
 }

@@ -195,10 +195,16 @@ const (
 	// ControllerServiceAccount creates the ServiceAccount "default" in
 	// every Active namespace (controller_serviceaccount.go).
 	ControllerServiceAccount = "serviceaccount-controller"
+	// ControllerValidatingAdmissionPolicyStatus type-checks the
+	// expressions of each ValidatingAdmissionPolicy and records the
+	// warnings in its status.typeChecking, with status.observedGeneration
+	// (controller_policy_status.go).
+	ControllerValidatingAdmissionPolicyStatus = "validatingadmissionpolicy-status-controller"
 )
 
 // knownControllers are the names Config.Controllers accepts.
-var knownControllers = []string{ControllerGarbageCollector, ControllerNamespace, ControllerServiceAccount}
+var knownControllers = []string{ControllerGarbageCollector, ControllerNamespace, ControllerServiceAccount,
+	ControllerValidatingAdmissionPolicyStatus}
 
 // checkControllers refuses a controller name this server does not run.
 func checkControllers(names []string) error {

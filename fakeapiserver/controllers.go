@@ -91,6 +91,10 @@ func (s *Server) reconcilers() []reconciler {
 		recs = append(recs, reconciler{name: ControllerServiceAccount, watches: []schema.GroupVersionResource{namespacesGVR, serviceAccountsGVR},
 			run: s.reconcileServiceAccounts})
 	}
+	if slices.Contains(s.cfg.Controllers, ControllerValidatingAdmissionPolicyStatus) {
+		recs = append(recs, reconciler{name: ControllerValidatingAdmissionPolicyStatus,
+			watches: []schema.GroupVersionResource{validatingPolicyResources.policies}, run: s.reconcilePolicyStatus})
+	}
 	return recs
 }
 

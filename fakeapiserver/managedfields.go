@@ -100,6 +100,13 @@ func (r *resourceInfo) managers() (fieldManagers, error) {
 // newBuiltin builds the field managers of a built-in or scheme-derived
 // resource (builtinReads.newFieldManagers).
 func (l *lazyFieldManagers) newBuiltin(r *resourceInfo) (fieldManagers, error) {
+	return newFieldManagers(l.scheme, r, l.typeConverterOf(r), l.builtin())
+}
+
+// typeConverterOf returns the structured-merge-diff schema of r: its
+// Resource.TypeConverter (a CRD's), kube-aggregator's for APIServices,
+// else the built-in one when it knows the kind (newTypeConverterFor).
+func (l *lazyFieldManagers) typeConverterOf(r *resourceInfo) managedfields.TypeConverter {
 	tc := r.TypeConverter
 	if tc == nil && r.Kind.Group == apiregistrationv1.GroupName {
 		// APIServices are kube-aggregator's: its applyconfigurations
@@ -109,7 +116,7 @@ func (l *lazyFieldManagers) newBuiltin(r *resourceInfo) (fieldManagers, error) {
 	if tc == nil {
 		tc = newTypeConverterFor(l.builtin(), r.newObject(), r.Kind)
 	}
-	return newFieldManagers(l.scheme, r, tc, l.builtin())
+	return tc
 }
 
 // newFieldManagers builds the field managers of info with tc (the

@@ -37,16 +37,17 @@ type Server struct {
 	compactor *compactor
 	// apiservers are the kube-apiserver instances in front of store and
 	// the load balancer choosing one per request (balancer.go).
-	apiservers *balancer
-	faults     faultHooks         // fault injection, see faults.go
-	hosts      *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
-	openapi    *openapi.Service   // /openapi/v2 and /openapi/v3 (internal/openapi)
-	crds       crdController      // CustomResourceDefinitions (crd.go)
-	pageBufs   pageBuffers        // LIST page bodies (list_buffers.go)
-	gzips      gzipWriters        // gzipped responses (compression.go)
-	services   *serviceAllocator  // cluster IPs and node ports (service_alloc.go)
-	ctrl       *controllerLoop    // kube-apiserver's in-process controllers (controllers.go)
-	admission  *serverAdmission   // admission webhooks (admission.go)
+	apiservers    *balancer
+	faults        faultHooks         // fault injection, see faults.go
+	hosts         *hostcheck.Checker // nil: any Host ([Config.AllowedHosts])
+	openapi       *openapi.Service   // /openapi/v2 and /openapi/v3 (internal/openapi)
+	crds          crdController      // CustomResourceDefinitions (crd.go)
+	pageBufs      pageBuffers        // LIST page bodies (list_buffers.go)
+	gzips         gzipWriters        // gzipped responses (compression.go)
+	services      *serviceAllocator  // cluster IPs and node ports (service_alloc.go)
+	ctrl          *controllerLoop    // kube-apiserver's in-process controllers (controllers.go)
+	admission     *serverAdmission   // admission webhooks and policies (admission.go)
+	policyChecker policyTypeChecker  // the policy status controller's (controller_policy_status.go)
 
 	front   *serving.Front // the http.Server of Serve, its TLS and URL
 	userUID string         // UID of the admin user (authn.go)
@@ -214,6 +215,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.stop()
 	s.stopControllers()
+	s.admission.close()
 	s.compactor.stop()
 	s.stopFaults() // after stop(): its poller watches stopCtx (faults.go)
 	err := s.front.Close()

@@ -122,7 +122,8 @@ APIServices, the bootstrap RBAC policy) and keeps everything in memory.`,
 			"garbage-collector-controller (deleted owners' dependents go, or are orphaned, as\n"+
 			"on a cluster), namespace-controller (a deleted namespace's content goes, then the\n"+
 			"namespace), serviceaccount-controller (every namespace gets its \"default\"\n"+
-			"ServiceAccount). None by default, as envtest runs none")
+			"ServiceAccount), validatingadmissionpolicy-status-controller (a policy's\n"+
+			"status.typeChecking). None by default, as envtest runs none")
 	f.IntVar(&cfg.APIServers.Count, "apiservers", 1,
 		"run this many kube-apiserver `instances`, each with its own watch cache, over the\n"+
 			"one store behind a load balancer; every response names its instance in the\n"+

@@ -7,6 +7,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsscheme "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/scheme"
+	validatingpolicy "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	k8sscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -19,6 +23,8 @@ import (
 	"k8s.io/kubernetes/pkg/controller/garbagecollector"
 	namespacecontroller "k8s.io/kubernetes/pkg/controller/namespace"
 	serviceaccountcontroller "k8s.io/kubernetes/pkg/controller/serviceaccount"
+	"k8s.io/kubernetes/pkg/controller/validatingadmissionpolicystatus"
+	"k8s.io/kubernetes/pkg/generated/openapi"
 )
 
 // Controller names, as kube-controller-manager's --controllers takes them
@@ -27,6 +33,7 @@ const (
 	garbageCollectorController = "garbage-collector-controller"
 	serviceAccountController   = "serviceaccount-controller"
 	namespaceController        = "namespace-controller"
+	policyStatusController     = "validatingadmissionpolicy-status-controller"
 )
 
 // controllerUserAgent is kube-controller-manager's User-Agent for the
@@ -69,6 +76,8 @@ func (c *controllers) start(name string, cfg *rest.Config) error {
 		run = func(ctx context.Context) error { return runNamespaceController(ctx, cfg) }
 	case serviceAccountController:
 		run = func(ctx context.Context) error { return runServiceAccountController(ctx, cfg) }
+	case policyStatusController:
+		run = func(ctx context.Context) error { return runPolicyStatusController(ctx, cfg) }
 	default:
 		return fmt.Errorf("unknown controller %q", name)
 	}
@@ -207,6 +216,33 @@ func runNamespaceController(ctx context.Context, cfg *rest.Config) error {
 		shared.Core().V1().Namespaces(), 5*time.Minute, corev1.FinalizerKubernetes)
 	shared.Start(ctx.Done())
 	c.Run(ctx, 10)
+	shared.Shutdown()
+	return nil
+}
+
+// runPolicyStatusController runs the ValidatingAdmissionPolicy status
+// controller as kube-controller-manager does
+// (cmd/kube-controller-manager/app/validatingadmissionpolicystatus.go):
+// built-in schemas from the generated OpenAPI definitions, the others from
+// discovery, 5 workers (ConcurrentPolicySyncs' default). It returns when
+// ctx ends.
+func runPolicyStatusController(ctx context.Context, cfg *rest.Config) error {
+	cs, _, err := controllerClients(cfg, "validatingadmissionpolicy-status-controller")
+	if err != nil {
+		return err
+	}
+	schemaResolver := resolver.NewDefinitionsSchemaResolver(openapi.GetOpenAPIDefinitions, k8sscheme.Scheme, apiextensionsscheme.Scheme).
+		Combine(&resolver.ClientDiscoveryResolver{Discovery: cs.Discovery()})
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cs.Discovery()))
+	typeChecker := &validatingpolicy.TypeChecker{SchemaResolver: schemaResolver, RestMapper: mapper}
+	shared := informers.NewSharedInformerFactory(cs, 0)
+	c, err := validatingadmissionpolicystatus.NewController(shared.Admissionregistration().V1().ValidatingAdmissionPolicies(),
+		cs.AdmissionregistrationV1().ValidatingAdmissionPolicies(), typeChecker)
+	if err != nil {
+		return fmt.Errorf("policy status controller: %w", err)
+	}
+	shared.Start(ctx.Done())
+	c.Run(ctx, 5)
 	shared.Shutdown()
 	return nil
 }
