@@ -9,8 +9,9 @@ import (
 )
 
 // Index is a secondary index of a resource's keys by values of their
-// objects, kept with every state of the resource (MVCC, like the keys), so
-// a [Store.List] at any readable RV can read it: see [ListOptions.Index].
+// objects that serves every retained state of the resource (MVCC, like
+// the keys), so a [Store.List] at any readable RV can read it: see
+// [ListOptions.Index].
 type Index struct {
 	// Name names the index in [IndexValue].
 	Name string
