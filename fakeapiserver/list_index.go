@@ -19,8 +19,10 @@ import (
 // ListOptions.Index), so continue tokens, hasMore and remainingItemCount
 // do not depend on them. metadata.namespace and metadata.name need none:
 // keys are "<namespace>/<name>", so a namespace is a key range and a name
-// one key a namespace (store ListOptions.Scan and Name). Each index costs
-// a path copy a write, kept until compaction. kube-apiserver's watch cache indexes pods and
+// one key a namespace (store ListOptions.Scan and Name). The store keeps
+// one tree an index for every retained state (store indexTrees), so an
+// index costs an entry per object value, not a copy per write.
+// kube-apiserver's watch cache indexes pods and
 // resourceslices by spec.nodeName (pod/strategy.go Indexers) and uses the
 // index for a read of its latest snapshot, where its hasMore counts the
 // index's items: the fake does so for pods (store ListOptions.IndexMore),

@@ -76,7 +76,10 @@
 // [Store.Compact] drops the snapshots and events no retained RV needs (it
 // copies what it keeps, so slices handed out stay valid and dropped trees
 // become garbage). Without compaction memory grows by O(log n) nodes per
-// write, so the server must compact, as etcd does.
+// write, so the server must compact, as etcd does. Secondary indexes
+// ([Options.Indexes]) are not copied per write: one tree an index holds
+// the entries of every retained state, each with the RVs during which it
+// stands (index.go), and only its latest version is kept.
 //
 // # Concurrency
 //

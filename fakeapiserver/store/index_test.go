@@ -35,3 +35,53 @@ func TestListNameAfterStart(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexAcrossSpans: an index read at an older RV sees the value a key
+// had then, whatever later writes did to it: a key that lost the value and
+// got it back (its entry's span restarted), and, after a compaction to the
+// RV just before the write that took the value away, a key that still had
+// it at that RV.
+func TestIndexAcrossSpans(t *testing.T) {
+	t.Parallel()
+	s := New(Options{Indexes: machineIndexes})
+	write := func(key string, v int) int64 {
+		t.Helper()
+		var err error
+		if _, gerr := s.Get("configmaps", key, 0); gerr != nil {
+			_, err = s.Create("configmaps", key, newConfigMap("ns", key, v))
+		} else {
+			_, err = s.Update("configmaps", key, newConfigMap("ns", key, v), 0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CurrentRV()
+	}
+	even := func(rv int64) []string {
+		t.Helper()
+		res, err := s.List("configmaps", ListOptions{RV: rv, Index: &IndexValue{Name: "parity", Value: "even"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Keys
+	}
+	a1 := write("ns/a", 2) // even
+	b1 := write("ns/b", 2) // even
+	write("ns/a", 1)       // odd
+	a3 := write("ns/a", 4) // even again: a's span restarts
+	write("ns/b", 3)       // odd: b's span ends
+	for _, c := range []struct {
+		rv   int64
+		want []string
+	}{{a1, []string{"ns/a"}}, {b1, []string{"ns/a", "ns/b"}}, {b1 + 1, []string{"ns/b"}}, {a3, []string{"ns/a", "ns/b"}}, {0, []string{"ns/a"}}} {
+		if diff := cmp.Diff(c.want, even(c.rv), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("even at rv %d (-want +got):\n%s", c.rv, diff)
+		}
+	}
+	if err := s.Compact(a3); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ns/a", "ns/b"}, even(a3), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("even at rv %d after compacting to it (-want +got):\n%s", a3, diff)
+	}
+}

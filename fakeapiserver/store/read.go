@@ -21,7 +21,7 @@ func (s *Store) Get(resource, key string, rv int64) (runtime.Object, error) {
 // GetVersion is [Store.Get] with the version's [Encodings], as
 // [Store.List] hands them out beside its items.
 func (s *Store) GetVersion(resource, key string, rv int64) (runtime.Object, *Encodings, error) {
-	snap, at, err := s.snapshotAt(resource, rv)
+	snap, at, _, err := s.snapshotAt(resource, rv, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("get %s %q: %w", resource, key, err)
 	}
@@ -30,7 +30,7 @@ func (s *Store) GetVersion(resource, key string, rv int64) (runtime.Object, *Enc
 	if !ok {
 		return nil, nil, fmt.Errorf("get %s %q at rv %d: %w", resource, key, at, ErrNotFound)
 	}
-	return v.obj, v.enc, nil
+	return v.obj, &v.enc, nil
 }
 
 // ListOptions selects one page of a [Store.List].
@@ -104,18 +104,16 @@ type ListResult struct {
 // costs O(log n). The errors are those of [Store.Get], except that no key
 // is required to exist.
 func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
-	snap, at, err := s.snapshotAt(resource, opts.RV)
+	var name string
+	if opts.Index != nil {
+		name = opts.Index.Name
+	}
+	snap, at, ir, err := s.snapshotAt(resource, opts.RV, name)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list %s: %w", resource, err)
 	}
-	if opts.Index != nil {
-		if i := s.indexPosition(resource, opts.Index.Name); i >= 0 {
-			var it tree[struct{}]
-			if i < len(snap.idx) {
-				it = snap.idx[i]
-			}
-			return listIndexed(snap.tree, it, at, opts), nil
-		}
+	if ir.ok {
+		return listIndexed(snap.tree, ir, at, opts), nil
 	}
 	if opts.Name != "" {
 		return listNamed(snap.tree, at, opts), nil
@@ -144,7 +142,7 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	for key, v := range t.ascend(from) {
 		visited++
 		if opts.Filter == nil || opts.Filter(v.obj) {
-			res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, v.enc)
+			res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, &v.enc)
 			if len(res.Items) == opts.Limit {
 				break
 			}
@@ -163,35 +161,33 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	return res, nil
 }
 
-// snapshotAt returns the state of resource at rv (0 = latest) and the RV
-// it stands for. Only this lookup holds the lock; the state is immutable.
-func (s *Store) snapshotAt(resource string, rv int64) (snapshot, int64, error) {
+// snapshotAt returns the state of resource at rv (0 = latest), the RV it
+// stands for and, if index names one of resource's indexes, that index's
+// tree as of now, which serves every state from the compacted RV on (see
+// indexTrees). Only this lookup holds the lock; what it returns is
+// immutable.
+func (s *Store) snapshotAt(resource string, rv int64, index string) (snapshot, int64, indexRead, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at, err := s.resolveRVLocked(rv)
 	if err != nil {
-		return snapshot{}, 0, err
+		return snapshot{}, 0, indexRead{}, err
 	}
-	return s.resources[resource].at(at), at, nil
-}
-
-// indexPosition is the position of index name among resource's indexes,
-// -1 if it has none of that name.
-func (s *Store) indexPosition(resource, name string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r := s.resources[resource]; r != nil {
-		return r.indexOf(name)
+	r := s.resources[resource]
+	var ir indexRead
+	if index != "" {
+		ir = r.indexRead(index)
+		if !ir.ok && r == nil && s.indexes != nil {
+			// Not written yet: an index of that name is empty.
+			ir.ok = slices.ContainsFunc(s.indexes(resource), func(ix Index) bool { return ix.Name == index })
+		}
 	}
-	if s.indexes == nil {
-		return -1
-	}
-	return slices.IndexFunc(s.indexes(resource), func(ix Index) bool { return ix.Name == name })
+	return r.at(at), at, ir, nil
 }
 
 // listScan is [Store.List] visiting only the keys under opts.Scan, a
 // prefix narrower than opts.Prefix.
-func listScan(t tree[version], at int64, opts ListOptions) ListResult {
+func listScan(t tree[*version], at int64, opts ListOptions) ListResult {
 	from := max(opts.Start, opts.Scan)
 	first, end := t.rank(from), prefixRunEnd(t, opts.Scan)
 	res := ListResult{RV: at}
@@ -214,17 +210,13 @@ func listScan(t tree[version], at int64, opts ListOptions) ListResult {
 	return res
 }
 
-// listIndexed is [Store.List] visiting only the keys of index it under
-// opts.Index.Value, each looked up in t.
-func listIndexed(t tree[version], it tree[struct{}], at int64, opts ListOptions) ListResult {
+// listIndexed is [Store.List] visiting only the keys of index ir under
+// opts.Index.Value that state t at RV at has.
+func listIndexed(t tree[*version], ir indexRead, at int64, opts ListOptions) ListResult {
 	res := ListResult{RV: at}
-	for key := range indexKeys(it, opts.Index.Value, max(opts.Start, opts.Prefix)) {
+	for key, v := range indexKeys(ir.tree, ir.index, opts.Index.Value, max(opts.Start, opts.Prefix), t, at) {
 		if !strings.HasPrefix(key, opts.Prefix) {
 			break // past the keys under Prefix: they are contiguous
-		}
-		v, ok := t.get(key)
-		if !ok {
-			continue // cannot happen: an index holds the state's keys
 		}
 		if opts.Filter == nil || opts.Filter(v.obj) {
 			res.add(key, v)
@@ -236,7 +228,7 @@ func listIndexed(t tree[version], it tree[struct{}], at int64, opts ListOptions)
 	res.finish(t, opts)
 	if opts.IndexMore && res.More {
 		res.More = false
-		for key := range indexKeys(it, opts.Index.Value, res.Keys[len(res.Keys)-1]+"\x00") {
+		for key := range indexKeys(ir.tree, ir.index, opts.Index.Value, res.Keys[len(res.Keys)-1]+"\x00", t, at) {
 			res.More = strings.HasPrefix(key, opts.Prefix)
 			break
 		}
@@ -247,7 +239,7 @@ func listIndexed(t tree[version], it tree[struct{}], at int64, opts ListOptions)
 // listNamed is [Store.List] visiting only the keys "<segment>/<opts.Name>"
 // under opts.Prefix: from each segment's first key it looks that one key
 // up, then skips past the segment.
-func listNamed(t tree[version], at int64, opts ListOptions) ListResult {
+func listNamed(t tree[*version], at int64, opts ListOptions) ListResult {
 	res := ListResult{RV: at}
 	from := max(opts.Start, opts.Prefix)
 	for {
@@ -284,14 +276,14 @@ func listNamed(t tree[version], at int64, opts ListOptions) ListResult {
 }
 
 // add appends one item to the page.
-func (res *ListResult) add(key string, v version) {
-	res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, v.enc)
+func (res *ListResult) add(key string, v *version) {
+	res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, &v.enc)
 }
 
 // finish sets More and Remaining of a page read with Scan or Index as a
 // walk of every key under opts.Prefix would: when Limit was reached, the
 // keys under Prefix after the last item, whatever their objects.
-func (res *ListResult) finish(t tree[version], opts ListOptions) {
+func (res *ListResult) finish(t tree[*version], opts ListOptions) {
 	if opts.Limit <= 0 || len(res.Items) < opts.Limit {
 		return
 	}
@@ -319,7 +311,7 @@ func (s *Store) resolveRVLocked(rv int64) (int64, error) {
 
 // prefixRunEnd returns the rank just past the keys of t under prefix
 // (all of t for ""), in O(log n).
-func prefixRunEnd(t tree[version], prefix string) int {
+func prefixRunEnd(t tree[*version], prefix string) int {
 	if upper, ok := prefixEnd(prefix); ok {
 		return t.rank(upper)
 	}

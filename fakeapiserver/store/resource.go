@@ -7,21 +7,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// version is one state of one key.
+// version is one state of one key. Trees hold it by pointer, so the
+// O(log n) nodes a write copies stay small, and its encodings cache lives
+// in it rather than in an allocation of its own.
 type version struct {
 	obj runtime.Object
 	rv  int64 // RV of the write that produced obj; equals obj's metadata.resourceVersion
-	// enc caches obj's encodings; shared with the write's Event.
-	enc *Encodings
+	// enc caches obj's encodings; shared with the write's Event (&enc).
+	enc Encodings
 }
 
 // snapshot is the whole state of one resource from rv until the next snapshot.
 type snapshot struct {
 	rv   int64
-	tree tree[version]
-	// idx are the resource's indexes in this state (nil without indexes,
-	// or with all of them empty).
-	idx indexTrees
+	tree tree[*version]
 }
 
 // resource is the retained history of one resource. It is guarded by
@@ -43,12 +42,18 @@ type resource struct {
 	// indexes are the secondary indexes kept with every snapshot
 	// (Options.Indexes), fixed when the resource is first written.
 	indexes []Index
+	// idx are the indexes of every retained state (nil until a write
+	// gives an object an index value): see indexTrees.
+	idx indexTrees
+	// drops are the index entries whose span ended, in RV order, for
+	// compaction to remove.
+	drops []indexDrop
 }
 
 // latest returns the current state. A nil resource is empty.
-func (r *resource) latest() tree[version] {
+func (r *resource) latest() tree[*version] {
 	if r == nil || len(r.snapshots) == 0 {
-		return tree[version]{}
+		return tree[*version]{}
 	}
 	return r.snapshots[len(r.snapshots)-1].tree
 }
@@ -77,8 +82,9 @@ func (r *resource) firstEventAfter(rv int64) int {
 
 // record appends a write and its resulting state, and wakes this resource's
 // waiters.
-func (r *resource) record(ev Event, t tree[version]) {
-	r.snapshots = append(r.snapshots, snapshot{rv: ev.RV, tree: t, idx: r.nextIndexes(ev)})
+func (r *resource) record(ev Event, t tree[*version]) {
+	r.snapshots = append(r.snapshots, snapshot{rv: ev.RV, tree: t})
+	r.indexWrite(ev)
 	r.events = append(r.events, ev)
 	wake(&r.notify)
 }
@@ -105,6 +111,7 @@ func (r *resource) compact(rv int64) (droppedRV int64) {
 		droppedRV = r.events[i-1].RV
 		r.events = slices.Clone(r.events[i:])
 	}
+	r.indexCompact(rv)
 	return droppedRV
 }
 

@@ -75,9 +75,9 @@ func (s *Store) Create(resource, key string, obj runtime.Object) (runtime.Object
 	}
 	rv := s.nextRVLocked()
 	setRV(acc, rv)
-	enc := newEncodings()
-	ev := Event{Type: watch.Added, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: enc}
-	s.commitLocked(r, ev, r.latest().put(key, version{obj: obj, rv: rv, enc: enc}))
+	v := &version{obj: obj, rv: rv}
+	ev := Event{Type: watch.Added, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: &v.enc}
+	s.commitLocked(r, ev, r.latest().put(key, v))
 	return obj, nil
 }
 
@@ -101,9 +101,9 @@ func (s *Store) Update(resource, key string, obj runtime.Object, expectRV int64)
 	}
 	rv := s.nextRVLocked()
 	setRV(acc, rv)
-	enc := newEncodings()
-	ev := Event{Type: watch.Modified, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: enc, PrevObject: prev.obj}
-	s.commitLocked(r, ev, r.latest().put(key, version{obj: obj, rv: rv, enc: enc}))
+	v := &version{obj: obj, rv: rv}
+	ev := Event{Type: watch.Modified, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: &v.enc, PrevObject: prev.obj}
+	s.commitLocked(r, ev, r.latest().put(key, v))
 	return obj, nil
 }
 
@@ -183,14 +183,14 @@ func (s *Store) resourceLocked(name string) *resource {
 
 // liveLocked returns the live version of key and its resource, checking the
 // write precondition expectRV (0 = none).
-func (s *Store) liveLocked(name, key string, expectRV int64) (*resource, version, error) {
+func (s *Store) liveLocked(name, key string, expectRV int64) (*resource, *version, error) {
 	r := s.resources[name]
 	cur, ok := r.latest().get(key)
 	if !ok {
-		return nil, version{}, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	if expectRV != 0 && expectRV != cur.rv {
-		return nil, version{}, fmt.Errorf("expected rv %d, current rv %d: %w", expectRV, cur.rv, ErrConflict)
+		return nil, nil, fmt.Errorf("expected rv %d, current rv %d: %w", expectRV, cur.rv, ErrConflict)
 	}
 	return r, cur, nil
 }
@@ -204,7 +204,7 @@ func (s *Store) nextRVLocked() int64 {
 // commitLocked records ev and the resulting state t of r, then wakes the
 // waiters of r and of the whole store. Closing a channel never blocks, so this
 // is safe under mu.
-func (s *Store) commitLocked(r *resource, ev Event, t tree[version]) {
+func (s *Store) commitLocked(r *resource, ev Event, t tree[*version]) {
 	r.record(ev, t)
 	s.retainLocked()
 	wake(&s.notify)

@@ -25,19 +25,23 @@ type tree[V any] struct {
 }
 
 // node is one immutable treap node: a max-heap on (prio, key) and a binary
-// search tree on key.
+// search tree on key. Every write copies O(log n) nodes, which older
+// snapshots keep until compaction, so the node is kept small: with a
+// pointer-sized V it is 48 bytes, an allocation size class.
 type node[V any] struct {
 	key         string
 	val         V
-	prio        uint64
-	size        int // number of nodes in this subtree, including this one
+	prio        uint32
+	size        uint32 // number of nodes in this subtree, including this one
 	left, right *node[V]
 }
 
-// priority derives a treap priority from key: FNV-64a followed by the
-// splitmix64 finalizer, because FNV alone mixes the last bytes of similar keys
-// ("ns/pod-000001", "ns/pod-000002") poorly into the high bits.
-func priority(key string) uint64 {
+// priority derives a treap priority from key: the high half of FNV-64a
+// followed by the splitmix64 finalizer, because FNV alone mixes the last
+// bytes of similar keys ("ns/pod-000001", "ns/pod-000002") poorly into the
+// high bits. 32 bits keep the expected depth: equal priorities among a few
+// of millions of keys only fall back to the key order (outranks).
+func priority(key string) uint32 {
 	h := uint64(fnvOffset64)
 	for i := 0; i < len(key); i++ {
 		h ^= uint64(key[i])
@@ -48,11 +52,11 @@ func priority(key string) uint64 {
 	h ^= h >> 27
 	h *= 0x94d049bb133111eb
 	h ^= h >> 31
-	return h
+	return uint32(h >> 32)
 }
 
-func newNode[V any](key string, val V, prio uint64, left, right *node[V]) *node[V] {
-	return &node[V]{key: key, val: val, prio: prio, size: 1 + left.len() + right.len(), left: left, right: right}
+func newNode[V any](key string, val V, prio uint32, left, right *node[V]) *node[V] {
+	return &node[V]{key: key, val: val, prio: prio, size: uint32(1 + left.len() + right.len()), left: left, right: right}
 }
 
 // with returns a copy of n with new children.
@@ -64,13 +68,13 @@ func (n *node[V]) len() int {
 	if n == nil {
 		return 0
 	}
-	return n.size
+	return int(n.size)
 }
 
 // outranks reports whether a node (prio, key) belongs above n. Ties on prio
 // (hash collisions) are broken by key so the heap order is total and the shape
 // stays a function of the key set.
-func outranks[V any](prio uint64, key string, n *node[V]) bool {
+func outranks[V any](prio uint32, key string, n *node[V]) bool {
 	return prio > n.prio || (prio == n.prio && key < n.key)
 }
 
@@ -98,7 +102,7 @@ func (t tree[V]) put(key string, val V) tree[V] {
 	return tree[V]{t.root.put(key, val, priority(key))}
 }
 
-func (n *node[V]) put(key string, val V, prio uint64) *node[V] {
+func (n *node[V]) put(key string, val V, prio uint32) *node[V] {
 	switch {
 	case n == nil:
 		return newNode[V](key, val, prio, nil, nil)

@@ -61,7 +61,7 @@ func checkShape(t *rapid.T, n *node[int], lo, hi *string) {
 	if n.prio != priority(n.key) {
 		t.Fatalf("key %q: prio %d, want %d", n.key, n.prio, priority(n.key))
 	}
-	if n.size != 1+n.left.len()+n.right.len() {
+	if n.len() != 1+n.left.len()+n.right.len() {
 		t.Fatalf("key %q: size %d, want %d", n.key, n.size, 1+n.left.len()+n.right.len())
 	}
 	for _, c := range []*node[int]{n.left, n.right} {
