@@ -10,8 +10,12 @@ import (
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 )
 
 // crdController holds what a server needs to serve CustomResourceDefinitions:
@@ -27,6 +31,47 @@ type crdController struct {
 	// finalizing) and guards lives.
 	mu    sync.Mutex
 	lives map[string]*crLife // by CRD name; replaced when a CRD is recreated
+	// built are the resource entries last built for each CRD (by name),
+	// reused while what they are built from is unchanged (see infosLocked).
+	built map[string]crdInfos
+
+	// specs memoises the CRDs' OpenAPI v3 specs, which both their
+	// /openapi/v3 documents and their type converters are built from.
+	specs openapi.CRDSpecs
+}
+
+// crdInfos are the resource entries built from one generation of a CRD
+// with one set of accepted names, for one life of its resources.
+type crdInfos struct {
+	uid        types.UID
+	generation int64
+	names      apiextensionsv1.CustomResourceDefinitionNames
+	life       *crLife
+	infos      []*resourceInfo
+	err        error
+}
+
+// infosLocked returns customResourceInfos(crd, life), reusing the entries
+// last built for crd when they were built from the same UID, generation
+// (the CRD strategy bumps it on every spec change), accepted names and
+// life: the entries are immutable and read nothing else of the CRD, and
+// building them (structural schemas, validators, the type converter) is
+// most of what a CRD write costs with a large schema. A CRD's controllers
+// register it twice per write (names accepted, then established) and
+// status-only writes register it again. The caller holds mu.
+func (c *crdController) infosLocked(crd *apiextensionsv1.CustomResourceDefinition, life *crLife) ([]*resourceInfo, error) {
+	if b, ok := c.built[crd.Name]; ok && crd.UID != "" && b.uid == crd.UID && b.generation == crd.Generation &&
+		b.life == life && apiequality.Semantic.DeepEqual(b.names, crd.Status.AcceptedNames) {
+		return b.infos, b.err
+	}
+	infos, err := customResourceInfos(crd, life, &c.specs)
+	if c.built == nil {
+		c.built = map[string]crdInfos{}
+	}
+	c.built[crd.Name] = crdInfos{
+		uid: crd.UID, generation: crd.Generation, names: *crd.Status.AcceptedNames.DeepCopy(), life: life, infos: infos, err: err,
+	}
+	return infos, err
 }
 
 // internalScheme returns the scheme with the apiextensions internal and v1
@@ -129,6 +174,10 @@ func (c *crdController) endLocked(name string) {
 	if l, ok := c.lives[name]; ok {
 		l.end()
 		delete(c.lives, name)
+	}
+	if b, ok := c.built[name]; ok {
+		c.specs.Forget(b.uid)
+		delete(c.built, name)
 	}
 }
 

@@ -19,7 +19,7 @@ func (s *Server) syncCRDOpenAPI(gvs []schema.GroupVersion) {
 	gvs = slices.DeleteFunc(slices.Clone(gvs), func(gv schema.GroupVersion) bool {
 		return slices.Contains(s.cfg.GroupVersions, gv)
 	})
-	s.openapi.SyncCustomResources(s.establishedCRDs(), gvs)
+	s.openapi.SyncCustomResources(s.establishedCRDs(), gvs, &s.crds.specs)
 }
 
 // establishedCRDs returns the stored CRDs that are Established.

@@ -27,12 +27,12 @@ import (
 func TestCRDOpenAPIDocuments(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
-	if _, ok, err := openapi.CustomResourceV3(srv.establishedCRDs(), widgetGVR.GroupVersion()); ok || err != nil {
+	if _, ok, err := openapi.CustomResourceV3(srv.establishedCRDs(), widgetGVR.GroupVersion(), nil); ok || err != nil {
 		t.Fatalf("v3 document before the CRD exists: ok %v err %v", ok, err)
 	}
 	installCRD(t, srv, testWidgetCRD())
 
-	doc, ok, err := openapi.CustomResourceV3(srv.establishedCRDs(), widgetGVR.GroupVersion())
+	doc, ok, err := openapi.CustomResourceV3(srv.establishedCRDs(), widgetGVR.GroupVersion(), nil)
 	if err != nil || !ok {
 		t.Fatalf("v3 document: ok %v err %v", ok, err)
 	}
@@ -62,7 +62,7 @@ func TestCRDOpenAPIDocuments(t *testing.T) {
 	if len(gvk) != 1 {
 		t.Errorf("x-kubernetes-group-version-kind = %v, want one entry", widget.Extensions["x-kubernetes-group-version-kind"])
 	}
-	if _, ok, _ := openapi.CustomResourceV3(srv.establishedCRDs(), schema.GroupVersion{Group: "example.com", Version: "v2"}); ok {
+	if _, ok, _ := openapi.CustomResourceV3(srv.establishedCRDs(), schema.GroupVersion{Group: "example.com", Version: "v2"}, nil); ok {
 		t.Errorf("a v3 document for a version the CRD does not serve")
 	}
 

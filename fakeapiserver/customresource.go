@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/tables"
 	"github.com/lw-sim/lw-sim/internal/fieldlabels"
 )
@@ -79,9 +80,10 @@ func newCRLife() *crLife { return &crLife{done: make(chan struct{})} }
 func (l *crLife) end() { l.once.Do(func() { close(l.done) }) }
 
 // customResourceInfos builds the resource entries of every served version
-// of an established CRD, as the crdHandler does on the first request.
-func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife) ([]*resourceInfo, error) {
-	tc := crdTypeConverter(crd)
+// of an established CRD, as the crdHandler does on the first request; its
+// type converter is built from the specs in built.
+func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, built *openapi.CRDSpecs) ([]*resourceInfo, error) {
+	tc := crdTypeConverter(crd, built)
 	storageVersion, err := apihelpers.GetCRDStorageVersion(crd)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/spec3"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 )
 
 // Server-side apply and managedFields of custom resources, as the CRD
@@ -20,11 +22,15 @@ import (
 // defaulting and unstructured objects.
 
 // crdTypeConverter builds the apply schema of a CRD from the v3 documents
-// of its versions.
-func crdTypeConverter(crd *apiextensionsv1.CustomResourceDefinition) managedfields.TypeConverter {
+// of its versions, taken from built. The handler builds them without the
+// selectable-fields extension that built's carry; the type converter does
+// not read that extension (schemaconv reads only the list, map, union and
+// preserve-unknown-fields ones), so the schema is the same, and the
+// documents built for /openapi/v3 are not built again.
+func crdTypeConverter(crd *apiextensionsv1.CustomResourceDefinition, built *openapi.CRDSpecs) managedfields.TypeConverter {
 	var specs []*spec3.OpenAPI
 	for _, v := range crd.Spec.Versions {
-		s, err := builder.BuildOpenAPIV3(crd, v.Name, builder.Options{})
+		s, err := built.V3(crd, v.Name)
 		if err != nil {
 			return managedfields.NewDeducedTypeConverter()
 		}

@@ -32,10 +32,11 @@ import (
 // needs the parsed captured /openapi/v2 (seconds under -race, paid once
 // per process) and few tests ever ask for v2. The part is built from crds
 // (stored objects are immutable), so what a v2 document generation serves
-// does not depend on when it is first asked.
-func (o *Service) SyncCustomResources(crds []*apiextensionsv1.CustomResourceDefinition, gvs []schema.GroupVersion) {
+// does not depend on when it is first asked. The v3 specs of the CRDs'
+// versions come from specs (see [CRDSpecs]; nil builds them).
+func (o *Service) SyncCustomResources(crds []*apiextensionsv1.CustomResourceDefinition, gvs []schema.GroupVersion, specs *CRDSpecs) {
 	for _, gv := range gvs {
-		doc, ok, err := CustomResourceV3(crds, gv)
+		doc, ok, err := CustomResourceV3(crds, gv, specs)
 		if err != nil || !ok {
 			o.RemoveGroupVersion(gv)
 			continue
@@ -48,14 +49,15 @@ func (o *Service) SyncCustomResources(crds []*apiextensionsv1.CustomResourceDefi
 
 // CustomResourceV3 returns the /openapi/v3 document of a CRD group-version:
 // the specs of every crd serving it, merged as builder.MergeSpecsV3 merges
-// them; ok is false when no crd serves gv.
-func CustomResourceV3(crds []*apiextensionsv1.CustomResourceDefinition, gv schema.GroupVersion) (doc *spec3.OpenAPI, ok bool, err error) {
+// them; ok is false when no crd serves gv. Each CRD's spec comes from
+// built (see [CRDSpecs]; nil builds them).
+func CustomResourceV3(crds []*apiextensionsv1.CustomResourceDefinition, gv schema.GroupVersion, built *CRDSpecs) (doc *spec3.OpenAPI, ok bool, err error) {
 	var specs []*spec3.OpenAPI
 	for _, crd := range crds {
 		if crd.Spec.Group != gv.Group || !apihelpers.HasServedCRDVersion(crd, gv.Version) {
 			continue
 		}
-		v3, err := builder.BuildOpenAPIV3(crd, gv.Version, builder.Options{IncludeSelectableFields: true})
+		v3, err := built.V3(crd, gv.Version)
 		if err != nil {
 			return nil, false, fmt.Errorf("openapi: v3 of %s %s: %w", crd.Name, gv.Version, err)
 		}

@@ -66,14 +66,14 @@ func TestCustomResourceV2PartSharedDefinitions(t *testing.T) {
 // group-version and that an unserved group-version has none.
 func TestCustomResourceV3(t *testing.T) {
 	crds := []*apiextensionsv1.CustomResourceDefinition{testCRD()}
-	doc, ok, err := CustomResourceV3(crds, schema.GroupVersion{Group: "example.com", Version: "v1"})
+	doc, ok, err := CustomResourceV3(crds, schema.GroupVersion{Group: "example.com", Version: "v1"}, nil)
 	if err != nil || !ok {
 		t.Fatalf("CustomResourceV3(example.com/v1) = ok %v, err %v", ok, err)
 	}
 	if _, ok := doc.Paths.Paths["/apis/example.com/v1/namespaces/{namespace}/crontabs/{name}"]; !ok {
 		t.Errorf("CustomResourceV3 paths lack the namespaced item path")
 	}
-	if _, ok, err := CustomResourceV3(crds, schema.GroupVersion{Group: "other.com", Version: "v1"}); ok || err != nil {
+	if _, ok, err := CustomResourceV3(crds, schema.GroupVersion{Group: "other.com", Version: "v1"}, nil); ok || err != nil {
 		t.Errorf("CustomResourceV3(other.com/v1) = ok %v, err %v, want neither", ok, err)
 	}
 }
