@@ -280,10 +280,12 @@ func TestLayoutTimeScale(t *testing.T) {
 	}
 }
 
-// TestLayoutFitsAnyLanes: up to twelve lanes the diagram fits a 1400 px
-// window (diagMaxWidth), and every lane's head fits its lane.
+// TestLayoutFitsAnyLanes: the diagram fits a 1400 px window
+// (diagMaxWidth) whatever the number of lanes (up to the 400 tried), and
+// up to forty every lane's head fits its lane, the name across it or
+// turned up it (and the rows move down below the heads).
 func TestLayoutFitsAnyLanes(t *testing.T) {
-	for n := 1; n <= 12; n++ {
+	for n := 1; n <= 400; n++ {
 		var tl Timeline
 		for i := range n - 1 {
 			tl = append(tl, Entry{Kind: KindClient, Lane: fmt.Sprintf("listwatch-client-%d", i), Text: "x"})
@@ -292,12 +294,23 @@ func TestLayoutFitsAnyLanes(t *testing.T) {
 		if d.Width > diagMaxWidth {
 			t.Errorf("%d lanes: diagram %d px wide, want at most %d", n, d.Width, diagMaxWidth)
 		}
+		if n > 40 {
+			continue
+		}
 		if d.TextX+diagTextMin > d.Width {
 			t.Errorf("%d lanes: the text column is %d px, want at least %d", n, d.Width-d.TextX, diagTextMin)
 		}
 		for _, l := range d.Lanes {
-			if w := float64(len([]rune(l.Label))) * diagHeadCharW * float64(l.FontSize) / 12; w > float64(l.HeadW) || l.HeadW > l.W {
+			w := float64(len([]rune(l.Label))) * diagHeadCharW * float64(l.FontSize) / 12
+			switch {
+			case l.Label == "" || !strings.HasPrefix(l.Name, strings.TrimSuffix(l.Label, "…")):
+				t.Errorf("%d lanes: head %q of lane %q", n, l.Label, l.Name)
+			case !l.Vertical && (w > float64(l.HeadW) || l.HeadW > l.W):
 				t.Errorf("%d lanes: head %q (%dpx font) is %.0f px in a head %d px wide, lane %d", n, l.Label, l.FontSize, w, l.HeadW, l.W)
+			case l.Vertical && (w > float64(l.HeadH) || l.FontSize > l.W-2 || l.HeadW > l.W || l.HeadY+d.Shift != 16 || l.HeadH != 26+d.Shift):
+				t.Errorf("%d lanes: turned head %q (%dpx font) is %.0f px up a head %d px tall, %d wide, at y %d; lane %d wide, shift %d", n, l.Label, l.FontSize, w, l.HeadH, l.HeadW, l.HeadY, l.W, d.Shift)
+			case l.Vertical != (l.W < diagLaneMin):
+				t.Errorf("%d lanes: lane %q vertical=%v", n, l.Name, l.Vertical)
 			}
 		}
 	}
