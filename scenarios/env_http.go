@@ -63,6 +63,9 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	served := resp.Header.Get(fakeapiserver.APIServerHeader)
 	if isWatchRequest(req.URL) && resp.StatusCode == http.StatusOK {
+		if id, ok := req.Context().Value(auditIDKey{}).(*string); ok {
+			*id = resp.Header.Get("Audit-Id")
+		}
 		t.record(entry(KindResponse, served, "", "%s, headers %s; the body stays open%s", resp.Status, describeStreamHeaders(resp), t.servedBy(resp)))
 		if t.errorEvents {
 			resp.Body = &errorEvents{body: resp.Body, t: t, stream: stream}
@@ -85,6 +88,11 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	t.record(en)
 	return resp, nil
 }
+
+// auditIDKey is the context key under which a watch request carries
+// where to put its response's Audit-Id (a *string), for a caller that
+// does not see the response (client-go's typed Watch).
+type auditIDKey struct{}
 
 // streamNameKey is the context key under which a watch request carries
 // the name of the stream it opens, for the entries recorded of it.
@@ -473,9 +481,9 @@ type Stream struct {
 	pending *WatchEvent
 	// last is the type of the last event taken from the stream.
 	last watch.EventType
-	// slowAtOpen is the server's count of watches ended as too slow when
-	// the stream opened.
-	slowAtOpen int64
+	// auditID is the watch response's Audit-Id, by which the server
+	// says whether it ended the watch as too slow.
+	auditID string
 }
 
 // Watch opens a raw HTTP watch on path (its query must ask for a watch);
@@ -496,7 +504,6 @@ func (e *Env) WatchPaused(path string, resume <-chan struct{}) (*Stream, error) 
 func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
 	name := e.nextStreamName()
 	ctx, cancel := context.WithCancel(context.WithValue(e.ctx, streamNameKey{}, name))
-	slow := e.srv.WatchStats().SlowTerminated
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+path, nil)
 	if err != nil {
 		cancel()
@@ -513,7 +520,7 @@ func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
 		cancel()
 		return nil, fmt.Errorf("%w: watch %s answered %s", ErrExpectation, path, resp.Status)
 	}
-	s := &Stream{Response: resp, e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), slowAtOpen: slow}
+	s := &Stream{Response: resp, e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), auditID: resp.Header.Get("Audit-Id")}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -586,12 +593,13 @@ func wireEvent(typ watch.EventType, o wireObject) WatchEvent {
 // scenario reads them.
 func (e *Env) WatchTyped(ns string, opts metav1.ListOptions) (*Stream, error) {
 	name := e.nextStreamName()
-	slow := e.srv.WatchStats().SlowTerminated
-	w, err := e.cs.CoreV1().ConfigMaps(ns).Watch(context.WithValue(e.ctx, streamNameKey{}, name), opts)
+	var auditID string
+	ctx := context.WithValue(context.WithValue(e.ctx, streamNameKey{}, name), auditIDKey{}, &auditID)
+	w, err := e.cs.CoreV1().ConfigMaps(ns).Watch(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: watch configmaps: %w", err)
 	}
-	s := &Stream{e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), slowAtOpen: slow}
+	s := &Stream{e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), auditID: auditID}
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
 	go func() {
@@ -677,7 +685,7 @@ func (s *Stream) endOf(ev WatchEvent) StreamEnd {
 		return EndBroken
 	case s.last == watch.Error:
 		return EndError
-	case s.e.srv.WatchStats().SlowTerminated > s.slowAtOpen:
+	case s.e.srv.WatchEndedSlow(s.auditID):
 		return EndSlowConsumer
 	}
 	return EndClosed

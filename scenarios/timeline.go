@@ -110,9 +110,10 @@ const (
 	EndCut StreamEnd = "cut"
 	// EndBroken: the stream failed otherwise (a transport error).
 	EndBroken StreamEnd = "broken"
-	// EndSlowConsumer: the server ended the response cleanly while
-	// counting a watcher as too slow (WatchStats.SlowTerminated grew
-	// while the stream was open).
+	// EndSlowConsumer: the server ended the response cleanly because it
+	// found this watcher too slow (the fake says so of the watch by its
+	// response's Audit-Id: fakeapiserver.Server.WatchEndedSlow; a client
+	// of kube-apiserver cannot tell it from EndClosed).
 	EndSlowConsumer StreamEnd = "slow consumer"
 )
 
