@@ -3,7 +3,6 @@ package scenarios
 import (
 	"math"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -371,7 +370,7 @@ func newAxis(tl Timeline, x int) diagAxis {
 	var maxRV int64
 	minRV := int64(-1)
 	for _, en := range tl {
-		for _, rv := range append(tokenRVs(en.Text), en.RV) {
+		for _, rv := range []string{en.Token, en.RV} {
 			if n, ok := parseRV(rv); ok {
 				maxRV = max(maxRV, n)
 				if minRV < 0 || n < minRV {
@@ -399,10 +398,8 @@ func layoutRow(en Entry, textChars int, axis diagAxis, y int) diagRow {
 	if rv, ok := parseRV(en.RV); ok {
 		r.RVDotX = axis.at(rv)
 	}
-	if t := tokenRVs(en.Text); len(t) > 0 {
-		if rv, ok := parseRV(t[0]); ok {
-			r.TokenDotX = axis.at(rv)
-		}
+	if rv, ok := parseRV(en.Token); ok {
+		r.TokenDotX = axis.at(rv)
 	}
 	if en.Kind == KindClock {
 		r.Clock = true
@@ -416,30 +413,12 @@ func layoutRow(en Entry, textChars int, axis diagAxis, y int) diagRow {
 	return r
 }
 
-// tokenRE finds the RV of a continue token as describeContinue renders it.
-var tokenRE = regexp.MustCompile(`<token rv=(\d+) `)
-
-// tokenRVs are the RVs of the continue tokens text mentions.
-func tokenRVs(text string) []string {
-	var rvs []string
-	for _, m := range tokenRE.FindAllStringSubmatch(text, -1) {
-		rvs = append(rvs, m[1])
-	}
-	return rvs
-}
-
-// faultAPIRE finds the instance a fault names (its JSON's "apiserver").
-var faultAPIRE = regexp.MustCompile(`"apiserver":"([^"]+)"`)
-
 // faultAPIServer is the apiserver instance a fault entry names, if any.
 func faultAPIServer(en Entry) string {
 	if en.Kind != KindFault {
 		return ""
 	}
-	if m := faultAPIRE.FindStringSubmatch(en.Text); m != nil {
-		return m[1]
-	}
-	return ""
+	return en.APIServer
 }
 
 func newArrow(from, to int, label, class string) *diagArrow {

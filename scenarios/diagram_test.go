@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // TestLayoutDiagram: lanes in order of first appearance with the server
@@ -97,7 +99,7 @@ func TestLayoutStreams(t *testing.T) {
 	add(event(0, "raw", "error", "ERROR Status 410 Expired: \"too old\""))
 	add(endOf(0, "raw", "error", EndError))
 	add(watchReq(0, "raw", "cut", "watch=true")...)
-	add(Entry{Kind: KindFault, Text: `fault CutWatch {"kind":"CutWatch"}`})
+	add(Entry{Kind: KindFault, Fault: faults.CutWatch, Text: `fault CutWatch {"kind":"CutWatch"}`})
 	add(event(0, "raw", "cut", "ADDED default/a"))
 	add(endOf(0, "raw", "cut", EndCut))
 	add(watchReq(0, "raw", "slow", "watch=true")...)
@@ -106,14 +108,14 @@ func TestLayoutStreams(t *testing.T) {
 	add(watchReq(0, "raw", "hung", "watch=true")...)
 	add(Entry{Kind: KindRequest, Lane: "listwatch", Text: "GET /api/v1/namespaces/default/configmaps?timeoutSeconds=T&watch=true"},
 		Entry{Kind: KindResponse, Lane: "listwatch", Text: "200 OK, headers [...]; the body stays open"})
-	add(Entry{Kind: KindFault, Text: `fault HangWatch {"kind":"HangWatch","streams":"open"}`})
+	add(Entry{Kind: KindFault, Fault: faults.HangWatch, Text: `fault HangWatch {"kind":"HangWatch","streams":"open"}`})
 	add(Entry{Kind: KindClock, Text: "clock +2m30s"})
-	add(Entry{At: at(150 * time.Second), Kind: KindClient, Lane: "listwatch", Text: "listwatch: watch-end reason=stream closed by the client: no end of stream by timeoutSeconds plus grace"})
+	add(Entry{At: at(150 * time.Second), Kind: KindClient, Lane: "listwatch", End: EndClient, Text: "listwatch: watch-end reason=stream closed by the client: no end of stream by timeoutSeconds plus grace"})
 	add(endOf(at(150*time.Second), "raw", "timeout", EndClosed))
-	add(Entry{At: at(150 * time.Second), Kind: KindFault, Text: "apiserver restart: every watch is closed"})
+	add(Entry{At: at(150 * time.Second), Kind: KindFault, Fault: faults.Restart, Text: "apiserver restart: every watch is closed"})
 	add(event(at(150*time.Second), "raw", "restarted", "BOOKMARK"))
 	add(watchReq(at(150*time.Second), "raw", "hung2", "watch=true")...)
-	add(Entry{At: at(150 * time.Second), Kind: KindFault, Text: `fault HangWatch {"kind":"HangWatch","streams":"open"}`})
+	add(Entry{At: at(150 * time.Second), Kind: KindFault, Fault: faults.HangWatch, Text: `fault HangWatch {"kind":"HangWatch","streams":"open"}`})
 
 	d := layoutDiagram(tl)
 	type got struct{ End, Class string }
@@ -187,8 +189,8 @@ func TestLayoutStreams(t *testing.T) {
 func TestLayoutResponses(t *testing.T) {
 	tl := Timeline{
 		{Kind: KindRequest, Lane: "pager", Text: "GET /api/v1/namespaces/default/configmaps?limit=40"},
-		{Kind: KindResponse, Lane: "pager", RV: "320", Bytes: 96000, Text: "200 OK ConfigMapList at rv 320, 40 items [...], continue <token rv=320 after=obj-039>"},
-		{Kind: KindRequest, Lane: "pager", Text: "GET /api/v1/namespaces/default/configmaps?continue=<token rv=300 after=obj-039>&limit=40"},
+		{Kind: KindResponse, Lane: "pager", RV: "320", Bytes: 96000, Token: "320", Text: "200 OK ConfigMapList at rv 320, 40 items [...], continue <token rv=320 after=obj-039>"},
+		{Kind: KindRequest, Lane: "pager", Token: "300", Text: "GET /api/v1/namespaces/default/configmaps?continue=<token rv=300 after=obj-039>&limit=40"},
 		{Kind: KindResponse, Lane: "pager", Bytes: 400, Text: "410 Gone Status 410 Expired: \"The provided continue parameter is too old\""},
 		{Kind: KindResponse, Lane: "pager", Bytes: 288000, Text: "504 Gateway Timeout Status 504 Timeout"},
 	}
@@ -214,7 +216,7 @@ func TestLayoutResponses(t *testing.T) {
 func TestLayoutAPIServers(t *testing.T) {
 	tl := Timeline{
 		{Kind: KindWrite, RV: "201", Text: "create default/alpha"},
-		{Kind: KindFault, Text: `fault FreezeAPIServer {"kind":"FreezeAPIServer","apiserver":"apiserver-1"}`},
+		{Kind: KindFault, Fault: faults.FreezeAPIServer, APIServer: "apiserver-1", Text: `fault FreezeAPIServer {"kind":"FreezeAPIServer","apiserver":"apiserver-1"}`},
 		{Kind: KindRequest, Lane: "scenario", Text: "GET /api/v1/namespaces/default/configmaps"},
 		{Kind: KindResponse, Lane: "scenario", APIServer: "apiserver-0", Text: "200 OK ConfigMapList"},
 		{Kind: KindRequest, Lane: "scenario", Text: "GET /api/v1/namespaces/default/configmaps?resourceVersion=0"},

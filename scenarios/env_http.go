@@ -55,7 +55,9 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		return en
 	}
-	t.record(entry(KindRequest, req.Header.Get(fakeapiserver.APIServerHeader), q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout)))
+	reqEn := entry(KindRequest, req.Header.Get(fakeapiserver.APIServerHeader), q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout))
+	reqEn.Token = continueRV(q.Get("continue"))
+	t.record(reqEn)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		t.record(entry(KindResponse, "", "", "transport error: %v", err))
@@ -79,12 +81,12 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	rv, text := summarizeBody(body)
+	rv, token, text := summarizeBody(body)
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		text += ", Retry-After: " + ra
 	}
 	en := entry(KindResponse, served, rv, "%s %s%s", resp.Status, text, t.servedBy(resp))
-	en.Bytes = len(body)
+	en.Bytes, en.Token = len(body), continueRV(token)
 	t.record(en)
 	return resp, nil
 }
@@ -203,6 +205,19 @@ func describeContinue(token string) string {
 	return fmt.Sprintf("<token rv=%d after=%s>", c.RV, strings.Trim(c.Start, "/\x00"))
 }
 
+// continueRV is the RV a continue token holds, "" for none or an
+// undecodable one.
+func continueRV(token string) string {
+	if token == "" {
+		return ""
+	}
+	c, err := decodeContinue(token)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(c.RV, 10)
+}
+
 // decodeContinue reads the JSON inside a continue token.
 func decodeContinue(token string) (kubewire.ContinueToken, error) {
 	c, err := kubewire.ParseContinue(token)
@@ -260,19 +275,19 @@ func (o wireObject) status() *metav1.Status {
 }
 
 // summarizeBody describes a response body in one line and returns the RV
-// it carries.
-func summarizeBody(body []byte) (rv, text string) {
+// and the continue token it carries.
+func summarizeBody(body []byte) (rv, token, text string) {
 	var o wireObject
 	if err := json.Unmarshal(body, &o); err != nil || o.Kind == "" {
-		return "", fmt.Sprintf("(%d bytes)", len(body))
+		return "", "", fmt.Sprintf("(%d bytes)", len(body))
 	}
 	if o.Kind == "Status" {
-		return "", describeStatus(o.status())
+		return "", o.Metadata.Continue, describeStatus(o.status())
 	}
 	if o.Items == nil && !strings.HasSuffix(o.Kind, "List") {
-		return o.Metadata.ResourceVersion, o.Kind + " " + o.key()
+		return o.Metadata.ResourceVersion, "", o.Kind + " " + o.key()
 	}
-	return o.Metadata.ResourceVersion, describeList(o)
+	return o.Metadata.ResourceVersion, o.Metadata.Continue, describeList(o)
 }
 
 func describeStatus(st *metav1.Status) string {
