@@ -473,10 +473,6 @@ func responseLabel(text string) (string, bool) {
 // stream, "events" for a summary of many.
 func eventLabel(text string) string {
 	f := strings.Fields(text)
-	if len(f) > 0 && slices.Contains([]string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}, f[0]) {
-		// A client-go client's event, which names no stream.
-		f = append([]string{""}, f...)
-	}
 	if len(f) < 2 {
 		return ""
 	}

@@ -245,9 +245,7 @@ func (l *rowLayout) stream(en Entry) *diagStream {
 			return s
 		}
 	}
-	if en.Stream == "" {
-		// A client's: its events (client-go's, recorded as they go by)
-		// name no stream.
+	if en.Stream == "" && en.Kind != KindEvent {
 		return l.laneStream(en.Lane)
 	}
 	return nil

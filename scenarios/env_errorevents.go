@@ -9,12 +9,10 @@ import (
 )
 
 // errorEvents is the body of a client-go client's watch response: it
-// passes every byte on to client-go and records, as the frames go by, its
-// events: the ERROR events, so that the timeline shows why a client-go
-// client relisted, and the others Quiet, for the HTML diagram to draw on
-// the stream's bar (the text timeline leaves them out: what the client
-// did with them shows in its store). The JSON watch encoding ends each
-// frame with a newline.
+// passes every byte on to client-go and records, as the frames go by, the
+// ERROR events among them, so that the timeline shows why a client-go
+// client relisted (its other events stay out: what it did with them shows
+// in its store). The JSON watch encoding ends each frame with a newline.
 type errorEvents struct {
 	body io.ReadCloser
 	t    *recordingTransport
@@ -39,22 +37,18 @@ func (r *errorEvents) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// frame records the frame f: an ERROR event in the text timeline, others
-// Quiet, with their size.
+// frame records the frame f if it is an ERROR event.
 func (r *errorEvents) frame(f []byte) {
 	var fr struct {
 		Type   watch.EventType `json:"type"`
 		Object wireObject      `json:"object"`
 	}
-	if json.Unmarshal(f, &fr) != nil || fr.Type == "" {
+	if json.Unmarshal(f, &fr) != nil || fr.Type != watch.Error {
 		return
 	}
 	ev := wireEvent(fr.Type, fr.Object)
 	en := r.t.e.entry(KindEvent, ev.RV, "%s", ev)
 	en.Stream = r.stream
-	if fr.Type != watch.Error {
-		en.Quiet, en.Bytes = true, len(f)+1 // and its newline
-	}
 	r.t.record(en)
 }
 
