@@ -473,6 +473,10 @@ func responseLabel(text string) (string, bool) {
 // stream, "events" for a summary of many.
 func eventLabel(text string) string {
 	f := strings.Fields(text)
+	if len(f) > 0 && f[0] == "ERROR" {
+		// A client-go client's ERROR event, which names no stream.
+		f = append([]string{""}, f...)
+	}
 	if len(f) < 2 {
 		return ""
 	}

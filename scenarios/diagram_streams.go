@@ -245,7 +245,9 @@ func (l *rowLayout) stream(en Entry) *diagStream {
 			return s
 		}
 	}
-	if en.Stream == "" && en.Kind != KindEvent {
+	if en.Stream == "" {
+		// A client's: its ERROR events (client-go's, recorded as they
+		// go by) name no stream.
 		return l.laneStream(en.Lane)
 	}
 	return nil
