@@ -271,7 +271,7 @@ func (w *watchStream) follow(cursor int64) {
 		}
 		hub.window.observe(w.req.res.storageKey, events)
 		if round > 0 && w.lagging(events, hub.cfg.SlowWatcherMaxLag) {
-			hub.slow.Add(1) // ended as the cacher ends a blocked watcher: no ERROR
+			hub.endedSlow(w.enc.auditID) // ended as the cacher ends a blocked watcher: no ERROR
 			return
 		}
 		sent, err := w.sendChanges(events)
@@ -381,7 +381,7 @@ func (w *watchStream) endOnReadError(err error, cursor int64, round int) {
 	case errors.Is(err, store.ErrCompacted) && round == 0:
 		w.sendError(tooOldResourceVersion(cursor, w.s.store.CompactedRV()))
 	case errors.Is(err, store.ErrCompacted):
-		w.s.watch.slow.Add(1)
+		w.s.watch.endedSlow(w.enc.auditID)
 	default:
 		w.sendError(err)
 	}

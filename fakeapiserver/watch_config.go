@@ -115,6 +115,18 @@ type WatchStats struct {
 	StaleDropped int64
 }
 
+// WatchEndedSlow reports whether the slow-consumer rule
+// ([WatchConfig.SlowWatcherMaxLag], [WatchConfig.SlowWatcherWriteTimeout],
+// or a compaction overtaking the watcher: what [WatchStats.SlowTerminated]
+// counts) ended the watch whose response carried the Audit-Id header
+// auditID. The server notes it before it ends the response, so a client
+// that saw its watch end cleanly can ask why: kube-apiserver's client
+// cannot (the cacher ends such a watch with no ERROR event), the fake's
+// tests and scenarios can. Safe for concurrent use.
+func (s *Server) WatchEndedSlow(auditID string) bool {
+	return auditID != "" && s.watch.wasSlow(auditID)
+}
+
 // WatchStats returns the WATCH path's counters. Safe for concurrent use.
 func (s *Server) WatchStats() WatchStats {
 	return s.watch.stats()

@@ -50,6 +50,9 @@ type eventWriter struct {
 	deadline *writeDeadline
 	// faults is the stream's fault hook (faults_watch.go); nil-safe.
 	faults *watchFaults
+	// auditID is the response's Audit-Id: [Server.WatchEndedSlow] looks
+	// the watch up by it.
+	auditID string
 	// headersSent is set once the stream has encoded an event: a Table
 	// watch sends its column definitions with the first one only.
 	headersSent bool
@@ -68,9 +71,10 @@ func (s *Server) beginStream(ctx context.Context, req *request, out outputType, 
 	}
 	enc := &eventWriter{
 		s: s, hub: s.watch, res: req.res, out: out, include: includeObjectParam(req.r),
-		batch: eventBatch{pool: &s.watch.batches},
-		w:     req.w,
-		rc:    rc,
+		batch:   eventBatch{pool: &s.watch.batches},
+		w:       req.w,
+		rc:      rc,
+		auditID: h.Get("Audit-Id"),
 	}
 	enc.frames = out.info.StreamSerializer.Framer.NewFrameWriter(&enc.batch)
 	bookmarks := p.opts.AllowWatchBookmarks
@@ -187,7 +191,7 @@ func (e *eventWriter) writeFailed(err error) error {
 		return err
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		e.hub.slow.Add(1)
+		e.hub.endedSlow(e.auditID)
 	}
 	return err
 }

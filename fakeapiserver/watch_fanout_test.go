@@ -108,6 +108,12 @@ func TestWatchSlowConsumer(t *testing.T) {
 				if got := b.srv.WatchStats().SlowTerminated; got != 1 {
 					t.Errorf("WatchStats().SlowTerminated = %d, want 1", got)
 				}
+				if id := resp.Header.Get("Audit-Id"); !b.srv.WatchEndedSlow(id) {
+					t.Errorf("WatchEndedSlow(%q) = false, want true: the server ended that watch as too slow", id)
+				}
+				if b.srv.WatchEndedSlow("some-other-watch") {
+					t.Errorf("WatchEndedSlow(some-other-watch) = true, want false")
+				}
 				if got := b.srv.WatchStats().Active; got != 0 {
 					t.Errorf("WatchStats().Active = %d, want 0", got)
 				}

@@ -22,11 +22,34 @@ type watchHub struct {
 
 	started, active, sent, expired, slow, staleDropped atomic.Int64
 
-	// mu guards the field below.
+	// mu guards the fields below.
 	mu sync.Mutex
 	// relisted is closed by CompactWatchHistory to end every open watch,
 	// then replaced.
 	relisted chan struct{}
+	// slowEnded holds the Audit-Ids of the watches the slow-consumer rule
+	// ended (one entry per such watch, for the server's life: they are
+	// few, a server that ends thousands is a test of that).
+	slowEnded map[string]bool
+}
+
+// endedSlow counts a watch ended by the slow-consumer rule and notes its
+// Audit-Id, before the response ends.
+func (h *watchHub) endedSlow(auditID string) {
+	h.slow.Add(1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.slowEnded == nil {
+		h.slowEnded = map[string]bool{}
+	}
+	h.slowEnded[auditID] = true
+}
+
+// wasSlow reports whether endedSlow noted auditID.
+func (h *watchHub) wasSlow(auditID string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.slowEnded[auditID]
 }
 
 // relistChan returns the channel the next watch-cache re-list closes.

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"math"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,23 +14,32 @@ import (
 const (
 	// diagMaxWidth is the widest the diagram gets: a 1400 px window less
 	// the page's margins (24 px each side), so no lane or text overflows.
-	diagMaxWidth  = 1352
-	diagTop       = 64  // below the lane heads
-	diagRulerX    = 66  // the time ruler's line
-	diagRVX       = 76  // resourceVersion column
-	diagLanesX    = 128 // left edge of the first lane
-	diagLaneMax   = 150 // a lane's width when there is room
-	diagLaneMin   = 56  // the narrowest lane: the width grows past it
-	diagAxisGap   = 12  // last lane to the RV axis
-	diagAxisW     = 180 // width of the RV axis
-	diagTextGap   = 12  // RV axis to the text column
-	diagTextPref  = 460 // the text column's width when there is room
-	diagTextMin   = 240 // the narrowest text column
-	diagCharW     = 7.3 // width of one character of the 12px monospace font
-	diagHeadCharW = 7.2 // width of one character of a 12px bold lane head
-	diagLineH     = 16  // one line of text
-	diagRowPad    = 8   // added to each row's lines
-	diagBottomPad = 40
+	diagMaxWidth = 1352
+	diagTop      = 64  // below the lane heads
+	diagRulerX   = 66  // the time ruler's line
+	diagRVX      = 76  // resourceVersion column
+	diagLanesX   = 128 // left edge of the first lane
+	diagLaneMax  = 150 // a lane's width when there is room
+	diagLaneMin  = 56  // the narrowest lane with its name across it
+	// diagLaneNarrow is the narrowest lane with its name written up it
+	// (rotated): past diagLaneMin lanes turn their names; past this the
+	// text column gives up its width down to diagTextFloor, and only then
+	// do lanes get narrower still (their names only in the heads' titles).
+	diagLaneNarrow = 14
+	diagLaneFloor  = 2
+	// diagHeadTallMax is the tallest a rotated lane head gets.
+	diagHeadTallMax = 150
+	diagAxisGap     = 12  // last lane to the RV axis
+	diagAxisW       = 180 // width of the RV axis
+	diagTextGap     = 12  // RV axis to the text column
+	diagTextPref    = 460 // the text column's width when there is room
+	diagTextMin     = 240 // the narrowest text column
+	diagTextFloor   = 120 // the narrowest text column past diagLaneNarrow lanes
+	diagCharW       = 7.3 // width of one character of the 12px monospace font
+	diagHeadCharW   = 7.2 // width of one character of a 12px bold lane head
+	diagLineH       = 16  // one line of text
+	diagRowPad      = 8   // added to each row's lines
+	diagBottomPad   = 40
 	// diagSizeMaxW is the length of the bar of the largest body or frame
 	// of the run; others are drawn in proportion.
 	diagSizeMaxW = 110
@@ -47,8 +55,11 @@ const (
 // diagram is a laid-out [Timeline]: what the HTML template draws.
 type diagram struct {
 	Width, Height int
-	Lanes         []diagLane
-	Rows          []diagRow
+	// Shift moves everything below the lane heads down, to make room for
+	// rotated heads (Vertical lanes); 0 when lane names run across.
+	Shift int
+	Lanes []diagLane
+	Rows  []diagRow
 	// Gaps draw the virtual time that passes between rows.
 	Gaps []diagGap
 	// Streams are the watch streams, a bar each from request to end.
@@ -81,6 +92,12 @@ type diagLane struct {
 	// FontSize fits Label in it.
 	HeadW, HeadHalf, FontSize int
 	Server                    bool
+	// Vertical is true for a lane too narrow for its name across: the
+	// head is HeadH tall (from the top of the diagram, above the shifted
+	// part) and the name is written up it, centred at HeadCY.
+	Vertical     bool
+	HeadY, HeadH int
+	HeadCY       int
 }
 
 // arrowClasses are the classes of arrows, each with its arrowhead.
@@ -189,12 +206,31 @@ func layoutDiagram(tl Timeline) *diagram {
 	d := &diagram{}
 	clients, servers := laneNames(tl)
 	d.MultiAPIServer = len(servers) > 1
-	laneW, textW := fitLanes(len(clients) + len(servers))
+	names := slices.Concat(clients, servers)
+	laneW, textW := fitLanes(len(names))
 	x := map[string]int{}
-	for i, n := range slices.Concat(clients, servers) {
-		headW := min(130, laneW-8)
-		label, size := fitLabel(n, headW-6)
-		l := diagLane{Name: n, Label: label, FontSize: size, X: diagLanesX + i*laneW + laneW/2, W: laneW, HeadW: headW, HeadHalf: headW / 2, Server: i >= len(clients)}
+	vertical := laneW < diagLaneMin
+	if vertical {
+		d.Shift = verticalShift(names, laneW)
+	}
+	for i, n := range names {
+		l := diagLane{Name: n, X: diagLanesX + i*laneW + laneW/2, W: laneW, Server: i >= len(clients)}
+		if vertical {
+			// A head as tall as the longest name needs, the name
+			// written up it, in a font the lane's width takes.
+			l.Vertical = true
+			l.HeadW = max(1, laneW-2)
+			l.HeadY, l.HeadH = 16-d.Shift, 26+d.Shift
+			l.HeadCY = l.HeadY + l.HeadH/2
+			l.Label, l.FontSize = fitLabel(n, l.HeadH-8, verticalFont(laneW))
+			if laneW < 8 {
+				l.Label = "" // too narrow to read: the head's title has it
+			}
+		} else {
+			l.HeadW = min(130, laneW-8)
+			l.Label, l.FontSize = fitLabel(n, l.HeadW-6, 12)
+		}
+		l.HeadHalf = l.HeadW / 2
 		d.Lanes = append(d.Lanes, l)
 		x[n] = l.X
 	}
@@ -245,7 +281,7 @@ func layoutDiagram(tl Timeline) *diagram {
 		prev = &tl[i]
 	}
 	lay.finish(y)
-	d.Height = y + diagBottomPad
+	d.Height = y + diagBottomPad + d.Shift
 	return d
 }
 
@@ -273,41 +309,68 @@ func laneNames(tl Timeline) (clients, servers []string) {
 	return clients, append(servers, laneEtcd)
 }
 
-// fitLanes shares the width among n lanes and the text column: lanes as
-// wide as diagLaneMax while the text column keeps diagTextPref, then
-// narrower lanes down to diagLaneMin, then a narrower text column down to
-// diagTextMin; past that (some twelve lanes) the diagram grows wider than
-// diagMaxWidth.
+// fitLanes shares the width among n lanes and the text column, so that
+// the diagram never gets wider than diagMaxWidth: lanes as wide as
+// diagLaneMax while the text column keeps diagTextPref, then narrower
+// lanes down to diagLaneMin, then a narrower text column down to
+// diagTextMin; then (some twelve lanes) lanes narrower than diagLaneMin,
+// their names turned up (layoutDiagram), down to diagLaneNarrow (some
+// fifty lanes); then a text column down to diagTextFloor; then lanes
+// narrower still, down to diagLaneFloor (past some four hundred lanes
+// the diagram grows wider).
 func fitLanes(n int) (laneW, textW int) {
 	fixed := diagLanesX + diagAxisGap + diagAxisW + diagTextGap
 	laneW = min(diagLaneMax, (diagMaxWidth-fixed-diagTextPref)/n)
 	if laneW < diagLaneMin {
-		laneW = max(diagLaneMin, (diagMaxWidth-fixed-diagTextMin)/n)
+		laneW = (diagMaxWidth - fixed - diagTextMin) / n
 	}
-	return laneW, max(diagTextMin, diagMaxWidth-fixed-n*laneW)
+	if laneW < diagLaneNarrow {
+		laneW = max(diagLaneFloor, min(diagLaneNarrow, (diagMaxWidth-fixed-diagTextFloor)/n))
+	}
+	return laneW, max(diagTextFloor, diagMaxWidth-fixed-n*laneW)
 }
 
-// fitLabel fits name into w pixels of a lane head: in a font of 12 px
-// down to 9, then shortened with "…" (the head's title has it whole).
-func fitLabel(name string, w int) (string, int) {
+// verticalFont is the font size of a name written up a lane laneW wide.
+func verticalFont(laneW int) int { return min(12, max(laneW-4, 1)) }
+
+// verticalShift is how far the diagram moves down for rotated lane heads
+// laneW wide: as much as the longest name needs, up to diagHeadTallMax.
+func verticalShift(names []string, laneW int) int {
+	longest := 0
+	for _, n := range names {
+		longest = max(longest, len([]rune(n)))
+	}
+	need := int(math.Ceil(float64(longest)*diagHeadCharW*float64(verticalFont(laneW))/12)) + 8
+	return max(0, min(diagHeadTallMax, need)-26)
+}
+
+// fitLabel fits name into w pixels of a lane head: in a font of size
+// px down to 9 (or size, if smaller), then shortened with "…" (the
+// head's title has it whole).
+func fitLabel(name string, w, size int) (string, int) {
 	r := []rune(name)
-	for size := 12; size >= 9; size-- {
+	least := min(9, size)
+	for ; size >= least; size-- {
 		if float64(len(r))*diagHeadCharW*float64(size)/12 <= float64(w) {
 			return name, size
 		}
 	}
-	n := int(float64(w) / (diagHeadCharW * 9 / 12))
-	if n < 2 || len(r) <= n {
-		return name, 9
+	size = least
+	n := int(float64(w) / (diagHeadCharW * float64(size) / 12))
+	if n < 2 {
+		return "", size
 	}
-	return string(r[:n-1]) + "…", 9
+	if len(r) <= n {
+		return name, size
+	}
+	return string(r[:n-1]) + "…", size
 }
 
 func newAxis(tl Timeline, x int) diagAxis {
 	var maxRV int64
 	minRV := int64(-1)
 	for _, en := range tl {
-		for _, rv := range append(tokenRVs(en.Text), en.RV) {
+		for _, rv := range []string{en.Token, en.RV} {
 			if n, ok := parseRV(rv); ok {
 				maxRV = max(maxRV, n)
 				if minRV < 0 || n < minRV {
@@ -335,10 +398,8 @@ func layoutRow(en Entry, textChars int, axis diagAxis, y int) diagRow {
 	if rv, ok := parseRV(en.RV); ok {
 		r.RVDotX = axis.at(rv)
 	}
-	if t := tokenRVs(en.Text); len(t) > 0 {
-		if rv, ok := parseRV(t[0]); ok {
-			r.TokenDotX = axis.at(rv)
-		}
+	if rv, ok := parseRV(en.Token); ok {
+		r.TokenDotX = axis.at(rv)
 	}
 	if en.Kind == KindClock {
 		r.Clock = true
@@ -352,30 +413,12 @@ func layoutRow(en Entry, textChars int, axis diagAxis, y int) diagRow {
 	return r
 }
 
-// tokenRE finds the RV of a continue token as describeContinue renders it.
-var tokenRE = regexp.MustCompile(`<token rv=(\d+) `)
-
-// tokenRVs are the RVs of the continue tokens text mentions.
-func tokenRVs(text string) []string {
-	var rvs []string
-	for _, m := range tokenRE.FindAllStringSubmatch(text, -1) {
-		rvs = append(rvs, m[1])
-	}
-	return rvs
-}
-
-// faultAPIRE finds the instance a fault names (its JSON's "apiserver").
-var faultAPIRE = regexp.MustCompile(`"apiserver":"([^"]+)"`)
-
 // faultAPIServer is the apiserver instance a fault entry names, if any.
 func faultAPIServer(en Entry) string {
 	if en.Kind != KindFault {
 		return ""
 	}
-	if m := faultAPIRE.FindStringSubmatch(en.Text); m != nil {
-		return m[1]
-	}
-	return ""
+	return en.APIServer
 }
 
 func newArrow(from, to int, label, class string) *diagArrow {
@@ -430,6 +473,10 @@ func responseLabel(text string) (string, bool) {
 // stream, "events" for a summary of many.
 func eventLabel(text string) string {
 	f := strings.Fields(text)
+	if len(f) > 0 && f[0] == "ERROR" {
+		// A client-go client's ERROR event, which names no stream.
+		f = append([]string{""}, f...)
+	}
 	if len(f) < 2 {
 		return ""
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // Watch streams in the diagram: a bar in the client's lane from the
@@ -126,9 +128,9 @@ func (l *rowLayout) place(r *diagRow, tl Timeline, i, maxBytes int) {
 		l.placeFault(r, en)
 	case KindClient:
 		r.Mark = &diagMark{X: laneX, Class: "client"}
-		if _, why, ok := strings.Cut(en.Text, ": watch-end reason="); ok {
+		if en.End != "" {
 			if s := l.laneStream(en.Lane); s != nil {
-				l.closeClientStream(s, why, en.At, r.MidY)
+				l.closeClientStream(s, en, r.MidY)
 			}
 		}
 	}
@@ -243,7 +245,9 @@ func (l *rowLayout) stream(en Entry) *diagStream {
 			return s
 		}
 	}
-	if en.Stream == "" && en.Kind != KindEvent {
+	if en.Stream == "" {
+		// A client's: its ERROR events (client-go's, recorded as they
+		// go by) name no stream.
 		return l.laneStream(en.Lane)
 	}
 	return nil
@@ -316,24 +320,24 @@ func (l *rowLayout) placeFault(r *diagRow, en Entry) {
 	}
 	class := "fault"
 	hits := func(s *diagStream) bool { return api == "" || s.apiserver == api || s.apiserver == "" }
-	switch {
-	case strings.Contains(en.Text, "CutWatch"):
+	switch en.Fault {
+	case faults.CutWatch:
 		class = "fault-cut"
 		for _, s := range l.open {
 			s.cutArmed = true
 		}
-	case strings.Contains(en.Text, "HangWatch"):
+	case faults.HangWatch:
 		class = "fault-hang"
 		for _, s := range l.open {
 			if s.HangY == 0 {
 				s.HangY = r.MidY
 			}
 		}
-	case strings.Contains(en.Text, "EndWatch"):
+	case faults.EndWatch:
 		for _, s := range l.open {
 			s.endFault = true
 		}
-	case strings.Contains(strings.ToLower(en.Text), "restart"):
+	case faults.Restart, faults.RestartAPIServer:
 		class = "fault-restart"
 		for _, s := range l.open {
 			if hits(s) && s.restartY == 0 {
@@ -344,14 +348,17 @@ func (l *rowLayout) placeFault(r *diagRow, en Entry) {
 	r.Mark = &diagMark{X: x, Class: class}
 }
 
-// closeClientStream ends a client's watch at its "watch-end" decision.
-func (l *rowLayout) closeClientStream(s *diagStream, why string, at Offset, y int) {
-	switch {
-	case strings.Contains(why, "ERROR event: "):
-		code, _, _ := strings.Cut(strings.SplitAfter(why, "ERROR event: ")[1], ":")
-		s.lastError = "ERROR " + code
-		l.closeStream(s, EndError, at, y)
-	case strings.Contains(why, "closed by the client"):
+// closeClientStream ends a client's watch at its "watch-end" decision
+// en.
+func (l *rowLayout) closeClientStream(s *diagStream, en Entry, y int) {
+	switch en.End {
+	case EndError:
+		s.lastError = "ERROR"
+		if en.ErrorCode != 0 {
+			s.lastError += " " + strconv.Itoa(int(en.ErrorCode))
+		}
+		l.closeStream(s, EndError, en.At, y)
+	case EndClient:
 		l.finishStream(s, y)
 		if s.HangY != 0 {
 			s.End, s.EndClass = "hang: client gave up", "end-hang"
@@ -359,7 +366,7 @@ func (l *rowLayout) closeClientStream(s *diagStream, why string, at Offset, y in
 			s.End, s.EndClass = "client gave up", "end-client"
 		}
 	default:
-		l.closeStream(s, EndClosed, at, y)
+		l.closeStream(s, en.End, en.At, y)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // TestLayoutDiagram: lanes in order of first appearance with the server
@@ -97,7 +99,7 @@ func TestLayoutStreams(t *testing.T) {
 	add(event(0, "raw", "error", "ERROR Status 410 Expired: \"too old\""))
 	add(endOf(0, "raw", "error", EndError))
 	add(watchReq(0, "raw", "cut", "watch=true")...)
-	add(Entry{Kind: KindFault, Text: `fault CutWatch {"kind":"CutWatch"}`})
+	add(Entry{Kind: KindFault, Fault: faults.CutWatch, Text: `fault CutWatch {"kind":"CutWatch"}`})
 	add(event(0, "raw", "cut", "ADDED default/a"))
 	add(endOf(0, "raw", "cut", EndCut))
 	add(watchReq(0, "raw", "slow", "watch=true")...)
@@ -106,14 +108,14 @@ func TestLayoutStreams(t *testing.T) {
 	add(watchReq(0, "raw", "hung", "watch=true")...)
 	add(Entry{Kind: KindRequest, Lane: "listwatch", Text: "GET /api/v1/namespaces/default/configmaps?timeoutSeconds=T&watch=true"},
 		Entry{Kind: KindResponse, Lane: "listwatch", Text: "200 OK, headers [...]; the body stays open"})
-	add(Entry{Kind: KindFault, Text: `fault HangWatch {"kind":"HangWatch","streams":"open"}`})
+	add(Entry{Kind: KindFault, Fault: faults.HangWatch, Text: `fault HangWatch {"kind":"HangWatch","streams":"open"}`})
 	add(Entry{Kind: KindClock, Text: "clock +2m30s"})
-	add(Entry{At: at(150 * time.Second), Kind: KindClient, Lane: "listwatch", Text: "listwatch: watch-end reason=stream closed by the client: no end of stream by timeoutSeconds plus grace"})
+	add(Entry{At: at(150 * time.Second), Kind: KindClient, Lane: "listwatch", End: EndClient, Text: "listwatch: watch-end reason=stream closed by the client: no end of stream by timeoutSeconds plus grace"})
 	add(endOf(at(150*time.Second), "raw", "timeout", EndClosed))
-	add(Entry{At: at(150 * time.Second), Kind: KindFault, Text: "apiserver restart: every watch is closed"})
+	add(Entry{At: at(150 * time.Second), Kind: KindFault, Fault: faults.Restart, Text: "apiserver restart: every watch is closed"})
 	add(event(at(150*time.Second), "raw", "restarted", "BOOKMARK"))
 	add(watchReq(at(150*time.Second), "raw", "hung2", "watch=true")...)
-	add(Entry{At: at(150 * time.Second), Kind: KindFault, Text: `fault HangWatch {"kind":"HangWatch","streams":"open"}`})
+	add(Entry{At: at(150 * time.Second), Kind: KindFault, Fault: faults.HangWatch, Text: `fault HangWatch {"kind":"HangWatch","streams":"open"}`})
 
 	d := layoutDiagram(tl)
 	type got struct{ End, Class string }
@@ -187,8 +189,8 @@ func TestLayoutStreams(t *testing.T) {
 func TestLayoutResponses(t *testing.T) {
 	tl := Timeline{
 		{Kind: KindRequest, Lane: "pager", Text: "GET /api/v1/namespaces/default/configmaps?limit=40"},
-		{Kind: KindResponse, Lane: "pager", RV: "320", Bytes: 96000, Text: "200 OK ConfigMapList at rv 320, 40 items [...], continue <token rv=320 after=obj-039>"},
-		{Kind: KindRequest, Lane: "pager", Text: "GET /api/v1/namespaces/default/configmaps?continue=<token rv=300 after=obj-039>&limit=40"},
+		{Kind: KindResponse, Lane: "pager", RV: "320", Bytes: 96000, Token: "320", Text: "200 OK ConfigMapList at rv 320, 40 items [...], continue <token rv=320 after=obj-039>"},
+		{Kind: KindRequest, Lane: "pager", Token: "300", Text: "GET /api/v1/namespaces/default/configmaps?continue=<token rv=300 after=obj-039>&limit=40"},
 		{Kind: KindResponse, Lane: "pager", Bytes: 400, Text: "410 Gone Status 410 Expired: \"The provided continue parameter is too old\""},
 		{Kind: KindResponse, Lane: "pager", Bytes: 288000, Text: "504 Gateway Timeout Status 504 Timeout"},
 	}
@@ -214,7 +216,7 @@ func TestLayoutResponses(t *testing.T) {
 func TestLayoutAPIServers(t *testing.T) {
 	tl := Timeline{
 		{Kind: KindWrite, RV: "201", Text: "create default/alpha"},
-		{Kind: KindFault, Text: `fault FreezeAPIServer {"kind":"FreezeAPIServer","apiserver":"apiserver-1"}`},
+		{Kind: KindFault, Fault: faults.FreezeAPIServer, APIServer: "apiserver-1", Text: `fault FreezeAPIServer {"kind":"FreezeAPIServer","apiserver":"apiserver-1"}`},
 		{Kind: KindRequest, Lane: "scenario", Text: "GET /api/v1/namespaces/default/configmaps"},
 		{Kind: KindResponse, Lane: "scenario", APIServer: "apiserver-0", Text: "200 OK ConfigMapList"},
 		{Kind: KindRequest, Lane: "scenario", Text: "GET /api/v1/namespaces/default/configmaps?resourceVersion=0"},
@@ -280,10 +282,12 @@ func TestLayoutTimeScale(t *testing.T) {
 	}
 }
 
-// TestLayoutFitsAnyLanes: up to twelve lanes the diagram fits a 1400 px
-// window (diagMaxWidth), and every lane's head fits its lane.
+// TestLayoutFitsAnyLanes: the diagram fits a 1400 px window
+// (diagMaxWidth) whatever the number of lanes (up to the 400 tried), and
+// up to forty every lane's head fits its lane, the name across it or
+// turned up it (and the rows move down below the heads).
 func TestLayoutFitsAnyLanes(t *testing.T) {
-	for n := 1; n <= 12; n++ {
+	for n := 1; n <= 400; n++ {
 		var tl Timeline
 		for i := range n - 1 {
 			tl = append(tl, Entry{Kind: KindClient, Lane: fmt.Sprintf("listwatch-client-%d", i), Text: "x"})
@@ -292,12 +296,23 @@ func TestLayoutFitsAnyLanes(t *testing.T) {
 		if d.Width > diagMaxWidth {
 			t.Errorf("%d lanes: diagram %d px wide, want at most %d", n, d.Width, diagMaxWidth)
 		}
+		if n > 40 {
+			continue
+		}
 		if d.TextX+diagTextMin > d.Width {
 			t.Errorf("%d lanes: the text column is %d px, want at least %d", n, d.Width-d.TextX, diagTextMin)
 		}
 		for _, l := range d.Lanes {
-			if w := float64(len([]rune(l.Label))) * diagHeadCharW * float64(l.FontSize) / 12; w > float64(l.HeadW) || l.HeadW > l.W {
+			w := float64(len([]rune(l.Label))) * diagHeadCharW * float64(l.FontSize) / 12
+			switch {
+			case l.Label == "" || !strings.HasPrefix(l.Name, strings.TrimSuffix(l.Label, "…")):
+				t.Errorf("%d lanes: head %q of lane %q", n, l.Label, l.Name)
+			case !l.Vertical && (w > float64(l.HeadW) || l.HeadW > l.W):
 				t.Errorf("%d lanes: head %q (%dpx font) is %.0f px in a head %d px wide, lane %d", n, l.Label, l.FontSize, w, l.HeadW, l.W)
+			case l.Vertical && (w > float64(l.HeadH) || l.FontSize > l.W-2 || l.HeadW > l.W || l.HeadY+d.Shift != 16 || l.HeadH != 26+d.Shift):
+				t.Errorf("%d lanes: turned head %q (%dpx font) is %.0f px up a head %d px tall, %d wide, at y %d; lane %d wide, shift %d", n, l.Label, l.FontSize, w, l.HeadH, l.HeadW, l.HeadY, l.W, d.Shift)
+			case l.Vertical != (l.W < diagLaneMin):
+				t.Errorf("%d lanes: lane %q vertical=%v", n, l.Name, l.Vertical)
 			}
 		}
 	}

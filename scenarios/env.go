@@ -20,6 +20,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // Every wait for the server or a client (an event, a response, armed
@@ -308,6 +309,18 @@ func (e *Env) Fault(what string, do func()) {
 	do()
 }
 
+// inject adds fault f to the server and records it, its kind and the
+// instance it names in the entry's fields.
+func (e *Env) inject(f faults.Fault) error {
+	en := e.entry(KindFault, "", "%s", describeFault(f))
+	en.Fault, en.APIServer = f.Kind, f.APIServer
+	e.append(en)
+	if _, err := e.srv.Faults().Add(f); err != nil {
+		return fmt.Errorf("scenarios: fault %s: %w", f.Kind, err)
+	}
+	return nil
+}
+
 // Compact compacts the server's history to rv, as etcd's periodic
 // compaction does, and records it.
 func (e *Env) Compact(rv string) error {
@@ -316,7 +329,7 @@ func (e *Env) Compact(rv string) error {
 		return fmt.Errorf("scenarios: compact to %q: %w", rv, err)
 	}
 	en := e.entry(KindFault, rv, "compaction: every RV below %s is gone (etcd compaction)", rv)
-	en.Horizon = HorizonCompaction
+	en.Horizon, en.Fault = HorizonCompaction, faults.Compact
 	e.append(en)
 	return e.srv.Compact(n)
 }
@@ -326,7 +339,7 @@ func (e *Env) Compact(rv string) error {
 func (e *Env) RestartWatchCache() string {
 	floor := strconv.FormatInt(e.srv.CompactWatchHistory(), 10)
 	en := e.entry(KindFault, floor, "apiserver restart: every watch is closed; history before %s is gone from the watch cache", floor)
-	en.Horizon = HorizonWatchCache
+	en.Horizon, en.Fault = HorizonWatchCache, faults.Restart
 	e.append(en)
 	return floor
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -61,6 +63,9 @@ func (e *Env) startClient(ns, lane, userAgent string, opts listwatch.Options, ob
 	}
 	opts.Trace = func(ev listwatch.TraceEvent) {
 		en := Entry{At: Offset(ev.Time.Sub(e.t0)), Kind: KindClient, RV: ev.RV, Text: traceText(ev), Lane: lane}
+		if ev.Kind == listwatch.TraceWatchEnd {
+			en.End, en.ErrorCode = watchEndOf(ev)
+		}
 		e.logClient(clientEntry{Entry: en, delay: ev.Delay})
 	}
 	c := listwatch.New(listwatch.FromTyped(cs.CoreV1().ConfigMaps(ns)), opts)
@@ -153,4 +158,21 @@ func (e *Env) clientConfig(lane, userAgent string, observe func(Entry)) *rest.Co
 		cfg.UserAgent = userAgent
 	}
 	return cfg
+}
+
+// watchEndOf is why a listwatch client's watch ended, as its watch-end
+// decision says: after an ERROR event (and its Status's code), closed by
+// the client for sending nothing past its deadline, or closed.
+func watchEndOf(ev listwatch.TraceEvent) (StreamEnd, int32) {
+	switch {
+	case strings.HasPrefix(ev.Reason, "ERROR event"):
+		var st apierrors.APIStatus
+		if errors.As(ev.Err, &st) {
+			return EndError, st.Status().Code
+		}
+		return EndError, 0
+	case strings.HasPrefix(ev.Reason, "stream closed by the client"):
+		return EndClient, 0
+	}
+	return EndClosed, 0
 }

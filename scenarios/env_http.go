@@ -55,7 +55,9 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		return en
 	}
-	t.record(entry(KindRequest, req.Header.Get(fakeapiserver.APIServerHeader), q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout)))
+	reqEn := entry(KindRequest, req.Header.Get(fakeapiserver.APIServerHeader), q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout))
+	reqEn.Token = continueRV(q.Get("continue"))
+	t.record(reqEn)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		t.record(entry(KindResponse, "", "", "transport error: %v", err))
@@ -63,6 +65,9 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	served := resp.Header.Get(fakeapiserver.APIServerHeader)
 	if isWatchRequest(req.URL) && resp.StatusCode == http.StatusOK {
+		if id, ok := req.Context().Value(auditIDKey{}).(*string); ok {
+			*id = resp.Header.Get("Audit-Id")
+		}
 		t.record(entry(KindResponse, served, "", "%s, headers %s; the body stays open%s", resp.Status, describeStreamHeaders(resp), t.servedBy(resp)))
 		if t.errorEvents {
 			resp.Body = &errorEvents{body: resp.Body, t: t, stream: stream}
@@ -76,15 +81,20 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	rv, text := summarizeBody(body)
+	rv, token, text := summarizeBody(body)
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		text += ", Retry-After: " + ra
 	}
 	en := entry(KindResponse, served, rv, "%s %s%s", resp.Status, text, t.servedBy(resp))
-	en.Bytes = len(body)
+	en.Bytes, en.Token = len(body), continueRV(token)
 	t.record(en)
 	return resp, nil
 }
+
+// auditIDKey is the context key under which a watch request carries
+// where to put its response's Audit-Id (a *string), for a caller that
+// does not see the response (client-go's typed Watch).
+type auditIDKey struct{}
 
 // streamNameKey is the context key under which a watch request carries
 // the name of the stream it opens, for the entries recorded of it.
@@ -195,6 +205,19 @@ func describeContinue(token string) string {
 	return fmt.Sprintf("<token rv=%d after=%s>", c.RV, strings.Trim(c.Start, "/\x00"))
 }
 
+// continueRV is the RV a continue token holds, "" for none or an
+// undecodable one.
+func continueRV(token string) string {
+	if token == "" {
+		return ""
+	}
+	c, err := decodeContinue(token)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(c.RV, 10)
+}
+
 // decodeContinue reads the JSON inside a continue token.
 func decodeContinue(token string) (kubewire.ContinueToken, error) {
 	c, err := kubewire.ParseContinue(token)
@@ -252,19 +275,19 @@ func (o wireObject) status() *metav1.Status {
 }
 
 // summarizeBody describes a response body in one line and returns the RV
-// it carries.
-func summarizeBody(body []byte) (rv, text string) {
+// and the continue token it carries.
+func summarizeBody(body []byte) (rv, token, text string) {
 	var o wireObject
 	if err := json.Unmarshal(body, &o); err != nil || o.Kind == "" {
-		return "", fmt.Sprintf("(%d bytes)", len(body))
+		return "", "", fmt.Sprintf("(%d bytes)", len(body))
 	}
 	if o.Kind == "Status" {
-		return "", describeStatus(o.status())
+		return "", o.Metadata.Continue, describeStatus(o.status())
 	}
 	if o.Items == nil && !strings.HasSuffix(o.Kind, "List") {
-		return o.Metadata.ResourceVersion, o.Kind + " " + o.key()
+		return o.Metadata.ResourceVersion, "", o.Kind + " " + o.key()
 	}
-	return o.Metadata.ResourceVersion, describeList(o)
+	return o.Metadata.ResourceVersion, o.Metadata.Continue, describeList(o)
 }
 
 func describeStatus(st *metav1.Status) string {
@@ -473,9 +496,9 @@ type Stream struct {
 	pending *WatchEvent
 	// last is the type of the last event taken from the stream.
 	last watch.EventType
-	// slowAtOpen is the server's count of watches ended as too slow when
-	// the stream opened.
-	slowAtOpen int64
+	// auditID is the watch response's Audit-Id, by which the server
+	// says whether it ended the watch as too slow.
+	auditID string
 }
 
 // Watch opens a raw HTTP watch on path (its query must ask for a watch);
@@ -496,7 +519,6 @@ func (e *Env) WatchPaused(path string, resume <-chan struct{}) (*Stream, error) 
 func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
 	name := e.nextStreamName()
 	ctx, cancel := context.WithCancel(context.WithValue(e.ctx, streamNameKey{}, name))
-	slow := e.srv.WatchStats().SlowTerminated
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+path, nil)
 	if err != nil {
 		cancel()
@@ -513,7 +535,7 @@ func (e *Env) watch(path string, resume <-chan struct{}) (*Stream, error) {
 		cancel()
 		return nil, fmt.Errorf("%w: watch %s answered %s", ErrExpectation, path, resp.Status)
 	}
-	s := &Stream{Response: resp, e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), slowAtOpen: slow}
+	s := &Stream{Response: resp, e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), auditID: resp.Header.Get("Audit-Id")}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -586,12 +608,13 @@ func wireEvent(typ watch.EventType, o wireObject) WatchEvent {
 // scenario reads them.
 func (e *Env) WatchTyped(ns string, opts metav1.ListOptions) (*Stream, error) {
 	name := e.nextStreamName()
-	slow := e.srv.WatchStats().SlowTerminated
-	w, err := e.cs.CoreV1().ConfigMaps(ns).Watch(context.WithValue(e.ctx, streamNameKey{}, name), opts)
+	var auditID string
+	ctx := context.WithValue(context.WithValue(e.ctx, streamNameKey{}, name), auditIDKey{}, &auditID)
+	w, err := e.cs.CoreV1().ConfigMaps(ns).Watch(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: watch configmaps: %w", err)
 	}
-	s := &Stream{e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), slowAtOpen: slow}
+	s := &Stream{e: e, name: name, lane: e.currentLane(), events: make(chan WatchEvent), auditID: auditID}
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
 	go func() {
@@ -677,7 +700,7 @@ func (s *Stream) endOf(ev WatchEvent) StreamEnd {
 		return EndBroken
 	case s.last == watch.Error:
 		return EndError
-	case s.e.srv.WatchStats().SlowTerminated > s.slowAtOpen:
+	case s.e.srv.WatchEndedSlow(s.auditID):
 		return EndSlowConsumer
 	}
 	return EndClosed

@@ -91,10 +91,7 @@ func (r *fileRun) write(i int, s *scenariofile.Step) error {
 }
 
 func (r *fileRun) fault(_ int, s *scenariofile.Step) error {
-	fault := *s.Fault
-	var err error
-	r.e.Fault(describeFault(fault), func() { _, err = r.e.srv.Faults().Add(fault) })
-	return err
+	return r.e.inject(*s.Fault)
 }
 
 func (r *fileRun) clearFaults(int, *scenariofile.Step) error {

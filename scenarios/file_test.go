@@ -283,3 +283,27 @@ func TestFailingExampleFails(t *testing.T) {
 		t.Fatalf("Run = %v, want an expectation failure with bravo back in the store", err)
 	}
 }
+
+// TestStreamEndSlowIsPerWatch: of two watches open while the server ends
+// one as too slow, only that one's end is EndSlowConsumer; the other,
+// ended by a restart, is EndClosed.
+func TestStreamEndSlowIsPerWatch(t *testing.T) {
+	f, err := LoadFile("testdata/files/two-watchers-one-slow.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(two-watchers-one-slow) = %v; timeline:\n%s", err, timelineText(res.Timeline))
+	}
+	got := map[string]StreamEnd{}
+	for _, en := range res.Timeline {
+		if en.End != "" {
+			got[en.Stream] = en.End
+		}
+	}
+	want := map[string]StreamEnd{"w1": EndSlowConsumer, "w2": EndClosed}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stream ends (-want +got):\n%s\ntimeline:\n%s", diff, timelineText(res.Timeline))
+	}
+}

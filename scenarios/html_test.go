@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -26,15 +27,28 @@ const goldenHTMLScenario = "watch-breaks"
 
 // renderHTML runs the scenario called name with its own seed and returns
 // its page.
+//
+// manyLanesPage is no scenario: its page is that of manyLanesBase with
+// client lanes added up to manyLanes, for the layout of many lanes.
 func renderHTML(t *testing.T, name string) []byte {
 	t.Helper()
-	sc, err := Lookup(name)
+	run := name
+	if name == manyLanesPage {
+		run = manyLanesBase
+	}
+	sc, err := Lookup(run)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := Run(t.Context(), sc, RunOptions{})
 	if err != nil {
 		t.Fatalf("Run(%s) = %v", name, err)
+	}
+	if name == manyLanesPage {
+		lanes, servers := laneNames(res.Timeline)
+		for i := len(lanes) + len(servers); i < manyLanes; i++ {
+			res.Timeline = append(res.Timeline, Entry{At: res.Timeline[len(res.Timeline)-1].At, Kind: KindClient, Lane: fmt.Sprintf("informer-%02d-of-many", i), Text: "a lane of its own"})
+		}
 	}
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, sc, res); err != nil {
@@ -117,6 +131,13 @@ func chromium(t *testing.T, path string, args ...string) []byte {
 	return out
 }
 
+// manyLanesPage is the page of manyLanesBase's run with manyLanes lanes.
+const (
+	manyLanesPage = "many-lanes"
+	manyLanesBase = "watch-resumed-on-lagging-apiserver"
+	manyLanes     = 40
+)
+
 // htmlWindowWidth is the browser window the pages must fit: no lane, label
 // or text past its right edge.
 const htmlWindowWidth = 1400
@@ -149,6 +170,12 @@ var chromiumChecks = map[string]map[string]int{
 	},
 	"slow-consumer": { // a watcher the server dropped as too slow
 		`data-end="end-slow"`: 1,
+	},
+	"multi-apiserver-stale-relist": { // client-go Reflectors' 410s on their bars, ending them
+		`data-class="event-error"`: 2, `data-end="end-error"`: 2,
+	},
+	manyLanesPage: { // 40 lanes, their names turned up, in 1400 px
+		`data-lane="informer-39-of-many"`: 1, `data-lane="etcd"`: 1, `data-end="end-error"`: 1,
 	},
 	"relist-back-in-time": { // a 504 in the error colour, LISTs that wait
 		`data-class="response-error"`: 1, `data-lane="apiserver-1"`: 1, `class="wait"`: 2,

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/lw-sim/lw-sim/faults"
 )
 
 // Kind says what a timeline [Entry] records.
@@ -82,7 +84,8 @@ type Entry struct {
 	// Reflector), whose events show as their decisions.
 	Stream string `json:"stream,omitempty"`
 	// APIServer is the instance a request was routed to or a response
-	// came from, when the server runs more than one; empty otherwise.
+	// came from, when the server runs more than one, or that a fault
+	// names; empty otherwise.
 	APIServer string `json:"apiserver,omitempty"`
 	// Bytes is the size on the wire of a response's body or an event's
 	// frame; for an entry that sums up many frames, the largest of them.
@@ -91,7 +94,21 @@ type Entry struct {
 	// End is set on the entry that records the end of a watch stream: why
 	// it ended, as far as the client can tell: [EndCut], [EndError],
 	// [EndSlowConsumer] or [EndClosed].
+	//
+	// A client's "watch-end" decision (listwatch's trace) carries it too:
+	// [EndError] after an ERROR event, [EndClient] when the client gave
+	// up on a stream that sent nothing, else [EndClosed].
 	End StreamEnd `json:"end,omitempty"`
+	// ErrorCode is the code of the Status that ended a stream with
+	// [EndError] (410 for Expired), when known.
+	ErrorCode int32 `json:"errorCode,omitempty"`
+	// Fault is the kind of fault a fault entry records: a
+	// [faults.Kind], "Compact" for Env.Compact, "Restart" for
+	// Env.RestartWatchCache; empty for Env.Fault's free-form ones.
+	Fault faults.Kind `json:"fault,omitempty"`
+	// Token is the resourceVersion of the continue token a request sends
+	// or a response returns, if any.
+	Token string `json:"token,omitempty"`
 }
 
 // StreamEnd is why a watch stream ended, as the client that read it can
@@ -110,9 +127,14 @@ const (
 	EndCut StreamEnd = "cut"
 	// EndBroken: the stream failed otherwise (a transport error).
 	EndBroken StreamEnd = "broken"
-	// EndSlowConsumer: the server ended the response cleanly while
-	// counting a watcher as too slow (WatchStats.SlowTerminated grew
-	// while the stream was open).
+	// EndClient: the client closed a stream that had sent nothing for
+	// longer than it should (listwatch's deadline: timeoutSeconds plus a
+	// grace), a hung stream.
+	EndClient StreamEnd = "closed by the client"
+	// EndSlowConsumer: the server ended the response cleanly because it
+	// found this watcher too slow (the fake says so of the watch by its
+	// response's Audit-Id: fakeapiserver.Server.WatchEndedSlow; a client
+	// of kube-apiserver cannot tell it from EndClosed).
 	EndSlowConsumer StreamEnd = "slow consumer"
 )
 
