@@ -185,7 +185,8 @@ func chaosInstances(ops []ChaosOp) int {
 
 // settle gives the clients' goroutines real time to act on what the last
 // op did (the clock is fake; the HTTP traffic is real): until the server
-// has seen no new watch, watch event or fault for settleQuiet (at least
+// has seen no new watch, watch event or fault, and the clients have
+// recorded nothing, for settleQuiet (at least
 // one settleStep, at most settleMax). A fixed sleep let a loaded machine
 // replay a chaos file differently (a re-watch before or after a restart
 // fault): the wait for quiet makes the replay follow the schedule, not
@@ -209,15 +210,18 @@ const (
 	settleMax   = time.Second
 )
 
-// activity is what settle watches: the server's watch counters and the
-// faults fired.
+// activity is what settle watches: the server's watch counters, the
+// faults fired, and how many entries the clients recorded (their
+// requests, responses and decisions: a client paging through a LIST, slow
+// under load, is busy though no watch moves).
 type activity struct {
 	watch  fakeapiserver.WatchStats
 	faults int
+	client int
 }
 
 func (e *Env) activity() activity {
-	return activity{watch: e.srv.WatchStats(), faults: len(e.srv.Faults().Records())}
+	return activity{watch: e.srv.WatchStats(), faults: len(e.srv.Faults().Records()), client: e.clientRecorded()}
 }
 
 // chaosState is the server's ConfigMaps of ns: key → resourceVersion.

@@ -483,6 +483,13 @@ func (e *Env) logClient(en clientEntry) {
 	e.clientLogged = make(chan struct{})
 }
 
+// clientRecorded is how many entries the clients have recorded so far.
+func (e *Env) clientRecorded() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.clientAll)
+}
+
 // clientEntries returns a copy of every entry the clients recorded.
 func (e *Env) clientEntries() []Entry {
 	e.mu.Lock()
