@@ -70,9 +70,10 @@ type policyPlugin struct {
 
 	// mu guards the fields below and serialises rebuilds.
 	mu sync.Mutex
-	// versions is the resourceVersion of each policy ("p/name") and
-	// binding ("b/name") the current plugin was built over.
-	versions map[string]string
+	// builtRV is the store's RV when the policies and bindings the
+	// current plugin was built over were read (0: none built): a write to
+	// either resource after it means a rebuild.
+	builtRV int64
 	// plugin is the current library plugin (nil: no binding), stop its
 	// drained notification, which stops its goroutines.
 	plugin admission.Interface
@@ -131,38 +132,47 @@ func (p *policyPlugin) active() bool {
 // bindings, building it when they changed since the last build; nil when
 // no binding is stored.
 func (p *policyPlugin) current(ctx context.Context) (admission.Interface, error) {
-	policies := p.s.storedAdmissionConfigs(p.resources.policies)
-	bindings := p.s.storedAdmissionConfigs(p.resources.bindings)
-	versions := make(map[string]string, len(policies)+len(bindings))
-	for _, obj := range policies {
-		m := mustAccessor(obj)
-		versions["p/"+m.GetName()] = m.GetResourceVersion()
-	}
-	for _, obj := range bindings {
-		m := mustAccessor(obj)
-		versions["b/"+m.GetName()] = m.GetResourceVersion()
-	}
-
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, nil
 	}
-	if p.versions != nil && equalVersions(p.versions, versions) {
+	// The store says whether either resource was written since the
+	// build, so a write that changes no policy reads and compares none
+	// (this runs for every admitted request while a binding exists).
+	if p.builtRV != 0 && !p.writtenSince(p.builtRV) {
 		return p.plugin, nil
 	}
+	rv := p.s.store.CurrentRV() // before the reads: a write after it shows next time
+	policies := p.s.storedAdmissionConfigs(p.resources.policies)
+	bindings := p.s.storedAdmissionConfigs(p.resources.bindings)
 	p.stopLocked()
-	p.versions = versions
+	p.builtRV = rv
 	if len(bindings) == 0 {
 		return nil, nil
 	}
 	plugin, stop, err := p.build(ctx, policies, bindings)
 	if err != nil {
-		p.versions = nil
+		p.builtRV = 0
 		return nil, err
 	}
 	p.plugin, p.stop = plugin, stop
 	return plugin, nil
+}
+
+// writtenSince reports whether the store holds a write to the policies or
+// the bindings after rv (or compacted one away).
+func (p *policyPlugin) writtenSince(rv int64) bool {
+	for _, gvr := range []schema.GroupVersionResource{p.resources.policies, p.resources.bindings} {
+		res, ok := p.s.resources.lookup(gvr)
+		if !ok {
+			continue
+		}
+		if evs, _, err := p.s.store.Changes(res.storageKey, rv); err != nil || len(evs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // build makes the library plugin over policies and bindings, as
@@ -213,20 +223,6 @@ func (p *policyPlugin) close() {
 	defer p.mu.Unlock()
 	p.stopLocked()
 	p.closed = true
-}
-
-// equalVersions reports whether a and b hold the same objects at the same
-// resourceVersions.
-func equalVersions(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // storedAdmissionConfigs lists the stored objects of an
