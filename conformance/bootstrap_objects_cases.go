@@ -182,7 +182,7 @@ func runBootstrapObjectsRecreated(ctx context.Context, t *testing.T, target Targ
 		}
 		return true
 	}
-	if !wait(ctx, target, 90*time.Second, back) || !back() {
+	if !waitDue(ctx, target, 90*time.Second, back) {
 		t.Fatalf("after 90 s, not every one of %v was created again", paths)
 	}
 	svc := e.getOK(ctx, kubernetesServicePath)
