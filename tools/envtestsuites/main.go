@@ -14,7 +14,9 @@
 // spec by spec.
 //
 // With -expected, a spec expected.json lists as passing on the real
-// server but that fails here is a regression, and the run exits 1; a spec
+// server but that fails here is a regression, and the run exits 1 (a
+// ginkgo spec whose failure blames the machine, environmentalFailures in
+// retry.go, is first run again alone, once, and its rerun counts); a spec
 // exempt.json lists (each with its reason: webhooks are issue 23's) is
 // reported apart and never fails the run. With -update the run is the
 // reference and rewrites expected.json.
@@ -111,6 +113,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		build, wall = build+r.Build, wall+r.Wall
 	}
 	fmt.Fprintf(stderr, "envtestsuites: built %d test binaries in %.0f s, ran them in %.0f s\n", len(results), build.Seconds(), wall.Seconds())
+	var again []retried
+	if !o.update && !o.reuse {
+		// Only a comparison run retries: the reference run records what
+		// the real server did, failures of the machine included.
+		if again, err = retryEnvironmental(ctx, mod, o, results, stderr); err != nil {
+			return err
+		}
+	}
 	if o.update {
 		if err := writeExpected(o.expected, o.version, results); err != nil {
 			return err
@@ -126,6 +136,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	printTable(stdout, o.label, results, exp)
+	if len(again) > 0 {
+		printRetried(stdout, again)
+	}
 	if exp == nil {
 		return nil
 	}

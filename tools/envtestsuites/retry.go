@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// environmentalFailures are failure messages that blame the machine, not
+// the server under test. The one seen: a webhook spec's server could not
+// bind the port controller-runtime had picked for it (its addr.Suggest
+// binds port 0, closes the listener and hands the port out; until the
+// webhook server binds it again, any other process binding port 0 can get
+// it, and conformance-real, run beside the suites in .ci/run, binds
+// hundreds).
+var environmentalFailures = []string{
+	"bind: address already in use",
+}
+
+// environmental reports whether a failure message is one of
+// environmentalFailures.
+func environmental(msg string) bool {
+	for _, s := range environmentalFailures {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// retried is a spec run again because its first run failed for the
+// machine: its first failure and the rerun's outcome.
+type retried struct {
+	Package, Spec, FirstFailure string
+	Rerun                       specResult
+}
+
+// retryEnvironmental runs again, once and alone (a ginkgo focus on its
+// full text), each ginkgo spec of results that failed with an
+// environmental message, and records the rerun's outcome in its place.
+// A rerun that cannot start, or whose report lacks the spec, leaves the
+// first failure. Plain Go tests are never rerun.
+func retryEnvironmental(ctx context.Context, mod string, o options, results []suiteResult, log io.Writer) ([]retried, error) {
+	var out []retried
+	for i := range results {
+		r := &results[i]
+		for _, name := range sortedKeys(r.Results) {
+			first := r.Results[name]
+			if first.Outcome != outcomeFailed || !environmental(first.Message) || strings.HasPrefix(name, goTestPrefix) {
+				continue
+			}
+			got, err := rerunSpec(ctx, mod, r.Package, name, o, log)
+			if err != nil {
+				return out, err
+			}
+			r.replace(name, got)
+			out = append(out, retried{Package: r.Package, Spec: name, FirstFailure: first.Message, Rerun: got})
+		}
+	}
+	return out, nil
+}
+
+// rerunSpec runs the spec called name of pkg's test binary alone, and
+// returns its outcome; the first failure stands (as its outcome) when the
+// rerun's report does not have the spec.
+func rerunSpec(ctx context.Context, mod, pkg, name string, o options, log io.Writer) (specResult, error) {
+	f := filesOf(o, mod, pkg)
+	report := strings.TrimSuffix(f.report, ".json") + ".retry.json"
+	logPath := strings.TrimSuffix(f.log, ".log") + ".retry.log"
+	if err := os.Remove(report); err != nil && !os.IsNotExist(err) {
+		return specResult{}, err
+	}
+	tmp, err := os.MkdirTemp(o.work, "tmp-")
+	if err != nil {
+		return specResult{}, err
+	}
+	defer os.RemoveAll(tmp)
+	fmt.Fprintf(log, "envtestsuites: running %s %q again, alone (its failure was the machine's; log %s)\n", pkg, name, logPath)
+	_, _, err = runTestBinary(ctx, f.bin, filepath.Join(mod, pkg), logPath, tmp, o,
+		"-test.v", "-test.timeout="+o.timeout.String(), "-ginkgo.json-report="+report, "-ginkgo.no-color", "-ginkgo.seed="+ginkgoSeed,
+		"-ginkgo.focus="+focusOn(name))
+	if err != nil {
+		return specResult{}, err
+	}
+	got, ok := readSuiteReport(report, pkg).Results[name]
+	if !ok {
+		return specResult{Outcome: outcomeFailed, Message: "rerun alone did not run the spec (" + report + ")"}, nil
+	}
+	return got, nil
+}
+
+// focusOn is a ginkgo focus that selects the spec called name alone:
+// ginkgo matches a focus against the suite's description, a space and
+// the spec's full text.
+func focusOn(name string) string {
+	return " " + regexp.QuoteMeta(name) + "$"
+}
+
+// replace sets the outcome of the spec called name, which add recorded,
+// keeping the counts in step.
+func (r *suiteResult) replace(name string, s specResult) {
+	prev, ok := r.Results[name]
+	if !ok {
+		return
+	}
+	for _, c := range []struct {
+		outcome string
+		delta   int
+	}{{prev.Outcome, -1}, {s.Outcome, +1}} {
+		switch c.outcome {
+		case outcomePassed:
+			r.Passed += c.delta
+		case outcomeFailed:
+			r.Failed += c.delta
+		default:
+			r.Skipped += c.delta
+		}
+	}
+	r.Results[name] = s
+}
+
+// printRetried lists the specs run again and how each went.
+func printRetried(w io.Writer, rs []retried) {
+	fmt.Fprintf(w, "\nRun again alone after a failure of the machine, not the server: %d\n", len(rs))
+	for _, r := range rs {
+		fmt.Fprintf(w, "- %s: %s\n    first run: %s\n    run again: %s %s\n", r.Package, r.Spec, r.FirstFailure, r.Rerun.Outcome, r.Rerun.Message)
+	}
+}
