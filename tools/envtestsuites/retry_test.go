@@ -10,7 +10,7 @@ func TestEnvironmental(t *testing.T) {
 	for msg, want := range map[string]bool{
 		"Unexpected error: <*net.OpError | 0x33be767ab630>: listen tcp 127.0.0.1:44607: bind: address already in use { Op: \"listen\"": true,
 		"Expected <uint64>: 0 to be > <int>: 0": false,
-		"": false,
+		"":                                      false,
 	} {
 		if got := environmental(msg); got != want {
 			t.Errorf("environmental(%q) = %v, want %v", msg, got, want)
