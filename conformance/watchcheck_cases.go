@@ -146,7 +146,7 @@ func checkWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target
 	// Wait until the unfiltered watch has all 8 changes, then date the
 	// deletes from it.
 	var streams []watchcheck.Stream
-	if !wait(ctx, target, 30*time.Second, func() bool {
+	if !eventually(ctx, 30*time.Second, func() bool {
 		streams = rec.Streams()
 		return len(streams) == 6 && countChanges(streams[0]) == len(h)
 	}) {
@@ -170,7 +170,7 @@ func checkWatchStreamGuarantees(ctx context.Context, t *testing.T, target Target
 		t.Fatal(err)
 	}
 	// Every other stream must catch up too (its whole projection).
-	if !wait(ctx, target, 30*time.Second, func() bool {
+	if !eventually(ctx, 30*time.Second, func() bool {
 		streams = rec.Streams()
 		for _, s := range streams {
 			want, ok := watchcheck.Expected(h, s)
