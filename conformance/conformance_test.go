@@ -91,7 +91,10 @@ func (f *compactingFakeTarget) ForgetHistory(ctx context.Context) error {
 
 // newFakeTarget starts a fake with a fake clock and, like the real target,
 // TLS, a bearer token (so anonymous callers are treated as the real server
-// treats them), a client CA and RBAC authorization. It has the Compactor
+// treats them), a client CA and RBAC authorization; and, as lw-sim serve
+// runs it, the guard against DNS rebinding (Config.AllowedHosts: IPs and
+// localhost only), so a controller's in-process request to a host of its
+// own making fails here as it does in lw-sim serve. It has the Compactor
 // ability when the fake's Server has a Compact method.
 func newFakeTarget(t *testing.T, controllers ...string) Target {
 	clk := testingclock.NewFakeClock(time.Now())
@@ -101,7 +104,11 @@ func newFakeTarget(t *testing.T, controllers ...string) Target {
 	}
 	srv := fakeapiserver.Start(t, fakeapiserver.WithClock(clk), fakeapiserver.WithTLS(), fakeapiserver.WithToken("conformance-"+randomSuffix()),
 		fakeapiserver.WithAuthorization(fakeapiserver.AuthorizationRBAC),
-		fakeapiserver.WithConfig(func(c *fakeapiserver.Config) { c.ClientCA = ca.pool(); c.Controllers = controllers }))
+		fakeapiserver.WithConfig(func(c *fakeapiserver.Config) {
+			c.ClientCA = ca.pool()
+			c.Controllers = controllers
+			c.AllowedHosts = []string{}
+		}))
 	ft := &fakeTarget{srv: srv, clock: clk, ca: ca}
 	var s any = srv
 	switch c := s.(type) {

@@ -22,6 +22,7 @@ const policyStatusController = "validatingadmissionpolicy-status-controller"
 func policyStatusControllerCases() []Case {
 	return []Case{
 		{Name: "PolicyStatusTypeChecking", Run: runPolicyStatusTypeChecking, Controllers: []string{policyStatusController}},
+		{Name: "PolicyStatusTypeCheckingCRD", Run: runPolicyStatusTypeCheckingCRD, Controllers: []string{policyStatusController}},
 	}
 }
 
@@ -90,5 +91,67 @@ func runPolicyStatusTypeChecking(ctx context.Context, t *testing.T, target Targe
 	want = object{"observedGeneration": float64(2)}
 	if diff := cmp.Diff(want, p["status"]); diff != "" {
 		t.Errorf("status after the fix (-want +got):\n%s", diff)
+	}
+}
+
+// runPolicyStatusTypeCheckingCRD: a policy on a custom resource is
+// type-checked against the CRD's schema as /openapi/v3 publishes it
+// (Kubernetes' e2e "should type check a CRD"): an ill-typed comparison and
+// a field the schema lacks get a warning each, naming the CRD's kind; a
+// well-typed expression none. The case waits for the CRD's group-version
+// in /openapi/v3 before it creates the policy, as the e2e spec does (the
+// real server publishes it a moment after Established).
+func runPolicyStatusTypeCheckingCRD(ctx context.Context, t *testing.T, target Target) {
+	ce := setupCRD(ctx, t, target)
+	gvPath := "apis/" + ce.group + "/v1"
+	if !eventually(ctx, establishTimeout, func() bool {
+		var root struct {
+			Paths map[string]struct {
+				ServerRelativeURL string `json:"serverRelativeURL"`
+			} `json:"paths"`
+		}
+		var doc struct {
+			Components struct {
+				Schemas map[string]any `json:"schemas"`
+			} `json:"components"`
+		}
+		return ce.getJSON(ctx, "/openapi/v3", &root) && root.Paths[gvPath].ServerRelativeURL != "" &&
+			ce.getJSON(ctx, root.Paths[gvPath].ServerRelativeURL, &doc) && doc.Components.Schemas[openAPIWidgetKey(ce.group)] != nil
+	}) {
+		t.Fatalf("%s not in /openapi/v3 within %v", gvPath, establishTimeout)
+	}
+	name := "typed-crd-" + ce.ns
+	path := vapPath + "/" + name
+	createPolicyObject(ctx, t, ce.env, vapPath, object{
+		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+		"metadata": object{"name": name}, "spec": object{
+			"matchConstraints": object{"resourceRules": []object{{"operations": []string{"CREATE", "UPDATE"},
+				"apiGroups": []string{ce.group}, "apiVersions": []string{"v1"}, "resources": []string{"widgets"}}}},
+			"validations": []object{
+				{"expression": "object.spec.replicas > '1'"},
+				{"expression": "object.spec.maxRetries < 10"},
+				{"expression": "object.spec.color == 'red' && object.spec.size <= 10"},
+			},
+		},
+	})
+	var p object
+	if !eventually(ctx, gcWait, func() bool {
+		p = ce.getOK(ctx, path)
+		st, _ := p["status"].(map[string]any)
+		og, _ := st["observedGeneration"].(float64)
+		return og == 1
+	}) {
+		t.Fatalf("no status.observedGeneration 1 within %v: %v", gcWait, p["status"])
+	}
+	kind := ce.group + "/v1, Kind=Widget: "
+	want := object{
+		"observedGeneration": float64(1),
+		"typeChecking": map[string]any{"expressionWarnings": []any{
+			map[string]any{"fieldRef": "spec.validations[0].expression", "warning": kind + "ERROR: <input>:1:22: found no matching overload for '_>_' applied to '(int, string)'\n | object.spec.replicas > '1'\n | .....................^\n"},
+			map[string]any{"fieldRef": "spec.validations[1].expression", "warning": kind + "ERROR: <input>:1:12: undefined field 'maxRetries'\n | object.spec.maxRetries < 10\n | ...........^\n"},
+		}},
+	}
+	if diff := cmp.Diff(want, p["status"]); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
 	}
 }

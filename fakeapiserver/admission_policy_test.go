@@ -202,10 +202,25 @@ var _ rest.WarningHandler = (*recordedWarnings)(nil)
 
 // TestValidatingPolicyStatusTypeChecking: with the status controller on,
 // a policy's status gets its type-checking warnings and the observed
-// generation.
+// generation, also behind the guard against DNS rebinding lw-sim serve
+// turns on (Config.AllowedHosts), which refuses requests to hosts it was
+// not told about (the controller's schema requests once went to such a
+// host, and every policy was left without warnings).
 func TestValidatingPolicyStatusTypeChecking(t *testing.T) {
 	t.Parallel()
-	srv := Start(t, WithConfig(func(cfg *Config) { cfg.Controllers = []string{ControllerValidatingAdmissionPolicyStatus} }))
+	for name, hosts := range map[string][]string{"any host": nil, "allowed hosts": {}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testValidatingPolicyStatusTypeChecking(t, hosts)
+		})
+	}
+}
+
+func testValidatingPolicyStatusTypeChecking(t *testing.T, allowedHosts []string) {
+	srv := Start(t, WithConfig(func(cfg *Config) {
+		cfg.Controllers = []string{ControllerValidatingAdmissionPolicyStatus}
+		cfg.AllowedHosts = allowedHosts
+	}))
 	cs := clientsetFor(t, srv)
 	ctx := t.Context()
 	p := &admissionregistrationv1.ValidatingAdmissionPolicy{

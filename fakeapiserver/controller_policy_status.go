@@ -49,7 +49,11 @@ func (s *Server) typeChecker() (*validatingpolicy.TypeChecker, error) {
 	c.once.Do(func() {
 		cfg := rest.CopyConfig(s.RESTConfig())
 		cfg.TLSClientConfig = rest.TLSClientConfig{}
-		cfg.Host = "http://lwsim.loopback"
+		// The server's own URL, not a made-up host: the handler's guard
+		// against DNS rebinding (Config.AllowedHosts, on in lw-sim serve)
+		// refuses other Host headers, and the resolver takes that refusal
+		// for a missing schema, leaving every policy without warnings.
+		cfg.Host = s.URL()
 		cfg.UserAgent = policyStatusUserAgent
 		cfg.Transport = handlerTransport{h: s.Handler()}
 		dc, err := discovery.NewDiscoveryClientForConfig(cfg)

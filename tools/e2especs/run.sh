@@ -22,7 +22,8 @@
 # -1, --minStartupPods 0, --num-nodes 1 so it does not count them), as for
 # a control plane alone. Exit status: that
 # of e2e.test. Run from the repository root; E2E_SERVER=real runs the same
-# specs against tools/realapiserver instead (make realapiserver first).
+# specs against tools/realapiserver instead, with kube-controller-manager's
+# own controllers of the same names (make realapiserver first).
 set -eu
 
 focus=${1:-AdmissionPolicy}
@@ -42,30 +43,57 @@ if [ ! -x "$dir/e2e.test" ] || [ tools/realapiserver/go.mod -nt "$dir/e2e.test" 
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/lwsim-e2e-run.XXXXXX")
-server_pid=
-cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
-}
-trap cleanup EXIT INT TERM
-
-go build -o "$work/lw-sim" ./cmd/lw-sim
+controllers=serviceaccount-controller,namespace-controller,garbage-collector-controller,validatingadmissionpolicy-status-controller
 kubeconfig="$work/kubeconfig"
-"$work/lw-sim" serve --listen 127.0.0.1:0 --kubeconfig "$kubeconfig" \
-	--controllers serviceaccount-controller,namespace-controller,garbage-collector-controller,validatingadmissionpolicy-status-controller >"$work/server.log" 2>&1 &
-server_pid=$!
-i=0
-until [ -s "$kubeconfig" ]; do
-	i=$((i + 1))
-	if [ $i -gt 300 ] || ! kill -0 "$server_pid" 2>/dev/null; then
-		echo "e2especs: lw-sim serve did not come up:" >&2
-		cat "$work/server.log" >&2
-		exit 2
-	fi
-	sleep 0.1
-done
+case ${E2E_SERVER:-lw-sim} in
+real)
+	# The same controllers, kube-controller-manager's own, run by
+	# realapiserver beside its kube-apiserver (its control endpoint).
+	. tools/realapiserver/start.sh
+	start_realapiserver "$work"
+	control=$(cat "$work/control-url")
+	# Its kubeconfig names the serving certificate by tls-server-name,
+	# which the e2e framework drops (it overrides the server with --host's
+	# value, and clientcmd clears tls-server-name with it): the e2e
+	# client skips verification instead, on loopback.
+	sed -e '/certificate-authority-data:/d' -e '/tls-server-name:/d' \
+		-e 's/^\( *\)server: /\1insecure-skip-tls-verify: true\
+\1server: /' "$work/kubeconfig" >"$work/e2e.kubeconfig"
+	kubeconfig="$work/e2e.kubeconfig"
+	for c in $(echo "$controllers" | tr , ' '); do
+		curl -fsS -X POST "$control/controllers/start?name=$c" >/dev/null
+	done
+	;;
+lw-sim)
+	server_pid=
+	cleanup() {
+		if [ -n "$server_pid" ]; then
+			kill "$server_pid" 2>/dev/null || true
+			wait "$server_pid" 2>/dev/null || true
+		fi
+	}
+	trap cleanup EXIT INT TERM
+
+	go build -o "$work/lw-sim" ./cmd/lw-sim
+	"$work/lw-sim" serve --listen 127.0.0.1:0 --kubeconfig "$kubeconfig" \
+		--controllers "$controllers" >"$work/server.log" 2>&1 &
+	server_pid=$!
+	i=0
+	until [ -s "$kubeconfig" ]; do
+		i=$((i + 1))
+		if [ $i -gt 300 ] || ! kill -0 "$server_pid" 2>/dev/null; then
+			echo "e2especs: lw-sim serve did not come up:" >&2
+			cat "$work/server.log" >&2
+			exit 2
+		fi
+		sleep 0.1
+	done
+	;;
+*)
+	echo "e2especs: E2E_SERVER=$E2E_SERVER: want lw-sim or real" >&2
+	exit 2
+	;;
+esac
 
 cd "$work"
 rc=0
