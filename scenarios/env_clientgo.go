@@ -73,8 +73,8 @@ const reflector111Period = time.Second
 // startClientGo starts a client-go Reflector (into a plain store), a
 // 1.11-era Reflector, or a SharedIndexInformer (kind) for the ConfigMaps
 // of ns, with userAgent, syncing by watch-list or by LIST+WATCH, and
-// returns its store. Its requests, and the ERROR events of its watches,
-// are recorded in lane like a listwatch client's: they enter the timeline
+// returns its store. Its requests, and the events of its watches, are
+// recorded in lane like a listwatch client's: they enter the timeline
 // at their virtual time (an informer's only when the scenario awaits a
 // client, see below). A Reflector runs on the run's clock
 // with the scenarios' jitter-free backoff, waited on that clock too
@@ -86,7 +86,7 @@ const reflector111Period = time.Second
 // through klog, which would interleave with a CLI's output).
 func (e *Env) startClientGo(ns, lane, userAgent, kind string, watchList bool, observe func(Entry)) (cache.Store, error) {
 	cfg := e.clientConfig(lane, userAgent, observe)
-	cfg.Transport.(*recordingTransport).errorEvents = true
+	cfg.Transport.(*recordingTransport).recordEvents = true
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %s client: %w", kind, err)

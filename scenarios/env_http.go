@@ -36,9 +36,9 @@ type recordingTransport struct {
 	// listwatch client draws at random from [5m, 10m) as the Reflector
 	// does, so that the timeline stays the same from run to run.
 	maskWatchTimeout bool
-	// errorEvents records the ERROR events of watch responses (a
-	// client-go client's, whose events no [Stream] records).
-	errorEvents bool
+	// recordEvents records the events of watch responses as they go by
+	// (a client-go client's, whose events no [Stream] records).
+	recordEvents bool
 }
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -69,8 +69,8 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 			*id = resp.Header.Get("Audit-Id")
 		}
 		t.record(entry(KindResponse, served, "", "%s, headers %s; the body stays open%s", resp.Status, describeStreamHeaders(resp), t.servedBy(resp)))
-		if t.errorEvents {
-			resp.Body = &errorEvents{body: resp.Body, t: t, stream: stream}
+		if t.recordEvents {
+			resp.Body = &clientGoEvents{body: resp.Body, t: t, stream: stream}
 		}
 		return resp, nil
 	}

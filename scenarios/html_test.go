@@ -171,8 +171,8 @@ var chromiumChecks = map[string]map[string]int{
 	"slow-consumer": { // a watcher the server dropped as too slow
 		`data-end="end-slow"`: 1,
 	},
-	"multi-apiserver-stale-relist": { // client-go Reflectors' 410s on their bars, ending them
-		`data-class="event-error"`: 2, `data-end="end-error"`: 2,
+	"multi-apiserver-stale-relist": { // client-go Reflectors' events on their bars, their 410s ending them
+		`data-class="event"`: 5, `data-class="event-error"`: 2, `data-end="end-error"`: 2,
 	},
 	manyLanesPage: { // 40 lanes, their names turned up, in 1400 px
 		`data-lane="informer-39-of-many"`: 1, `data-lane="etcd"`: 1, `data-end="end-error"`: 1,
