@@ -115,6 +115,8 @@ func TestFileInvalid(t *testing.T) {
 		"old-watchlist": {"version: 1\nclients:\n  - name: a\n    kind: reflector-1.11\n    watchList: true\ntimeline: []", `bad-old-watchlist.yaml:3: clients[0] (a): a 1.11-era Reflector has no watch-list`},
 		"answers":       {"version: 1\nanswers:\n  - watch-rv\n  - watch-brakes\ntimeline: []", `bad-answers.yaml:4: answers[1]: no question "watch-brakes" (want one of `},
 		"answer-hint":   {"version: 1\nanswers: [watch-brakes]\ntimeline: []", `; did you mean "watch-breaks"?`},
+		"proves":        {"version: 1\nproves:\n  - WatchTooOldRV\n  - WatchTooOldRv\ntimeline: []", `bad-proves.yaml:4: proves[1]: no conformance case "WatchTooOldRv" (conformance.Cases; docs/rv-semantics.md names those of resourceVersion); did you mean "WatchTooOldRV"?`},
+		"proves-twice":  {"version: 1\nproves: [GetRV0, GetRV0]\ntimeline: []", `bad-proves-twice.yaml:2: proves[1]: case "GetRV0" is named twice`},
 		"expect":        {"version: 1\nclients: [{name: lw}]\ntimeline: []\nexpect:\n  storeEqualsServer: [lw, lx]", `bad-expect.yaml:5: expect.storeEqualsServer: no client "lx"; did you mean "lw"?`},
 	} {
 		p := filepath.Join(dir, "bad-"+name+".yaml")

@@ -157,8 +157,9 @@ var chromiumChecks = map[string]map[string]int{
 		`data-end="end-cut"`: 2, `data-end="end-hang"`: 2, `data-class="fault-cut"`: 1, `data-class="fault-hang"`: 1,
 		`class="gap break"`: 1, `class="streambar hung"`: 2,
 	},
-	"watch-timeout": { // an 8 s bookmark against a 30 min timeout
+	"watch-timeout": { // an 8 s bookmark against a 30 min timeout; the cases that prove it
 		`data-end="end-timeout"`: 2, `data-class="event-bookmark"`: 1, `data-gap="8s"`: 1, `class="gap break"`: 2,
+		`<p class="proves">`: 1, `<code>WatchBookmarkBeforeDeadline</code>`: 1,
 	},
 	"watch-list-vs-paging": { // page sizes and continue tokens
 		`data-lane="pager"`: 1, `data-lane="list-rv0"`: 1, `data-lane="watch-list"`: 1,
