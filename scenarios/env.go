@@ -92,10 +92,11 @@ type Env struct {
 	// time in first (placeBeforeLocked), and a settle takes in all of
 	// them (placeSettled).
 	unplaced []*clientEntry
-	// untimed are the lanes of clients that wait on the real clock (an
-	// informer's backoffs): their entries' virtual times are not the
-	// seed's, so they enter the timeline only where the scenario awaits
-	// them.
+	// untimed are the lanes of clients that have begun to wait on the
+	// real clock (an informer, once a request failed or a watch ended:
+	// realClockFrom): the entries they record from then on have virtual
+	// times that are not the seed's, so they enter the timeline only
+	// where the scenario awaits them.
 	untimed map[string]bool
 	// clientAll is every entry the clients recorded, taken into the
 	// timeline or not, in arrival order (Result.clientEntries).
@@ -225,7 +226,7 @@ func (e *Env) placeSettled() {
 }
 
 // placeDueLocked moves into the timeline the unplaced client entries for
-// which due is true, except untimed lanes', ordered by virtual time and,
+// which due is true, except untimed ones, ordered by virtual time and,
 // within one instant, by lane (a lane's own entries keep their order).
 // Arrival order across clients is the scheduler's; this order, like the
 // entries it orders, is the seed's. The caller holds e.mu.
@@ -235,7 +236,7 @@ func (e *Env) placeDueLocked(due func(*clientEntry) bool) {
 	for _, en := range e.unplaced {
 		switch {
 		case en.placed:
-		case due(en) && !e.untimed[en.Lane]:
+		case due(en) && !en.untimed:
 			now = append(now, en)
 		default:
 			rest = append(rest, en)
@@ -254,11 +255,28 @@ func (e *Env) placeDueLocked(due func(*clientEntry) bool) {
 	}
 }
 
-// untimedLane marks lane's entries as placed only where the scenario
-// awaits them (see Env.untimed).
-func (e *Env) untimedLane(lane string) {
+// realClockFrom records en, the moment from which the client of lane
+// may wait on the real clock, and marks the entries the lane records
+// after it untimed. A SharedIndexInformer cannot be given a clock
+// (NewSharedIndexInformer sets clock.RealClock on its controller, which
+// hands it to its Reflector): after a failed request or the end of a
+// watch its Reflector backs off on the real clock with jitter from
+// math/rand's global source, and judges a watch that ended within a real
+// second "very short" and relists. How much virtual time the scenario
+// moved meanwhile is the machine's speed, so the virtual instants of the
+// informer's later requests, even their number, are not the seed's, and
+// the server's receive time is that same virtual clock: there is no
+// instant that is the seed's to place them at. Up to en they are: what
+// the informer does before its first wait is what the steps made it do.
+// Only the first call for a lane records.
+func (e *Env) realClockFrom(lane string, en Entry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.untimed[lane] {
+		return
+	}
+	en.Kind, en.Lane = KindClient, lane
+	e.logClientLocked(clientEntry{Entry: en})
 	if e.untimed == nil {
 		e.untimed = map[string]bool{}
 	}
@@ -492,12 +510,22 @@ type clientEntry struct {
 	armed bool
 	// placed is set once the entry is in the timeline.
 	placed bool
+	// untimed is set on an entry its client recorded after it began to
+	// wait on the real clock (Env.realClockFrom): it enters the timeline
+	// only where the scenario awaits it.
+	untimed bool
 }
 
 // logClient queues an entry a client recorded on its own goroutine.
 func (e *Env) logClient(en clientEntry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.logClientLocked(en)
+}
+
+// logClientLocked is logClient; the caller holds e.mu.
+func (e *Env) logClientLocked(en clientEntry) {
+	en.untimed = e.untimed[en.Lane]
 	p := &en
 	e.clientLog = append(e.clientLog, p)
 	e.unplaced = append(e.unplaced, p)

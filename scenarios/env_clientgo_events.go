@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 
 	"k8s.io/apimachinery/pkg/watch"
@@ -39,6 +40,18 @@ func (r *clientGoEvents) Read(p []byte) (int, error) {
 		r.frame(r.buf[:i])
 		r.buf = r.buf[i+1:]
 	}
+	if err != nil {
+		// Before client-go sees the end (an informer waits on the real
+		// clock after it).
+		switch {
+		case errors.Is(err, io.EOF) && len(r.buf) == 0:
+			r.t.realClockFrom("its watch ended", EndClosed)
+		case errors.Is(err, io.EOF), isCut(err):
+			r.t.realClockFrom("its watch was cut", EndCut)
+		default:
+			r.t.realClockFrom("its watch broke", EndBroken)
+		}
+	}
 	return n, err
 }
 
@@ -59,6 +72,14 @@ func (r *clientGoEvents) frame(f []byte) {
 		en.Quiet, en.Bytes = true, len(f)+1 // and its newline
 	}
 	r.t.record(en)
+	if fr.Type == watch.Error {
+		r.t.realClockFrom("its watch ended with an ERROR event", "")
+	}
 }
 
-func (r *clientGoEvents) Close() error { return r.body.Close() }
+// Close closes the body; client-go closes it when it stops reading (after
+// an ERROR event, or when it stops).
+func (r *clientGoEvents) Close() error {
+	r.t.realClockFrom("it closed its watch", "")
+	return r.body.Close()
+}
