@@ -190,7 +190,8 @@ func chaosInstances(ops []ChaosOp) int {
 // one settleStep, at most settleMax). A fixed sleep let a loaded machine
 // replay a chaos file differently (a re-watch before or after a restart
 // fault): the wait for quiet makes the replay follow the schedule, not
-// the machine's speed.
+// the machine's speed. What the clients recorded then enters the
+// timeline (placeSettled).
 func (e *Env) settle() {
 	last, quiet := e.activity(), time.Duration(0)
 	for waited := time.Duration(0); quiet < settleQuiet && waited < settleMax; waited += settleStep {
@@ -201,6 +202,7 @@ func (e *Env) settle() {
 		}
 		quiet += settleStep
 	}
+	e.placeSettled()
 }
 
 // How settle waits for the clients.

@@ -473,8 +473,8 @@ func responseLabel(text string) (string, bool) {
 // stream, "events" for a summary of many.
 func eventLabel(text string) string {
 	f := strings.Fields(text)
-	if len(f) > 0 && f[0] == "ERROR" {
-		// A client-go client's ERROR event, which names no stream.
+	if len(f) > 0 && slices.Contains([]string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}, f[0]) {
+		// A client-go client's event, which names no stream.
 		f = append([]string{""}, f...)
 	}
 	if len(f) < 2 {

@@ -246,8 +246,8 @@ func (l *rowLayout) stream(en Entry) *diagStream {
 		}
 	}
 	if en.Stream == "" {
-		// A client's: its ERROR events (client-go's, recorded as they
-		// go by) name no stream.
+		// A client's: its events (client-go's, recorded as they go by)
+		// name no stream.
 		return l.laneStream(en.Lane)
 	}
 	return nil

@@ -183,6 +183,44 @@ func TestLayoutStreams(t *testing.T) {
 	}
 }
 
+// TestLayoutClientGoEvents: the events a client-go client's watch
+// received, recorded with no stream name (and Quiet but the ERROR), are
+// drawn on the bar of that client's open watch, each labelled with its
+// type, and its ERROR 410 ends the bar.
+func TestLayoutClientGoEvents(t *testing.T) {
+	tl := Timeline{
+		{Kind: KindRequest, Lane: "reflector", RV: "5", Text: "GET /api/v1/namespaces/default/configmaps?resourceVersion=5&timeoutSeconds=T&watch=true"},
+		{Kind: KindResponse, Lane: "reflector", Text: "200 OK, headers [...]; the body stays open"},
+		{Kind: KindEvent, Lane: "reflector", RV: "6", Text: "ADDED default/a", Quiet: true, Bytes: 400},
+		{Kind: KindEvent, Lane: "reflector", RV: "7", Text: "MODIFIED default/a", Quiet: true, Bytes: 400},
+		{Kind: KindEvent, Lane: "reflector", RV: "8", Text: "BOOKMARK", Quiet: true, Bytes: 100},
+		{Kind: KindEvent, Lane: "reflector", RV: "9", Text: "DELETED default/a", Quiet: true, Bytes: 400},
+		{Kind: KindEvent, Lane: "reflector", Text: `ERROR Status 410 Expired: "too old resource version: 5 (9)"`},
+	}
+	d := layoutDiagram(tl)
+	if len(d.Streams) != 1 {
+		t.Fatalf("streams = %+v, want the reflector's one watch", d.Streams)
+	}
+	bar := d.Streams[0]
+	if bar.EndClass != "end-error" {
+		t.Errorf("the reflector's watch ends with class %q, want end-error (its ERROR 410)", bar.EndClass)
+	}
+	want := []struct{ label, class string }{{"ADDED", "event"}, {"MODIFIED", "event"}, {"BOOKMARK", "event-bookmark"}, {"DELETED", "event"}, {"ERROR 410", "event-error"}}
+	for i, w := range want {
+		r := d.Rows[2+i]
+		if r.Arrow == nil || r.Arrow.Label != w.label || r.Arrow.Class != w.class || r.Arrow.X2 != bar.X {
+			t.Errorf("row %d (%s) arrow = %+v, want %s (%s) to the reflector's bar at x %d", 2+i, tl[2+i].Text, r.Arrow, w.label, w.class, bar.X)
+		}
+	}
+	var buf strings.Builder
+	if err := tl.Write(&buf, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(buf.String(), "\n"); got != 3 {
+		t.Errorf("the text timeline has %d lines, want 3 (the request, the response, the ERROR; the other events are Quiet):\n%s", got, buf.String())
+	}
+}
+
 // TestLayoutResponses: an error status is drawn in its own class, a body's
 // size as a bar in proportion to the largest, a continue token's RV on the
 // axis.

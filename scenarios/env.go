@@ -84,17 +84,19 @@ type Env struct {
 	// watch id); nextStreamName takes it.
 	streamName string
 	// clientLog holds what started clients recorded that AwaitClient has
-	// not yet looked at, in arrival order; an entry may already be in the
+	// not yet taken, in arrival order; an entry may already be in the
 	// timeline (placed).
 	clientLog []*clientEntry
 	// unplaced are the client entries not yet in the timeline: the
 	// scenario's own entries take those recorded before them in virtual
-	// time in first (placeBeforeLocked).
+	// time in first (placeBeforeLocked), and a settle takes in all of
+	// them (placeSettled).
 	unplaced []*clientEntry
-	// untimed are the lanes of clients that wait on the real clock (an
-	// informer's backoffs): their entries' virtual times are not the
-	// seed's, so they enter the timeline only where the scenario awaits
-	// them.
+	// untimed are the lanes of clients that have begun to wait on the
+	// real clock (an informer, once a request failed or a watch ended:
+	// realClockFrom): the entries they record from then on have virtual
+	// times that are not the seed's, so they enter the timeline only
+	// where the scenario awaits them.
 	untimed map[string]bool
 	// clientAll is every entry the clients recorded, taken into the
 	// timeline or not, in arrival order (Result.clientEntries).
@@ -199,43 +201,82 @@ func (e *Env) Timeline() Timeline {
 }
 
 // placeBeforeLocked moves into the timeline the client entries recorded
-// at a virtual time before at, ordered by that time and, within one
-// instant, by lane (a lane's own entries keep their order). Virtual time
-// only moves on when every goroutine of the run waits, so every client
-// entry before at has been recorded by now, and this order, unlike
-// arrival order across clients, is the seed's: a client-go client's
-// requests appear where they happened, not where a step awaited them.
-// The caller holds e.mu.
+// at a virtual time before at (placeDueLocked). Virtual time only moves on
+// when every goroutine of the run waits, so every client entry before at
+// has been recorded by now: a client-go client's requests appear where
+// they happened, not where a step awaited them. The caller holds e.mu.
 func (e *Env) placeBeforeLocked(at Offset) {
-	var due []*clientEntry
+	e.placeDueLocked(func(en *clientEntry) bool { return en.At < at })
+}
+
+// placeSettled moves into the timeline every timed client entry recorded
+// so far: called once the clients have gone quiet after a step
+// ([Env.settle]), so what they recorded is what that step (and the steps
+// before) made them do, and it goes after the step's own entries and
+// before the next step's. Without it a client's entries at the virtual
+// instant of the steps that follow came after all of them (a re-watch
+// after a cut below the writes made after it). Which entries are due is
+// decided here, at a point where the clients are quiet, not as they
+// arrive: an entry arriving while a step records its own would otherwise
+// land before or after it as the scheduler pleases.
+func (e *Env) placeSettled() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.placeDueLocked(func(*clientEntry) bool { return true })
+}
+
+// placeDueLocked moves into the timeline the unplaced client entries for
+// which due is true, except untimed ones, ordered by virtual time and,
+// within one instant, by lane (a lane's own entries keep their order).
+// Arrival order across clients is the scheduler's; this order, like the
+// entries it orders, is the seed's. The caller holds e.mu.
+func (e *Env) placeDueLocked(due func(*clientEntry) bool) {
+	var now []*clientEntry
 	rest := e.unplaced[:0]
 	for _, en := range e.unplaced {
 		switch {
 		case en.placed:
-		case en.At < at && !e.untimed[en.Lane]:
-			due = append(due, en)
+		case due(en) && !en.untimed:
+			now = append(now, en)
 		default:
 			rest = append(rest, en)
 		}
 	}
 	clear(e.unplaced[len(rest):])
 	e.unplaced = rest
-	slices.SortStableFunc(due, func(a, b *clientEntry) int {
+	slices.SortStableFunc(now, func(a, b *clientEntry) int {
 		if c := cmp.Compare(a.At, b.At); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Lane, b.Lane)
 	})
-	for _, en := range due {
+	for _, en := range now {
 		e.placeLocked(en)
 	}
 }
 
-// untimedLane marks lane's entries as placed only where the scenario
-// awaits them (see Env.untimed).
-func (e *Env) untimedLane(lane string) {
+// realClockFrom records en, the moment from which the client of lane
+// may wait on the real clock, and marks the entries the lane records
+// after it untimed. A SharedIndexInformer cannot be given a clock
+// (NewSharedIndexInformer sets clock.RealClock on its controller, which
+// hands it to its Reflector): after a failed request or the end of a
+// watch its Reflector backs off on the real clock with jitter from
+// math/rand's global source, and judges a watch that ended within a real
+// second "very short" and relists. How much virtual time the scenario
+// moved meanwhile is the machine's speed, so the virtual instants of the
+// informer's later requests, even their number, are not the seed's, and
+// the server's receive time is that same virtual clock: there is no
+// instant that is the seed's to place them at. Up to en they are: what
+// the informer does before its first wait is what the steps made it do.
+// Only the first call for a lane records.
+func (e *Env) realClockFrom(lane string, en Entry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.untimed[lane] {
+		return
+	}
+	en.Kind, en.Lane = KindClient, lane
+	e.logClientLocked(clientEntry{Entry: en})
 	if e.untimed == nil {
 		e.untimed = map[string]bool{}
 	}
@@ -469,12 +510,22 @@ type clientEntry struct {
 	armed bool
 	// placed is set once the entry is in the timeline.
 	placed bool
+	// untimed is set on an entry its client recorded after it began to
+	// wait on the real clock (Env.realClockFrom): it enters the timeline
+	// only where the scenario awaits it.
+	untimed bool
 }
 
 // logClient queues an entry a client recorded on its own goroutine.
 func (e *Env) logClient(en clientEntry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.logClientLocked(en)
+}
+
+// logClientLocked is logClient; the caller holds e.mu.
+func (e *Env) logClientLocked(en clientEntry) {
+	en.untimed = e.untimed[en.Lane]
 	p := &en
 	e.clientLog = append(e.clientLog, p)
 	e.unplaced = append(e.unplaced, p)
@@ -497,11 +548,12 @@ func (e *Env) clientEntries() []Entry {
 	return slices.Clone(e.clientAll)
 }
 
-// AwaitClient moves what started clients recorded into the timeline, in
-// their order, up to and including the first entry for which match is true;
-// it fails if the run's context ends first. Entries are taken into the timeline only
-// here, on the scenario's goroutine, so the timeline's order does not depend
-// on goroutine scheduling.
+// AwaitClient waits for the first entry the started clients recorded for
+// which match is true, and moves it into the timeline with what its client
+// recorded before it, in order (other clients' entries stay queued:
+// takeLaneLocked); it fails if the run's context ends first. Entries are
+// taken into the timeline only on the scenario's goroutine, so the
+// timeline's order does not depend on goroutine scheduling.
 func (e *Env) AwaitClient(what string, match func(Entry) bool) error {
 	return e.awaitClient(what, func(en clientEntry) bool { return match(en.Entry) })
 }
@@ -530,14 +582,10 @@ func (e *Env) awaitClient(what string, match func(clientEntry) bool) error {
 	for {
 		e.mu.Lock()
 		logged := e.clientLogged
-		for len(e.clientLog) > 0 {
-			en := e.clientLog[0]
-			e.clientLog = e.clientLog[1:]
-			e.placeLocked(en)
-			if match(*en) {
-				e.mu.Unlock()
-				return nil
-			}
+		if i := slices.IndexFunc(e.clientLog, func(en *clientEntry) bool { return match(*en) }); i >= 0 {
+			e.takeLaneLocked(i)
+			e.mu.Unlock()
+			return nil
 		}
 		e.mu.Unlock()
 		select {
@@ -546,6 +594,26 @@ func (e *Env) awaitClient(what string, match func(clientEntry) bool) error {
 			return e.waitEnded(fmt.Sprintf("the client had not reached %q", what))
 		}
 	}
+}
+
+// takeLaneLocked moves into the timeline, in their order, the entries of
+// clientLog up to and including its i-th that the i-th's client recorded,
+// and leaves the other clients' queued (they enter at their virtual time
+// or where the clients settle, placeSettled): what another client
+// recorded meanwhile is not what the scenario waited for, and where it
+// arrived among this client's entries is the scheduler's choice. The
+// caller holds e.mu.
+func (e *Env) takeLaneLocked(i int) {
+	lane := e.clientLog[i].Lane
+	rest := e.clientLog[:0:0]
+	for j, en := range e.clientLog {
+		if j <= i && en.Lane == lane {
+			e.placeLocked(en)
+			continue
+		}
+		rest = append(rest, en)
+	}
+	e.clientLog = rest
 }
 
 // errStreamEnded is returned by Stream.Next after the stream ended.

@@ -73,10 +73,11 @@ const reflector111Period = time.Second
 // startClientGo starts a client-go Reflector (into a plain store), a
 // 1.11-era Reflector, or a SharedIndexInformer (kind) for the ConfigMaps
 // of ns, with userAgent, syncing by watch-list or by LIST+WATCH, and
-// returns its store. Its requests, and the ERROR events of its watches,
-// are recorded in lane like a listwatch client's: they enter the timeline
-// at their virtual time (an informer's only when the scenario awaits a
-// client, see below). A Reflector runs on the run's clock
+// returns its store. Its requests, and the events of its watches, are
+// recorded in lane like a listwatch client's: they enter the timeline
+// at their virtual time (an informer's up to its first failed request or
+// watch end, later ones only where the scenario awaits them: see below
+// and [Env.realClockFrom]). A Reflector runs on the run's clock
 // with the scenarios' jitter-free backoff, waited on that clock too
 // ([Env.runReflector]). An informer cannot be given a clock, so its
 // backoffs take real time, and its "very short watch" check (a watch that
@@ -86,7 +87,7 @@ const reflector111Period = time.Second
 // through klog, which would interleave with a CLI's output).
 func (e *Env) startClientGo(ns, lane, userAgent, kind string, watchList bool, observe func(Entry)) (cache.Store, error) {
 	cfg := e.clientConfig(lane, userAgent, observe)
-	cfg.Transport.(*recordingTransport).errorEvents = true
+	cfg.Transport.(*recordingTransport).recordEvents = true
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %s client: %w", kind, err)
@@ -114,7 +115,7 @@ func (e *Env) startClientGo(ns, lane, userAgent, kind string, watchList bool, ob
 		})
 		run = func(ctx context.Context) { e.runReflector(ctx, lane, refl, delay) }
 	case scenariofile.KindInformer:
-		e.untimedLane(lane)
+		cfg.Transport.(*recordingTransport).realClock = true
 		inf := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
 		// The default handler reports through utilruntime.HandleError,
 		// which logs; the run's timeline already has the failed requests.

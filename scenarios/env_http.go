@@ -36,9 +36,25 @@ type recordingTransport struct {
 	// listwatch client draws at random from [5m, 10m) as the Reflector
 	// does, so that the timeline stays the same from run to run.
 	maskWatchTimeout bool
-	// errorEvents records the ERROR events of watch responses (a
-	// client-go client's, whose events no [Stream] records).
-	errorEvents bool
+	// recordEvents records the events of watch responses as they go by
+	// (a client-go client's, whose events no [Stream] records).
+	recordEvents bool
+	// realClock: the lane's client waits on the real clock once a
+	// request failed or a watch ended (a SharedIndexInformer); the first
+	// such moment is recorded, and the lane's later entries are untimed
+	// ([Env.realClockFrom]).
+	realClock bool
+}
+
+// realClockFrom records, if the lane's client waits on the real clock,
+// that it may from now on, because of why.
+func (t *recordingTransport) realClockFrom(why string, end StreamEnd) {
+	if !t.realClock {
+		return
+	}
+	en := t.e.entry(KindClient, "", "%s (an informer): %s; from here on it waits on the real clock (client-go gives a SharedIndexInformer no clock: its backoff, its very-short-watch check), so the virtual times of its next requests, and their number, are the machine's, not the seed's: they stay out of this timeline, and its store is still checked", t.lane, why)
+	en.End = end
+	t.e.realClockFrom(t.lane, en)
 }
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -61,7 +77,12 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		t.record(entry(KindResponse, "", "", "transport error: %v", err))
+		t.realClockFrom("its request failed", "")
 		return nil, err
+	}
+	if resp.StatusCode >= http.StatusBadRequest {
+		// Recorded below, before client-go sees it.
+		defer t.realClockFrom("its request failed ("+resp.Status+")", "")
 	}
 	served := resp.Header.Get(fakeapiserver.APIServerHeader)
 	if isWatchRequest(req.URL) && resp.StatusCode == http.StatusOK {
@@ -69,8 +90,8 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 			*id = resp.Header.Get("Audit-Id")
 		}
 		t.record(entry(KindResponse, served, "", "%s, headers %s; the body stays open%s", resp.Status, describeStreamHeaders(resp), t.servedBy(resp)))
-		if t.errorEvents {
-			resp.Body = &errorEvents{body: resp.Body, t: t, stream: stream}
+		if t.recordEvents {
+			resp.Body = &clientGoEvents{body: resp.Body, t: t, stream: stream}
 		}
 		return resp, nil
 	}

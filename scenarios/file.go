@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lw-sim/lw-sim/conformance/casenames"
 	"github.com/lw-sim/lw-sim/internal/suggest"
 	"github.com/lw-sim/lw-sim/scenarios/scenariofile"
 )
@@ -50,6 +51,9 @@ func ParseFile(path string, b []byte) (*File, error) {
 	if err := checkAnswers(path, b, f.Answers); err != nil {
 		return nil, err
 	}
+	if err := checkProves(path, b, f.Proves); err != nil {
+		return nil, err
+	}
 	return (*File)(f), nil
 }
 
@@ -64,6 +68,23 @@ func checkAnswers(path string, b []byte, answers []string) error {
 		if !slices.Contains(ids, a) {
 			return scenariofile.Errorf(path, b, fmt.Sprintf("answers[%d]", i), "answers[%d]: no question %q (want one of %s)%s",
 				i, a, strings.Join(ids, ", "), suggest.DidYouMean(a, ids))
+		}
+	}
+	return nil
+}
+
+// checkProves refuses a proves: name that is no conformance case, and one
+// named twice.
+func checkProves(path string, b []byte, proves []string) error {
+	names := casenames.Names()
+	for i, c := range proves {
+		where := fmt.Sprintf("proves[%d]", i)
+		if !slices.Contains(names, c) {
+			return scenariofile.Errorf(path, b, where, "%s: no conformance case %q (conformance.Cases; docs/rv-semantics.md names those of resourceVersion)%s",
+				where, c, suggest.DidYouMean(c, names))
+		}
+		if slices.Contains(proves[:i], c) {
+			return scenariofile.Errorf(path, b, where, "%s: case %q is named twice", where, c)
 		}
 	}
 	return nil

@@ -29,6 +29,7 @@ func (f *File) Scenario() *Scenario {
 	return &Scenario{
 		Name:        f.Name,
 		Answers:     questionIDs(f.Answers),
+		Proves:      f.Proves,
 		Summary:     f.Summary,
 		Explanation: strings.TrimSpace(f.Explanation),
 		Seed:        max(f.Seed, 1),

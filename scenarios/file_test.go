@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -115,6 +116,8 @@ func TestFileInvalid(t *testing.T) {
 		"old-watchlist": {"version: 1\nclients:\n  - name: a\n    kind: reflector-1.11\n    watchList: true\ntimeline: []", `bad-old-watchlist.yaml:3: clients[0] (a): a 1.11-era Reflector has no watch-list`},
 		"answers":       {"version: 1\nanswers:\n  - watch-rv\n  - watch-brakes\ntimeline: []", `bad-answers.yaml:4: answers[1]: no question "watch-brakes" (want one of `},
 		"answer-hint":   {"version: 1\nanswers: [watch-brakes]\ntimeline: []", `; did you mean "watch-breaks"?`},
+		"proves":        {"version: 1\nproves:\n  - WatchTooOldRV\n  - WatchTooOldRv\ntimeline: []", `bad-proves.yaml:4: proves[1]: no conformance case "WatchTooOldRv" (conformance.Cases; docs/rv-semantics.md names those of resourceVersion); did you mean "WatchTooOldRV"?`},
+		"proves-twice":  {"version: 1\nproves: [GetRV0, GetRV0]\ntimeline: []", `bad-proves-twice.yaml:2: proves[1]: case "GetRV0" is named twice`},
 		"expect":        {"version: 1\nclients: [{name: lw}]\ntimeline: []\nexpect:\n  storeEqualsServer: [lw, lx]", `bad-expect.yaml:5: expect.storeEqualsServer: no client "lx"; did you mean "lw"?`},
 	} {
 		p := filepath.Join(dir, "bad-"+name+".yaml")
@@ -195,6 +198,39 @@ func TestFileClientGoClients(t *testing.T) {
 	res, err := Run(t.Context(), f.Scenario(), RunOptions{})
 	if err != nil {
 		t.Fatalf("Run(client-go-clients) = %v; timeline:\n%s", err, timelineText(res.Timeline))
+	}
+	again, err := Run(t.Context(), f.Scenario(), RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(client-go-clients) #2 = %v", err)
+	}
+	if diff := cmp.Diff(res.Timeline, again.Timeline); diff != "" {
+		t.Errorf("two runs of client-go-clients (seed 9) differ (-first +second):\n%s", diff)
+	}
+	// Each informer is in the timeline up to the cut (its first LIST or
+	// watch-list at +0s), then says once that it waits on the real clock
+	// from there, and nothing of it comes after.
+	for _, lane := range []string{"informer", "informer-wl"} {
+		var first, marks []Entry
+		after := false
+		for _, en := range res.Timeline {
+			if en.Lane != lane {
+				continue
+			}
+			switch {
+			case en.Kind == KindClient && strings.Contains(en.Text, "waits on the real clock"):
+				marks, after = append(marks, en), true
+			case after:
+				t.Errorf("%s: entry after its real-clock mark: %v", lane, en)
+			case en.Kind == KindRequest:
+				first = append(first, en)
+			}
+		}
+		if len(first) == 0 || first[0].At != 0 {
+			t.Errorf("%s: requests before the cut = %v, want its first at +0s", lane, first)
+		}
+		if len(marks) != 1 || marks[0].At != Offset(15*time.Second) || marks[0].End != EndCut {
+			t.Errorf("%s: real-clock marks = %v, want one at +15s, the cut ending its watch (end %q)", lane, marks, EndCut)
+		}
 	}
 }
 

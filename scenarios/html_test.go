@@ -157,8 +157,9 @@ var chromiumChecks = map[string]map[string]int{
 		`data-end="end-cut"`: 2, `data-end="end-hang"`: 2, `data-class="fault-cut"`: 1, `data-class="fault-hang"`: 1,
 		`class="gap break"`: 1, `class="streambar hung"`: 2,
 	},
-	"watch-timeout": { // an 8 s bookmark against a 30 min timeout
+	"watch-timeout": { // an 8 s bookmark against a 30 min timeout; the cases that prove it
 		`data-end="end-timeout"`: 2, `data-class="event-bookmark"`: 1, `data-gap="8s"`: 1, `class="gap break"`: 2,
+		`<p class="proves">`: 1, `<code>WatchBookmarkBeforeDeadline</code>`: 1,
 	},
 	"watch-list-vs-paging": { // page sizes and continue tokens
 		`data-lane="pager"`: 1, `data-lane="list-rv0"`: 1, `data-lane="watch-list"`: 1,
@@ -171,8 +172,8 @@ var chromiumChecks = map[string]map[string]int{
 	"slow-consumer": { // a watcher the server dropped as too slow
 		`data-end="end-slow"`: 1,
 	},
-	"multi-apiserver-stale-relist": { // client-go Reflectors' 410s on their bars, ending them
-		`data-class="event-error"`: 2, `data-end="end-error"`: 2,
+	"multi-apiserver-stale-relist": { // client-go Reflectors' events on their bars, their 410s ending them
+		`data-class="event"`: 5, `data-class="event-error"`: 2, `data-end="end-error"`: 2,
 	},
 	manyLanesPage: { // 40 lanes, their names turned up, in 1400 px
 		`data-lane="informer-39-of-many"`: 1, `data-lane="etcd"`: 1, `data-end="end-error"`: 1,

@@ -109,3 +109,22 @@ func TestExplanationsCiteNothingMissing(t *testing.T) {
 		}
 	}
 }
+
+// lessonsProvingNothing are the built-ins that name no conformance case,
+// and why: what they teach is no answer of the server's a case can check.
+var lessonsProvingNothing = map[string]string{
+	"slow-consumer":      "the cut of a watcher that falls behind: no conformance case provokes it on kube-apiserver",
+	"watch-cut-and-hang": "a connection cut or hung by the network (faults), and how clients notice: not the server's answer",
+}
+
+// TestLessonsProve: every built-in names the conformance cases that prove
+// what it teaches against the real kube-apiserver (proves:, which the
+// loader checks are cases), except those lessonsProvingNothing explains.
+func TestLessonsProve(t *testing.T) {
+	for _, sc := range Library() {
+		_, exempt := lessonsProvingNothing[sc.Name]
+		if exempt == (len(sc.Proves) > 0) {
+			t.Errorf("scenario %s names %d conformance cases in proves:; want some unless it is one of lessonsProvingNothing (%v)", sc.Name, len(sc.Proves), exempt)
+		}
+	}
+}

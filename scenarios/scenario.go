@@ -29,6 +29,9 @@ type Scenario struct {
 	Source string
 	// Answers lists the questions the scenario answers, the main one first.
 	Answers []QuestionID
+	// Proves names the conformance cases that check what the scenario
+	// teaches against the real kube-apiserver (a file's proves:).
+	Proves []string
 	// Summary is the answer in one sentence.
 	Summary string
 	// Explanation teaches the edge case: what the real kube-apiserver

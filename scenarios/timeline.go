@@ -81,7 +81,9 @@ type Entry struct {
 	// belongs to (the name its events carry: "w1", a file's watch id): the
 	// scenario's raw and typed watches. Empty for other entries and for
 	// the watches of the clients a scenario starts (listwatch, client-go's
-	// Reflector), whose events show as their decisions.
+	// Reflector), whose events show as their decisions (and, for
+	// client-go's, as Quiet event entries in the client's lane, which the
+	// diagram draws on the lane's open watch).
 	Stream string `json:"stream,omitempty"`
 	// APIServer is the instance a request was routed to or a response
 	// came from, when the server runs more than one, or that a fault
@@ -109,6 +111,10 @@ type Entry struct {
 	// Token is the resourceVersion of the continue token a request sends
 	// or a response returns, if any.
 	Token string `json:"token,omitempty"`
+	// Quiet marks an entry drawn in the HTML diagram but left out of the
+	// text timeline ([Timeline.Write]): an event a client-go client's
+	// watch received, whose effect the text shows as the client's store.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // StreamEnd is why a watch stream ended, as the client that read it can
@@ -163,9 +169,13 @@ func (e Entry) String() string {
 // Timeline is what a run recorded, in order.
 type Timeline []Entry
 
-// Write prints the timeline, one entry per line, each prefixed by indent.
+// Write prints the timeline, one entry per line, each prefixed by indent;
+// Quiet entries are left out.
 func (tl Timeline) Write(w io.Writer, indent string) error {
 	for _, e := range tl {
+		if e.Quiet {
+			continue
+		}
 		if _, err := fmt.Fprintf(w, "%s%s\n", indent, e); err != nil {
 			return err
 		}

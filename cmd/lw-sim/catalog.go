@@ -20,11 +20,14 @@ type questionInfo struct {
 
 // scenarioInfo is a scenario as data: what it answers and teaches.
 type scenarioInfo struct {
-	Name        string         `json:"name"`
-	Source      string         `json:"source,omitempty"`
-	Summary     string         `json:"summary"`
-	Questions   []questionInfo `json:"questions"`
-	Explanation string         `json:"explanation,omitempty"`
+	Name      string         `json:"name"`
+	Source    string         `json:"source,omitempty"`
+	Summary   string         `json:"summary"`
+	Questions []questionInfo `json:"questions"`
+	// Proves names the conformance cases that check what it teaches
+	// against the real kube-apiserver.
+	Proves      []string `json:"proves,omitempty"`
+	Explanation string   `json:"explanation,omitempty"`
 }
 
 // catalog is run --list as data: every scenario, then the article's
@@ -36,7 +39,7 @@ type catalog struct {
 
 // describeScenario is sc as data; the explanation only when withText.
 func describeScenario(sc *scenarios.Scenario, withText bool) scenarioInfo {
-	info := scenarioInfo{Name: sc.Name, Source: sc.Source, Summary: sc.Summary, Questions: []questionInfo{}}
+	info := scenarioInfo{Name: sc.Name, Source: sc.Source, Summary: sc.Summary, Questions: []questionInfo{}, Proves: sc.Proves}
 	for _, q := range sc.Questions() {
 		info.Questions = append(info.Questions, questionInfo{ID: q.ID, English: q.English, Chinese: q.Chinese})
 	}
@@ -79,6 +82,9 @@ func listScenarios(w io.Writer, output outputFlag) error {
 		fmt.Fprintf(w, "%s\n    %s\n", sc.Name, sc.Summary)
 		for _, q := range sc.Questions {
 			fmt.Fprintf(w, "    Q %s: %s\n       %s\n", q.ID, q.English, q.Chinese)
+		}
+		if len(sc.Proves) > 0 {
+			fmt.Fprintf(w, "    proved by conformance cases: %s\n", strings.Join(sc.Proves, ", "))
 		}
 		fmt.Fprintln(w)
 	}

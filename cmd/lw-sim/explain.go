@@ -92,6 +92,9 @@ func printExplanation(w io.Writer, sc *scenarios.Scenario, res *scenarios.Result
 		fmt.Fprintf(w, "Q: %s\n   %s\n", q.English, q.Chinese)
 	}
 	fmt.Fprintf(w, "\nIn short: %s\n\n", sc.Summary)
+	if len(sc.Proves) > 0 {
+		fmt.Fprintf(w, "Proved against the real kube-apiserver by the conformance cases %s (make conformance-real; docs/rv-semantics.md).\n\n", strings.Join(sc.Proves, ", "))
+	}
 	if sc.Explanation != "" {
 		fmt.Fprintf(w, "%s\n\n", sc.Explanation)
 	}

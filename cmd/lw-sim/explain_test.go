@@ -25,6 +25,7 @@ func TestExplain(t *testing.T) {
 		"Q: Can a list request be paged? How does chunking work?",
 		"list 请求可以分页吗？Chunk 实现机制是怎样的？",
 		"In short: ",
+		"Proved against the real kube-apiserver by the conformance cases ListContinueCompacted (", // its proves:
 		"FullListIfExpired",           // the explanation
 		"410 Gone Status 410 Expired", // the timeline
 		"metadata.continue <token rv=-1 after=item-01>",

@@ -25,6 +25,9 @@ func TestRunList(t *testing.T) {
 			t.Errorf("run --list lacks scenario %s", sc.Name)
 		}
 	}
+	if want := "watch-cache-window\n"; !strings.Contains(out, want) || !strings.Contains(out, "    proved by conformance cases: WatchTooOldRV, ListExactOldState, ListExactCompacted\n") {
+		t.Errorf("run --list lacks the conformance cases that prove watch-cache-window:\n%s", out)
+	}
 	for _, q := range scenarios.Questions() {
 		if !strings.Contains(out, q.Chinese) || !strings.Contains(out, q.English) {
 			t.Errorf("run --list lacks question %s", q.ID)

@@ -48,6 +48,12 @@ type File struct {
 	// Answers are the article's questions the scenario answers, by
 	// their ids (scenarios.QuestionID: "watch-breaks", ...).
 	Answers []string `json:"answers,omitempty"`
+	// Proves names the conformance cases (conformance.Cases, by name:
+	// "WatchTooOldRV") that check against the real kube-apiserver what
+	// the scenario teaches: a lesson teaching a row of
+	// docs/rv-semantics.md names that row's cases. The loader
+	// (scenarios.ParseFile) refuses a name that is no case.
+	Proves []string `json:"proves,omitempty"`
 	// Explanation teaches the case (built-ins keep theirs in
 	// library/<name>.txt).
 	Explanation string `json:"explanation,omitempty"`
