@@ -346,5 +346,6 @@ func Names() []string {
 		"MutatingPolicyParamsAndFailure",
 		"MutatingPolicyReinvocation",
 		"PolicyStatusTypeChecking",
+		"PolicyStatusTypeCheckingCRD",
 	}
 }
