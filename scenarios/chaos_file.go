@@ -186,7 +186,8 @@ func chaosInstances(ops []ChaosOp) int {
 // settle gives the clients' goroutines real time to act on what the last
 // op did (the clock is fake; the HTTP traffic is real): until the server
 // has seen no new watch, watch event or fault, and the clients have
-// recorded nothing, for settleQuiet (at least
+// recorded nothing and have no request waiting for its answer, for
+// settleQuiet (at least
 // one settleStep, at most settleMax). A fixed sleep let a loaded machine
 // replay a chaos file differently (a re-watch before or after a restart
 // fault): the wait for quiet makes the replay follow the schedule, not
@@ -196,7 +197,7 @@ func (e *Env) settle() {
 	last, quiet := e.activity(), time.Duration(0)
 	for waited := time.Duration(0); quiet < settleQuiet && waited < settleMax; waited += settleStep {
 		time.Sleep(settleStep)
-		if now := e.activity(); now != last {
+		if now := e.activity(); now != last || e.inFlight.Load() > 0 {
 			last, quiet = now, 0
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -103,6 +104,10 @@ type Env struct {
 	clientAll []Entry
 	// clientLogged is closed and replaced whenever clientLog grows.
 	clientLogged chan struct{}
+	// inFlight counts the clients' requests sent and not yet answered
+	// (no response headers, no transport error): settle never calls
+	// the clients quiet while one is.
+	inFlight atomic.Int64
 }
 
 // Context is the run's context: cancelled when the run is interrupted.

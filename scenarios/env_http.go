@@ -74,7 +74,9 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	reqEn := entry(KindRequest, req.Header.Get(fakeapiserver.APIServerHeader), q.Get("resourceVersion"), "%s %s", req.Method, describeURI(req.URL, t.maskWatchTimeout))
 	reqEn.Token = continueRV(q.Get("continue"))
 	t.record(reqEn)
+	t.e.inFlight.Add(1)
 	resp, err := t.base.RoundTrip(req)
+	t.e.inFlight.Add(-1)
 	if err != nil {
 		t.record(entry(KindResponse, "", "", "transport error: %v", err))
 		t.realClockFrom("its request failed", "")
