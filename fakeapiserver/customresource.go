@@ -33,8 +33,9 @@ import (
 // the table convertor for additionalPrinterColumns and the JSON and YAML
 // serializers that prune and coerce on decode. All versions of a CRD share
 // one store partition (plural.group), whose objects are kept in the storage
-// version; conversion is "None", so reading through another version only
-// rewrites apiVersion (done by the serializers on output).
+// version; with conversion "None", reading through another version only
+// rewrites apiVersion (done by the serializers on output), with "Webhook"
+// the CRD's conversion webhook converts (customresource_conversion.go).
 
 // crStrategy is the method set of customresource.NewStrategy's (unexported)
 // strategy and of its status strategy that the handlers use.
@@ -62,6 +63,9 @@ type customResource struct {
 	table                 tables.Convertor // nil: the default table
 	categories            []string
 	scale                 *apiextensionsv1.CustomResourceSubresourceScale
+	// converter is the CRD's webhook converter (apiextensions-apiserver's
+	// safe crConverter); nil for conversion "None".
+	converter runtime.ObjectConvertor
 	// life ends the resource's watches when its CRD is deleted; shared by
 	// every version and by the entries of later updates of the same CRD.
 	life *crLife
@@ -81,8 +85,9 @@ func (l *crLife) end() { l.once.Do(func() { close(l.done) }) }
 
 // customResourceInfos builds the resource entries of every served version
 // of an established CRD, as the crdHandler does on the first request; its
-// type converter is built from the specs in built.
-func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, built *openapi.CRDSpecs) ([]*resourceInfo, error) {
+// type converter is built from the specs in built; conv is its webhook
+// converter (nil for conversion "None").
+func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, built *openapi.CRDSpecs, conv runtime.ObjectConvertor) ([]*resourceInfo, error) {
 	tc := crdTypeConverter(crd, built)
 	storageVersion, err := apihelpers.GetCRDStorageVersion(crd)
 	if err != nil {
@@ -101,6 +106,7 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 		if err != nil {
 			return nil, err
 		}
+		cr.converter = conv
 		info := cr.resourceInfo(crd, v)
 		info.TypeConverter = tc
 		info.fields = &lazyFieldManagers{}
