@@ -38,6 +38,8 @@ func crdConversionCases() []Case {
 		{Name: "CRConversionWebhookWrite", Run: runCRConversionWebhookWrite},
 		{Name: "CRConversionWebhookFailure", Run: runCRConversionWebhookFailure},
 		{Name: "CRConversionWebhookUnreachable", Run: runCRConversionWebhookUnreachable},
+		{Name: "CRConversionWebhookWrongVersion", Run: runCRConversionWebhookWrongVersion},
+		{Name: "CRConversionWebhookReviewV1beta1", Run: runCRConversionWebhookReviewV1beta1},
 	}
 }
 
@@ -46,21 +48,24 @@ func crdConversionCases() []Case {
 //
 //	/convert  converts Widgets between v1 (spec.size) and v2 (spec.count)
 //	/fail     refuses: result Failure, message "no conversion today"
+//	/wrong    answers Success with the objects as sent (not converted)
 //
-// It records every ConversionRequest by path.
+// It records every ConversionRequest, and the review's apiVersion, by
+// path.
 type conversionWebhook struct {
 	srv *httptest.Server
 
-	// mu guards seen.
-	mu   sync.Mutex
-	seen map[string][]apiextensionsv1.ConversionRequest
+	// mu guards seen and reviews.
+	mu      sync.Mutex
+	seen    map[string][]apiextensionsv1.ConversionRequest
+	reviews map[string][]string // apiVersions of the reviews
 }
 
 // startConversionWebhook starts a conversion webhook that the test's
 // cleanup stops.
 func startConversionWebhook(t *testing.T) *conversionWebhook {
 	t.Helper()
-	wh := &conversionWebhook{seen: map[string][]apiextensionsv1.ConversionRequest{}}
+	wh := &conversionWebhook{seen: map[string][]apiextensionsv1.ConversionRequest{}, reviews: map[string][]string{}}
 	wh.srv = httptest.NewTLSServer(http.HandlerFunc(wh.serve))
 	t.Cleanup(wh.srv.Close)
 	return wh
@@ -76,11 +81,14 @@ func (wh *conversionWebhook) serve(w http.ResponseWriter, r *http.Request) {
 	req := review.Request
 	wh.mu.Lock()
 	wh.seen[r.URL.Path] = append(wh.seen[r.URL.Path], *req)
+	wh.reviews[r.URL.Path] = append(wh.reviews[r.URL.Path], review.APIVersion)
 	wh.mu.Unlock()
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
 	switch r.URL.Path {
 	case "/fail":
 		resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: "no conversion today"}
+	case "/wrong":
+		resp.ConvertedObjects = req.Objects
 	default:
 		for _, raw := range req.Objects {
 			out, err := convertWidget(raw.Raw, req.DesiredAPIVersion)
@@ -188,13 +196,18 @@ func conversionCRD(group string, client object) object {
 }
 
 // setupConversionCRD creates the case's namespace and a conversionCRD
-// whose webhook is client, and waits until it is Established and served.
-func setupConversionCRD(ctx context.Context, t *testing.T, target Target, client object) *conversionCRDEnv {
+// whose webhook is client (conversionReviewVersions reviewVersions, by
+// default v1), and waits until it is Established and served.
+func setupConversionCRD(ctx context.Context, t *testing.T, target Target, client object, reviewVersions ...string) *conversionCRDEnv {
 	t.Helper()
 	e := setup(ctx, t, target)
 	group := randomSuffix() + ".lwsim.example"
 	ce := &crdEnv{env: e, group: group, name: "widgets." + group}
-	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: crdPath, Body: conversionCRD(group, client)})
+	crd := conversionCRD(group, client)
+	if reviewVersions != nil {
+		crd["spec"].(object)["conversion"].(object)["webhook"].(object)["conversionReviewVersions"] = reviewVersions
+	}
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: crdPath, Body: crd})
 	r.mustCode(t, http.StatusCreated, "create CRD "+ce.name)
 	t.Cleanup(func() { deleteCRD(target, ce.name) })
 	ce.waitEstablished(ctx)
@@ -380,10 +393,14 @@ func hasReview(got []seenReview, want seenReview) bool {
 }
 
 // runCRConversionWebhookFailure: a webhook that refuses (result Failure
-// with a message) fails a GET through v2 (a 500 InternalError: the store
-// cannot decode the object) and a create through v2 (the converter's
-// error as it is, a 500 without a reason, nothing stored); writes
-// through the storage version need no conversion and succeed.
+// with a message) fails a GET and a DELETE through v2, which read the
+// object from etcd (a 500 InternalError: the store cannot decode it), and
+// a create through v2 (the converter's error as it is, a 500 without a
+// reason, nothing stored); writes through the storage version need no
+// conversion and succeed. (What a LIST, a WATCH, a read at
+// resourceVersion=0 or a PATCH through v2 answer then depends on the
+// state of the real server's v2 watch cache, which the failed conversion
+// of the create's event leaves re-listing: they are not compared.)
 func runCRConversionWebhookFailure(ctx context.Context, t *testing.T, target Target) {
 	wh := startConversionWebhook(t)
 	ce := setupConversionCRD(ctx, t, target, wh.clientConfig("/fail"))
@@ -394,6 +411,8 @@ func runCRConversionWebhookFailure(ctx context.Context, t *testing.T, target Tar
 	r = ce.createIn(ctx, "v2", "refusedtoo", object{"count": 1})
 	checkStatus(t, "create through v2", r, wantStatus(http.StatusInternalServerError, "",
 		"conversion webhook for "+ce.group+"/v2, Kind=Widget failed: no conversion today", nil))
+	r = ce.c.do(ctx, t, request{Method: http.MethodDelete, Path: ce.widgetsIn("v2") + "/refused"})
+	checkStatus(t, "delete through v2", r, corruptObjectStatus(ce, "refused", "no conversion today"))
 	r = ce.c.do(ctx, t, request{Path: ce.widgetsIn("v1") + "/refusedtoo"})
 	checkStatus(t, "get through v1 of the refused create", r, wantStatus(http.StatusNotFound, metav1.StatusReasonNotFound,
 		`widgets.`+ce.group+` "refusedtoo" not found`, &metav1.StatusDetails{Name: "refusedtoo", Group: ce.group, Kind: "widgets"}))
@@ -419,9 +438,49 @@ func runCRConversionWebhookUnreachable(ctx context.Context, t *testing.T, target
 // the decoder), answered as an InternalError quoting the storage error.
 // Digits are masked, so the revisions need not be known.
 func corruptObjectStatus(ce *conversionCRDEnv, name, msg string) statusShape {
-	storageErr := "StorageError: corrupt object, Code: 6, Key: /" + ce.group + "/widgets/" + ce.ns + "/" + name +
+	storageErr := "StorageError: corrupt object, Code: 7, Key: /" + ce.group + "/widgets/" + ce.ns + "/" + name +
 		", ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=0: conversion webhook for " +
 		ce.group + "/v1, Kind=Widget failed: " + msg
 	return wantStatus(http.StatusInternalServerError, metav1.StatusReasonInternalError, "Internal error occurred: "+storageErr,
 		&metav1.StatusDetails{Causes: []metav1.StatusCause{{Message: storageErr}}})
+}
+
+// runCRConversionWebhookWrongVersion: a webhook that answers Success with
+// the objects unconverted is refused by the converter: a create through
+// v2 fails with its invalid-groupVersion error, a 500 without a reason.
+func runCRConversionWebhookWrongVersion(ctx context.Context, t *testing.T, target Target) {
+	wh := startConversionWebhook(t)
+	ce := setupConversionCRD(ctx, t, target, wh.clientConfig("/wrong"))
+	r := ce.createIn(ctx, "v2", "wrong", object{"count": 1})
+	checkStatus(t, "create through v2", r, wantStatus(http.StatusInternalServerError, "",
+		"conversion webhook for "+ce.group+"/v2, Kind=Widget returned invalid object at index 0: invalid groupVersion (expected "+
+			ce.group+"/v1, received "+ce.group+"/v2)", nil))
+}
+
+// runCRConversionWebhookReviewV1beta1: with conversionReviewVersions
+// [v1beta1] the webhook is sent apiextensions.k8s.io/v1beta1
+// ConversionReviews, and its v1beta1 answers convert.
+func runCRConversionWebhookReviewV1beta1(ctx context.Context, t *testing.T, target Target) {
+	wh := startConversionWebhook(t)
+	ce := setupConversionCRD(ctx, t, target, wh.clientConfig("/convert"), "v1beta1")
+	r := ce.createIn(ctx, "v2", "beta", object{"count": 2})
+	r.mustCode(t, http.StatusCreated, "create through v2")
+	r = ce.c.do(ctx, t, request{Path: ce.widgetsIn("v1") + "/beta"})
+	r.mustCode(t, http.StatusOK, "get through v1")
+	var o object
+	r.decode(t, &o)
+	if got := widgetShape(o); got != `v1 beta {"size":2}` {
+		t.Errorf("stored (through v1) = %s", got)
+	}
+	wh.mu.Lock()
+	versions := append([]string(nil), wh.reviews["/convert"]...)
+	wh.mu.Unlock()
+	if len(versions) == 0 {
+		t.Fatalf("the webhook was never asked")
+	}
+	for _, v := range versions {
+		if v != "apiextensions.k8s.io/v1beta1" {
+			t.Errorf("review apiVersion %q, want apiextensions.k8s.io/v1beta1", v)
+		}
+	}
 }

@@ -74,7 +74,7 @@ func (s *Server) currentAt(res *resourceInfo, namespace, name string, rv int64) 
 	if err != nil {
 		return nil, interpretStoreError(err, notFoundResource(res), name)
 	}
-	view, err := s.readView(res, obj, enc)
+	view, err := s.readView(res, obj, enc) // the watch cache's, converted once
 	return view, corruptObjectError(res, namespace, name, err) // customresource_conversion.go
 }
 
@@ -88,7 +88,7 @@ func (s *Server) currentVersion(res *resourceInfo, namespace, name string) (view
 	if err != nil {
 		return nil, nil, interpretStoreError(err, notFoundResource(res), name)
 	}
-	view, err = s.readView(res, obj, enc)
+	view, err = s.readView(res, obj, etcdRead(res, enc))
 	return view, obj, corruptObjectError(res, namespace, name, err) // customresource_conversion.go
 }
 
