@@ -74,7 +74,7 @@ func (s *Server) currentAt(res *resourceInfo, namespace, name string, rv int64) 
 	if err != nil {
 		return nil, interpretStoreError(err, notFoundResource(res), name)
 	}
-	view, err := s.readView(res, obj, enc) // the watch cache's, converted once
+	view, err := s.readView(res, obj, enc)                     // the watch cache's, converted once
 	return view, corruptObjectError(res, namespace, name, err) // customresource_conversion.go
 }
 
