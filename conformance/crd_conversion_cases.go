@@ -40,6 +40,7 @@ func crdConversionCases() []Case {
 		{Name: "CRConversionWebhookUnreachable", Run: runCRConversionWebhookUnreachable},
 		{Name: "CRConversionWebhookWrongVersion", Run: runCRConversionWebhookWrongVersion},
 		{Name: "CRConversionWebhookReviewV1beta1", Run: runCRConversionWebhookReviewV1beta1},
+		{Name: "CRConversionWebhookFieldSelector", Run: runCRConversionWebhookFieldSelector},
 	}
 }
 
@@ -200,13 +201,22 @@ func conversionCRD(group string, client object) object {
 // default v1), and waits until it is Established and served.
 func setupConversionCRD(ctx context.Context, t *testing.T, target Target, client object, reviewVersions ...string) *conversionCRDEnv {
 	t.Helper()
+	return setupConversionCRDWith(ctx, t, target, client, func(crd object) {
+		if reviewVersions != nil {
+			crd["spec"].(object)["conversion"].(object)["webhook"].(object)["conversionReviewVersions"] = reviewVersions
+		}
+	})
+}
+
+// setupConversionCRDWith is setupConversionCRD with the CRD body changed
+// by edit first.
+func setupConversionCRDWith(ctx context.Context, t *testing.T, target Target, client object, edit func(crd object)) *conversionCRDEnv {
+	t.Helper()
 	e := setup(ctx, t, target)
 	group := randomSuffix() + ".lwsim.example"
 	ce := &crdEnv{env: e, group: group, name: "widgets." + group}
 	crd := conversionCRD(group, client)
-	if reviewVersions != nil {
-		crd["spec"].(object)["conversion"].(object)["webhook"].(object)["conversionReviewVersions"] = reviewVersions
-	}
+	edit(crd)
 	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: crdPath, Body: crd})
 	r.mustCode(t, http.StatusCreated, "create CRD "+ce.name)
 	t.Cleanup(func() { deleteCRD(target, ce.name) })
@@ -482,5 +492,44 @@ func runCRConversionWebhookReviewV1beta1(ctx context.Context, t *testing.T, targ
 		if v != "apiextensions.k8s.io/v1beta1" {
 			t.Errorf("review apiVersion %q, want apiextensions.k8s.io/v1beta1", v)
 		}
+	}
+}
+
+// runCRConversionWebhookFieldSelector: a field selector on a
+// selectableField of v2 (spec.count) is evaluated on the objects as
+// converted to v2, in a LIST and a WATCH through v2.
+func runCRConversionWebhookFieldSelector(ctx context.Context, t *testing.T, target Target) {
+	wh := startConversionWebhook(t)
+	ce := setupConversionCRDWith(ctx, t, target, wh.clientConfig("/convert"), func(crd object) {
+		v2 := crd["spec"].(object)["versions"].([]object)[1]
+		v2["selectableFields"] = []object{{"jsonPath": ".spec.count"}}
+	})
+	r := ce.c.do(ctx, t, request{Path: ce.widgetsIn("v2")})
+	r.mustCode(t, http.StatusOK, "list through v2")
+	var l list
+	r.decode(t, &l)
+	w := ce.c.watch(ctx, t, request{Path: ce.widgetsIn("v2"), Query: q("resourceVersion", l.Metadata.ResourceVersion, "fieldSelector", "spec.count=3")})
+	defer w.stop()
+	for _, n := range []int{4, 3} {
+		name := map[int]string{3: "three", 4: "four"}[n]
+		r = ce.createIn(ctx, "v1", name, object{"size": n})
+		r.mustCode(t, http.StatusCreated, "create "+name+" through v1")
+	}
+	r = ce.c.do(ctx, t, request{Path: ce.widgetsIn("v2"), Query: q("fieldSelector", "spec.count=3")})
+	r.mustCode(t, http.StatusOK, "list through v2 with spec.count=3")
+	var got struct {
+		Items []object `json:"items"`
+	}
+	r.decode(t, &got)
+	var items []string
+	for _, it := range got.Items {
+		items = append(items, widgetShape(it))
+	}
+	if diff := cmp.Diff([]string{`v2 three {"count":3}`}, items); diff != "" {
+		t.Errorf("list through v2 with spec.count=3 (-want +got):\n%s", diff)
+	}
+	ev := w.mustNext(ctx, "watch through v2 with spec.count=3")
+	if got := ev.Type + " " + widgetShape(ev.Object); got != `ADDED v2 three {"count":3}` {
+		t.Errorf("watch through v2 with spec.count=3: first event %s", got)
 	}
 }

@@ -259,8 +259,18 @@ func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefini
 }
 
 // selectableFields is the strategy's field set (metadata fields and the
-// CRD's selectableFields); an object it cannot read has none.
+// CRD's selectableFields); an object it cannot read has none. A stored
+// object of a CRD converted by a webhook is read as this version's watch
+// cache holds it, converted (customresource_conversion.go); one the
+// webhook cannot convert has none.
 func (cr *customResource) selectableFields(obj runtime.Object) fields.Set {
+	if u, ok := obj.(*unstructured.Unstructured); ok && cr.convertsByWebhook() && u.GroupVersionKind().Version != cr.version {
+		view, err := cr.readView(u)
+		if err != nil {
+			return nil
+		}
+		obj = view
+	}
 	_, set, err := cr.strategy.GetAttrs(obj)
 	if err != nil {
 		return nil

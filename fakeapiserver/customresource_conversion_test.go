@@ -447,3 +447,43 @@ func TestCRConversionWebhookRapid(t *testing.T) {
 		}
 	})
 }
+
+// TestCRConversionWebhookFieldSelector: a field selector on a
+// selectableField of v2 is evaluated on the objects converted to v2 (as
+// v2's watch cache holds them), in a LIST and in a WATCH.
+func TestCRConversionWebhookFieldSelector(t *testing.T) {
+	t.Parallel()
+	conv := startTestConverter(t)
+	srv := Start(t)
+	crd := testConversionCRD(conv.clientConfig("/convert"))
+	crd.Spec.Versions[1].SelectableFields = []apiextensionsv1.SelectableField{{JSONPath: ".spec.count"}}
+	installCRD(t, srv, crd)
+	ctx := context.Background()
+	dyn := dynamic.NewForConfigOrDie(srv.RESTConfig())
+	v1, v2 := dyn.Resource(gadgetV1).Namespace("default"), dyn.Resource(gadgetV2).Namespace("default")
+	w, err := v2.Watch(ctx, metav1.ListOptions{FieldSelector: "spec.count=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for name, n := range map[string]int64{"three": 3, "four": 4} {
+		if _, err := v1.Create(ctx, gadget(gadgetV1, name, "size", n), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := v2.List(ctx, metav1.ListOptions{FieldSelector: "spec.count=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i := range l.Items {
+		names = append(names, l.Items[i].GetName())
+	}
+	if diff := cmp.Diff([]string{"three"}, names); diff != "" {
+		t.Errorf("list through v2 with spec.count=3 (-want +got):\n%s", diff)
+	}
+	ev := <-w.ResultChan()
+	if u, ok := ev.Object.(*unstructured.Unstructured); !ok || ev.Type != watch.Added || u.GetName() != "three" {
+		t.Errorf("watch through v2 with spec.count=3: first event %s %v, want ADDED three", ev.Type, ev.Object)
+	}
+}
