@@ -41,6 +41,7 @@ func crdConversionCases() []Case {
 		{Name: "CRConversionWebhookWrongVersion", Run: runCRConversionWebhookWrongVersion},
 		{Name: "CRConversionWebhookReviewV1beta1", Run: runCRConversionWebhookReviewV1beta1},
 		{Name: "CRConversionWebhookFieldSelector", Run: runCRConversionWebhookFieldSelector},
+		{Name: "CRConversionWebhookMissingService", Run: runCRConversionWebhookMissingService},
 	}
 }
 
@@ -532,4 +533,21 @@ func runCRConversionWebhookFieldSelector(ctx context.Context, t *testing.T, targ
 	if got := ev.Type + " " + widgetShape(ev.Object); got != `ADDED v2 three {"count":3}` {
 		t.Errorf("watch through v2 with spec.count=3: first event %s", got)
 	}
+}
+
+// runCRConversionWebhookMissingService: a webhook referenced by a service
+// that does not exist fails a GET through v2 with the webhook client's
+// error, which names the service's DNS name and the resolver's 404.
+func runCRConversionWebhookMissingService(ctx context.Context, t *testing.T, target Target) {
+	wh := startConversionWebhook(t)
+	cc := wh.clientConfig("/convert")
+	delete(cc, "url")
+	ns := "default"
+	cc["service"] = object{"namespace": ns, "name": "nosuchconverter", "path": "/convert"}
+	ce := setupConversionCRD(ctx, t, target, cc)
+	r := ce.createIn(ctx, "v1", "nosvc", object{"size": 1})
+	r.mustCode(t, http.StatusCreated, "create through v1")
+	r = ce.c.do(ctx, t, request{Path: ce.widgetsIn("v2") + "/nosvc"})
+	checkStatus(t, "get through v2", r, corruptObjectStatus(ce, "nosvc",
+		`Post "https://nosuchconverter.`+ns+`.svc:443/convert?timeout=30s": service "nosuchconverter" not found`))
 }
