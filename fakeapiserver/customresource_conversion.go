@@ -55,6 +55,13 @@ import (
 // (corrupt_obj_deleter.go corruptObjectDeleter.Get, storeerr
 // InterpretGetError) [observed].
 //
+// LIST and WATCH take a stored object's conversion memoised on its
+// encodings per served version state (the watch cache's one decode); a
+// GET, and the object a write starts from, convert each time (etcdRead),
+// as the real server reads those from etcd. Not converted by the webhook
+// yet: the object an admission webhook or policy of another version is
+// shown under matchPolicy Equivalent (admission_objects.go, "None").
+//
 // "None" conversion keeps its own path: an object written through
 // another version is stored as written under the storage version's
 // apiVersion, and read back with only apiVersion changed
