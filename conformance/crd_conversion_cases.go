@@ -42,6 +42,7 @@ func crdConversionCases() []Case {
 		{Name: "CRConversionWebhookReviewV1beta1", Run: runCRConversionWebhookReviewV1beta1},
 		{Name: "CRConversionWebhookFieldSelector", Run: runCRConversionWebhookFieldSelector},
 		{Name: "CRConversionWebhookMissingService", Run: runCRConversionWebhookMissingService},
+		{Name: "CRConversionWebhookAdmission", Run: runCRConversionWebhookAdmission},
 	}
 }
 
@@ -550,4 +551,27 @@ func runCRConversionWebhookMissingService(ctx context.Context, t *testing.T, tar
 	r = ce.c.do(ctx, t, request{Path: ce.widgetsIn("v2") + "/nosvc"})
 	checkStatus(t, "get through v2", r, corruptObjectStatus(ce, "nosvc",
 		`Post "https://nosuchconverter.`+ns+`.svc:443/convert?timeout=30s": service "nosuchconverter" not found`))
+}
+
+// runCRConversionWebhookAdmission: a validating admission webhook whose
+// rule names only v2 is called, under matchPolicy Equivalent, for a
+// create through v1, and shown the object as the conversion webhook
+// converts it to v2 (kind v2, requestKind v1).
+func runCRConversionWebhookAdmission(ctx context.Context, t *testing.T, target Target) {
+	conv := startConversionWebhook(t)
+	ce := setupConversionCRD(ctx, t, target, conv.clientConfig("/convert"))
+	wh := startWebhookServer(t)
+	v2 := object{"operations": []string{"CREATE"}, "apiGroups": []string{ce.group}, "apiVersions": []string{"v2"}, "resources": []string{"widgets"}}
+	installWebhooks(ctx, t, ce.env, wh, "validating", hook{name: "equivalent", path: "/allow", rules: []object{v2}})
+	r := ce.createIn(ctx, "v1", "admitted", object{"size": 5})
+	r.mustCode(t, http.StatusCreated, "create through v1")
+	var got []string
+	for _, req := range wh.requests("/allow", ce.ns) {
+		var o object
+		_ = json.Unmarshal(req.Object.Raw, &o)
+		got = append(got, req.Kind.Version+" "+req.RequestKind.Version+" "+widgetShape(o))
+	}
+	if diff := cmp.Diff([]string{`v2 v1 v2 admitted {"count":5}`}, got); diff != "" {
+		t.Errorf("admission requests (-want +got):\n%s", diff)
+	}
 }

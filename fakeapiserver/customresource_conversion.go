@@ -58,9 +58,10 @@ import (
 // LIST and WATCH take a stored object's conversion memoised on its
 // encodings per served version state (the watch cache's one decode); a
 // GET, and the object a write starts from, convert each time (etcdRead),
-// as the real server reads those from etcd. Not converted by the webhook
-// yet: the object an admission webhook or policy of another version is
-// shown under matchPolicy Equivalent (admission_objects.go, "None").
+// as the real server reads those from etcd. An admission webhook or
+// policy of another version is shown the object converted by the webhook
+// (admission_objects.go); a policy's params of a custom resource kind are
+// not converted yet (admission_policy_sources.go, "None").
 //
 // "None" conversion keeps its own path: an object written through
 // another version is stored as written under the storage version's

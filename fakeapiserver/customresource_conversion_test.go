@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -485,5 +486,41 @@ func TestCRConversionWebhookFieldSelector(t *testing.T) {
 	ev := <-w.ResultChan()
 	if u, ok := ev.Object.(*unstructured.Unstructured); !ok || ev.Type != watch.Added || u.GetName() != "three" {
 		t.Errorf("watch through v2 with spec.count=3: first event %s %v, want ADDED three", ev.Type, ev.Object)
+	}
+}
+
+// TestCRConversionWebhookAdmission: an admission webhook whose rule names
+// only v2 is called, under matchPolicy Equivalent, for a create through
+// v1 with the object converted to v2 by the conversion webhook, as the
+// real dispatcher converts with the CRD's converter.
+func TestCRConversionWebhookAdmission(t *testing.T) {
+	t.Parallel()
+	conv := startTestConverter(t)
+	hook := startTestWebhook(t)
+	srv := Start(t)
+	installCRD(t, srv, testConversionCRD(conv.clientConfig("/convert")))
+	ctx := context.Background()
+	cfg := validatingConfig("gadgets", hook.clientConfig("/allow"))
+	cfg.Webhooks[0].Rules = []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"conv.example.com"}, APIVersions: []string{"v2"}, Resources: []string{"gadgets"}},
+	}}
+	if _, err := srv.Clientset().AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamic.NewForConfigOrDie(srv.RESTConfig())
+	if _, err := dyn.Resource(gadgetV1).Namespace("default").Create(ctx, gadget(gadgetV1, "adm", "size", 3), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := hook.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("admission webhook got %d requests, want 1", len(reqs))
+	}
+	var u unstructured.Unstructured
+	if err := u.UnmarshalJSON(reqs[0].Object.Raw); err != nil {
+		t.Fatal(err)
+	}
+	if got := shape(&u); got != `conv.example.com/v2 adm {"count":3}` || reqs[0].Kind.Version != "v2" || reqs[0].RequestKind.Version != "v1" {
+		t.Errorf("admission saw %s kind %v requestKind %v, want the v2 conversion of a v1 request", got, reqs[0].Kind, reqs[0].RequestKind)
 	}
 }
