@@ -122,7 +122,8 @@ func (o admissionObjects) Default(obj runtime.Object) {
 
 // Convert copies in into out when they are of one Go type (the fake's
 // "conversion" between a request's object and the webhook's version of
-// it), keeping out's apiVersion and kind; other pairs are the scheme's.
+// it: a custom resource's CRD's conversion webhook converts it if it has
+// one), keeping out's apiVersion and kind; other pairs are the scheme's.
 func (o admissionObjects) Convert(in, out, context any) error {
 	inObj, ok1 := in.(runtime.Object)
 	outObj, ok2 := out.(runtime.Object)
@@ -131,6 +132,12 @@ func (o admissionObjects) Convert(in, out, context any) error {
 	}
 	gvk := outObj.GetObjectKind().GroupVersionKind()
 	if u, ok := inObj.(*unstructured.Unstructured); ok {
+		if converted, ok, err := o.convertByWebhook(u, gvk.GroupVersion()); ok {
+			if err != nil {
+				return err
+			}
+			u = converted
+		}
 		out.(*unstructured.Unstructured).Object = u.DeepCopy().Object
 	} else {
 		reflect.ValueOf(out).Elem().Set(reflect.ValueOf(inObj.DeepCopyObject()).Elem())
@@ -142,18 +149,47 @@ func (o admissionObjects) Convert(in, out, context any) error {
 }
 
 // ConvertToVersion is the scheme's, an unstructured object only changing
-// its apiVersion (the "None" conversion of custom resources).
+// its apiVersion (the "None" conversion of custom resources) unless its
+// CRD has a conversion webhook, which converts it.
 func (o admissionObjects) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
 	if u, ok := in.(*unstructured.Unstructured); ok {
 		gvk, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{u.GroupVersionKind()})
 		if !ok {
 			return nil, fmt.Errorf("fakeapiserver: no version of %v in %v", u.GroupVersionKind(), gv)
 		}
+		if converted, ok, err := o.convertByWebhook(u, gvk.GroupVersion()); ok {
+			return converted, err
+		}
 		out := u.DeepCopy()
 		out.SetGroupVersionKind(gvk)
 		return out, nil
 	}
 	return o.s.cfg.Scheme.ConvertToVersion(in, gv)
+}
+
+// convertByWebhook converts a custom resource u to gv with its CRD's
+// conversion webhook, as the request scope's converter the admission
+// plugins are given does (customresource_conversion.go); ok is false for
+// objects of other resources, of a CRD without a conversion webhook, and
+// already in gv.
+func (o admissionObjects) convertByWebhook(u *unstructured.Unstructured, gv schema.GroupVersion) (*unstructured.Unstructured, bool, error) {
+	from := u.GroupVersionKind()
+	if gv.Empty() || from.GroupVersion() == gv {
+		return nil, false, nil
+	}
+	res, found := o.s.resources.lookupKind(from)
+	if !found || !res.custom.convertsByWebhook() {
+		return nil, false, nil
+	}
+	out, err := res.custom.converter.ConvertToVersion(u, gv)
+	if err != nil {
+		return nil, true, err
+	}
+	cu, isU := out.(*unstructured.Unstructured)
+	if !isU {
+		return nil, true, fmt.Errorf("fakeapiserver: conversion of %s returned a %T", from, out)
+	}
+	return cu, true, nil
 }
 
 // ConvertFieldLabel is the scheme's.

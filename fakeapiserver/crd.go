@@ -9,11 +9,13 @@ import (
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/conversion"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 )
@@ -38,6 +40,10 @@ type crdController struct {
 	// specs memoises the CRDs' OpenAPI v3 specs, which both their
 	// /openapi/v3 documents and their type converters are built from.
 	specs openapi.CRDSpecs
+
+	// converters builds the converters of CRDs converted by a webhook
+	// (customresource_conversion.go); nil until the first one.
+	converters *conversion.CRConverterFactory
 }
 
 // crdInfos are the resource entries built from one generation of a CRD
@@ -51,7 +57,8 @@ type crdInfos struct {
 	err        error
 }
 
-// infosLocked returns customResourceInfos(crd, life), reusing the entries
+// infosLocked returns customResourceInfos(crd, life) with the CRD's
+// webhook converter, if any (service references resolved by resolver), reusing the entries
 // last built for crd when they were built from the same UID, generation
 // (the CRD strategy bumps it on every spec change), accepted names and
 // life: the entries are immutable and read nothing else of the CRD, and
@@ -59,12 +66,16 @@ type crdInfos struct {
 // most of what a CRD write costs with a large schema. A CRD's controllers
 // register it twice per write (names accepted, then established) and
 // status-only writes register it again. The caller holds mu.
-func (c *crdController) infosLocked(crd *apiextensionsv1.CustomResourceDefinition, life *crLife) ([]*resourceInfo, error) {
+func (c *crdController) infosLocked(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, resolver webhookutil.ServiceResolver) ([]*resourceInfo, error) {
 	if b, ok := c.built[crd.Name]; ok && crd.UID != "" && b.uid == crd.UID && b.generation == crd.Generation &&
 		b.life == life && apiequality.Semantic.DeepEqual(b.names, crd.Status.AcceptedNames) {
 		return b.infos, b.err
 	}
-	infos, err := customResourceInfos(crd, life, &c.specs)
+	conv, err := c.webhookConverterLocked(crd, resolver)
+	var infos []*resourceInfo
+	if err == nil {
+		infos, err = customResourceInfos(crd, life, &c.specs, conv)
+	}
 	if c.built == nil {
 		c.built = map[string]crdInfos{}
 	}

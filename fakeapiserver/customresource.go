@@ -33,8 +33,9 @@ import (
 // the table convertor for additionalPrinterColumns and the JSON and YAML
 // serializers that prune and coerce on decode. All versions of a CRD share
 // one store partition (plural.group), whose objects are kept in the storage
-// version; conversion is "None", so reading through another version only
-// rewrites apiVersion (done by the serializers on output).
+// version; with conversion "None", reading through another version only
+// rewrites apiVersion (done by the serializers on output), with "Webhook"
+// the CRD's conversion webhook converts (customresource_conversion.go).
 
 // crStrategy is the method set of customresource.NewStrategy's (unexported)
 // strategy and of its status strategy that the handlers use.
@@ -62,6 +63,9 @@ type customResource struct {
 	table                 tables.Convertor // nil: the default table
 	categories            []string
 	scale                 *apiextensionsv1.CustomResourceSubresourceScale
+	// converter is the CRD's webhook converter (apiextensions-apiserver's
+	// safe crConverter); nil for conversion "None".
+	converter runtime.ObjectConvertor
 	// life ends the resource's watches when its CRD is deleted; shared by
 	// every version and by the entries of later updates of the same CRD.
 	life *crLife
@@ -81,8 +85,9 @@ func (l *crLife) end() { l.once.Do(func() { close(l.done) }) }
 
 // customResourceInfos builds the resource entries of every served version
 // of an established CRD, as the crdHandler does on the first request; its
-// type converter is built from the specs in built.
-func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, built *openapi.CRDSpecs) ([]*resourceInfo, error) {
+// type converter is built from the specs in built; conv is its webhook
+// converter (nil for conversion "None").
+func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, built *openapi.CRDSpecs, conv runtime.ObjectConvertor) ([]*resourceInfo, error) {
 	tc := crdTypeConverter(crd, built)
 	storageVersion, err := apihelpers.GetCRDStorageVersion(crd)
 	if err != nil {
@@ -101,6 +106,7 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 		if err != nil {
 			return nil, err
 		}
+		cr.converter = conv
 		info := cr.resourceInfo(crd, v)
 		info.TypeConverter = tc
 		info.fields = &lazyFieldManagers{}
@@ -253,8 +259,18 @@ func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefini
 }
 
 // selectableFields is the strategy's field set (metadata fields and the
-// CRD's selectableFields); an object it cannot read has none.
+// CRD's selectableFields); an object it cannot read has none. A stored
+// object of a CRD converted by a webhook is read as this version's watch
+// cache holds it, converted (customresource_conversion.go); one the
+// webhook cannot convert has none.
 func (cr *customResource) selectableFields(obj runtime.Object) fields.Set {
+	if u, ok := obj.(*unstructured.Unstructured); ok && cr.convertsByWebhook() && u.GroupVersionKind().Version != cr.version {
+		view, err := cr.readView(u)
+		if err != nil {
+			return nil
+		}
+		obj = view
+	}
 	_, set, err := cr.strategy.GetAttrs(obj)
 	if err != nil {
 		return nil

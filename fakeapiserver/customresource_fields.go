@@ -18,7 +18,8 @@ import (
 // handler sets them up (customresource_handler.go scopeWithFieldManager):
 // managedfields.NewDefaultCRDFieldManager with a TypeConverter built from
 // the CRD's OpenAPI (buildOpenAPIModelsForApply; a deduced one if that
-// fails, as the handler falls back), the "None" converter, the structural
+// fails, as the handler falls back), the CRD's converter ("None", or the
+// conversion webhook's: customresource_conversion.go), the structural
 // defaulting and unstructured objects.
 
 // crdTypeConverter builds the apply schema of a CRD from the v3 documents
@@ -51,7 +52,13 @@ func crdTypeConverter(crd *apiextensionsv1.CustomResourceDefinition, built *open
 func newCustomFieldManagers(info *resourceInfo) (fieldManagers, error) {
 	var fm fieldManagers
 	cr := info.custom
-	conv := noneConverter{}
+	// The CRD's converter: a conversion webhook converts the objects the
+	// managers of other versions are tracked on, as the handler's
+	// field manager does with its unsafe converter.
+	var conv runtime.ObjectConvertor = noneConverter{}
+	if cr.convertsByWebhook() {
+		conv = cr.converter
+	}
 	defaulter := defaulterFunc(cr.defaultObject)
 	gv := info.Kind.GroupVersion()
 	mainReset, statusReset := resetFieldsOf(info)

@@ -31,6 +31,16 @@ func (cr *customResource) storageGV(res *resourceInfo) schema.GroupVersion {
 	return schema.GroupVersion{Group: res.Kind.Group, Version: cr.storageVersion}
 }
 
+// backToStorageVersion puts obj, validated in the request's version,
+// back under the storage version's apiVersion for conversion "None"; with
+// a conversion webhook it stays in the request's version, which the store
+// converts (customresource_conversion.go).
+func (cr *customResource) backToStorageVersion(res *resourceInfo, obj runtime.Object) {
+	if !cr.convertsByWebhook() {
+		setVersion(obj, cr.storageGV(res))
+	}
+}
+
 // inVersion returns a shared unstructured object in version gv, copying it
 // when it is in another.
 func inVersion(obj runtime.Object, gv schema.GroupVersion) runtime.Object {

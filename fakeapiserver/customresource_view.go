@@ -8,6 +8,7 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
@@ -44,9 +45,11 @@ func (s *Server) customView(res *resourceInfo, obj runtime.Object, enc *store.En
 	if _, ok := obj.(*unstructured.Unstructured); !ok {
 		return obj, nil // a bookmark or Status: nothing stored
 	}
-	v, err := enc.View(cr, func() (any, error) { return cr.readView(obj.(*unstructured.Unstructured)), nil })
+	u := obj.(*unstructured.Unstructured)
+	v, err := enc.View(cr, func() (any, error) { return cr.readView(u) })
 	if err != nil {
-		return nil, err
+		rv, _ := parseResourceVersion(u.GetResourceVersion())
+		return nil, &notDecodableError{revision: rv, err: err} // customresource_conversion.go
 	}
 	view, ok := v.(runtime.Object)
 	if !ok {
@@ -77,17 +80,28 @@ func (s *Server) readViews(res *resourceInfo, items []runtime.Object, encs []*st
 
 // readView is the storage codec's decode of a stored object u for this
 // served version: a copy of u pruned and defaulted by the schema of the
-// version it is stored in, then pruned by this version's. Objects keep
-// their stored apiVersion; the serializers write the served one.
-func (cr *customResource) readView(u *unstructured.Unstructured) *unstructured.Unstructured {
+// version it is stored in, converted to this version by the CRD's
+// conversion webhook if it has one (customresource_conversion.go), then
+// pruned by this version's schema. Under conversion "None" objects keep
+// their stored apiVersion; the serializers write the served one. The
+// error is the webhook converter's.
+func (cr *customResource) readView(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	out := u.DeepCopy()
 	stored := cr.structural[out.GroupVersionKind().Version]
 	cr.pruneForRead(out, stored)
 	structuraldefaulting.Default(out.Object, stored)
-	if served := cr.structural[cr.version]; out.GroupVersionKind().Version != cr.version {
-		cr.pruneForRead(out, served)
+	if out.GroupVersionKind().Version == cr.version {
+		return out, nil
 	}
-	return out
+	if cr.convertsByWebhook() {
+		converted, err := cr.convert(out, schema.GroupVersion{Group: cr.gk.Group, Version: cr.version})
+		if err != nil {
+			return nil, err
+		}
+		out = converted
+	}
+	cr.pruneForRead(out, cr.structural[cr.version])
+	return out, nil
 }
 
 // pruneForRead is unstructuredSchemaCoercer.apply's pruning of the

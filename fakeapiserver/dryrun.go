@@ -40,18 +40,28 @@ func isDryRunDelete(opts *metav1.DeleteOptions) bool {
 // size limits (a dry run never reaches etcd).
 func (s *Server) storeCreate(res *resourceInfo, key string, obj runtime.Object, dryRun bool) (runtime.Object, error) {
 	if !dryRun {
-		obj, err := fitStorage(res, key, obj) // etcd's size limits (write_storage_limit.go)
+		obj, err := s.toStorageVersion(res, obj) // a conversion webhook's (customresource_conversion.go)
 		if err != nil {
 			return nil, err
 		}
-		return s.noteWrite(s.store.Create(res.storageKey, key, obj.DeepCopyObject()))
+		obj, err = fitStorage(res, key, obj) // etcd's size limits (write_storage_limit.go)
+		if err != nil {
+			return nil, err
+		}
+		stored, err := s.noteWrite(s.store.Create(res.storageKey, key, obj.DeepCopyObject()))
+		if err != nil {
+			return nil, err
+		}
+		return s.fromStorageVersion(res, stored)
 	}
 	_, err := s.store.Get(res.storageKey, key, 0)
 	switch {
 	case err == nil:
 		return nil, store.ErrAlreadyExists
 	case errors.Is(err, store.ErrNotFound):
-		return obj, nil
+		// DryRunnableStorage's copyInto encodes and decodes: a conversion
+		// webhook converts both ways (customresource_conversion.go).
+		return s.dryRunRoundTrip(res, obj)
 	default:
 		return nil, err
 	}
@@ -61,13 +71,21 @@ func (s *Server) storeCreate(res *resourceInfo, key string, obj runtime.Object, 
 // returns next as it is (at the current resourceVersion).
 func (s *Server) storeUpdate(res *resourceInfo, key string, next runtime.Object, oldRV int64, dryRun bool) (runtime.Object, error) {
 	if dryRun {
-		return next, nil
+		return s.dryRunRoundTrip(res, next)
 	}
-	next, err := fitStorage(res, key, next) // etcd's size limits (write_storage_limit.go)
+	next, err := s.toStorageVersion(res, next) // a conversion webhook's (customresource_conversion.go)
 	if err != nil {
 		return nil, err
 	}
-	return s.noteWrite(s.store.Update(res.storageKey, key, next, oldRV))
+	next, err = fitStorage(res, key, next) // etcd's size limits (write_storage_limit.go)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.noteWrite(s.store.Update(res.storageKey, key, next, oldRV))
+	if err != nil {
+		return nil, err
+	}
+	return s.fromStorageVersion(res, stored)
 }
 
 // storeDelete removes the object at rv, or for a dry run returns cur, the

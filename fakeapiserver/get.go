@@ -74,7 +74,8 @@ func (s *Server) currentAt(res *resourceInfo, namespace, name string, rv int64) 
 	if err != nil {
 		return nil, interpretStoreError(err, notFoundResource(res), name)
 	}
-	return s.readView(res, obj, enc)
+	view, err := s.readView(res, obj, enc)                     // the watch cache's, converted once
+	return view, corruptObjectError(res, namespace, name, err) // customresource_conversion.go
 }
 
 // currentVersion is current with the object as stored: the two differ for
@@ -87,8 +88,8 @@ func (s *Server) currentVersion(res *resourceInfo, namespace, name string) (view
 	if err != nil {
 		return nil, nil, interpretStoreError(err, notFoundResource(res), name)
 	}
-	view, err = s.readView(res, obj, enc)
-	return view, obj, err
+	view, err = s.readView(res, obj, etcdRead(res, enc))
+	return view, obj, corruptObjectError(res, namespace, name, err) // customresource_conversion.go
 }
 
 // notFoundResource is the resource a 404 of res names: its own, but for

@@ -203,7 +203,8 @@ func (crdWrites) delete(s *Server, d deletion) (runtime.Object, bool, bool, erro
 // customWrites adapts apiextensions-apiserver's custom resource
 // strategies (customresource.NewStrategy, NewStatusStrategy). An object is
 // prepared and validated in the request's version and stored in the
-// storage version ("None" conversion: only apiVersion changes).
+// storage version ("None" conversion: only apiVersion changes; "Webhook":
+// the store converts it, customresource_conversion.go).
 type customWrites struct {
 	noAllocation
 	storeDelete
@@ -223,7 +224,7 @@ func (customWrites) prepareCreate(s *Server, res *resourceInfo, obj runtime.Obje
 // validation; a generateName retry comes back here.
 func (customWrites) validateCreate(_ *Server, res *resourceInfo, obj runtime.Object) field.ErrorList {
 	setVersion(obj, res.Kind.GroupVersion())
-	defer setVersion(obj, res.custom.storageGV(res))
+	defer res.custom.backToStorageVersion(res, obj)
 	return withObjectMeta(res, obj, res.custom.strategy.Validate(context.Background(), obj))
 }
 
@@ -240,7 +241,7 @@ func (customWrites) validateUpdate(_ *Server, req *request, next, old runtime.Ob
 	gv := res.Kind.GroupVersion()
 	old = inVersion(old, gv)
 	setVersion(next, gv)
-	defer setVersion(next, res.custom.storageGV(res))
+	defer res.custom.backToStorageVersion(res, next)
 	strategy.PrepareForUpdate(ctx, next, old)
 	errs := commonUpdateErrors(res, next, old)
 	return append(errs, strategy.ValidateUpdate(ctx, next, old)...), nil

@@ -179,7 +179,14 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 	if err := s.admitValidating(writeAdmission(req, nil), admission.Update, next, old); err != nil {
 		return nil, false, err
 	}
-	if sameObject(next, cur.stored) {
+	// etcd3's GuaranteedUpdate compares the encoding, in the storage
+	// version, with the stored bytes: an object a conversion webhook
+	// converts is converted first (customresource_conversion.go).
+	toStore, err := s.toStorageVersion(res, next)
+	if err != nil {
+		return nil, false, err
+	}
+	if sameObject(toStore, cur.stored) {
 		return old, false, nil
 	}
 	oldRV, _ := parseResourceVersion(oldMeta.GetResourceVersion())
@@ -190,11 +197,11 @@ func (s *Server) tryUpdate(req *request, cur updateBase, next runtime.Object) (r
 	if isApplyRequest(req) && !isDryRun(req.r) {
 		// Too large for etcd, an apply is not retried without managedFields
 		// as other writes are (handlers/patch.go): write_storage_limit.go.
-		if err := checkStorageSize(res, key, next); err != nil {
+		if err := checkStorageSize(res, key, toStore); err != nil {
 			return nil, false, err
 		}
 	}
-	stored, err := s.storeUpdate(res, key, next, oldRV, isDryRun(req.r))
+	stored, err := s.storeUpdate(res, key, toStore, oldRV, isDryRun(req.r))
 	if isRetryable(err) {
 		return nil, true, nil
 	}
