@@ -81,6 +81,7 @@ func Cases() []Case {
 		http2Cases(),
 		admissionWebhookCases(),
 		admissionPolicyCases(),
+		admissionPolicyValidationCases(),
 		mutatingPolicyCases(),
 		policyStatusControllerCases(),
 	)
