@@ -82,6 +82,7 @@ func Cases() []Case {
 		admissionWebhookCases(),
 		admissionPolicyCases(),
 		admissionPolicyValidationCases(),
+		eventValidationCases(),
 		mutatingPolicyCases(),
 		policyStatusControllerCases(),
 	)
