@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -50,6 +51,7 @@ func admissionWebhookCases() []Case {
 		{Name: "WebhookReinvocation", Run: runWebhookReinvocation},
 		{Name: "WebhookStatusSubresource", Run: runWebhookStatusSubresource},
 		{Name: "WebhookSubresourceKinds", Run: runWebhookSubresourceKinds},
+		{Name: "WebhookManagedFields", Run: runWebhookManagedFields},
 	}
 }
 
@@ -640,5 +642,56 @@ func runWebhookSubresourceKinds(ctx context.Context, t *testing.T, target Target
 		if diff := cmp.Diff(wantObjects, objects); diff != "" {
 			t.Errorf("%s: objects reviewed (-want +got):\n%s", path, diff)
 		}
+	}
+}
+
+// runWebhookManagedFields: the managedFields a mutating webhook leaves
+// are the object's, unless they no longer decode: then they are reset to
+// what they were before admission, with a warning (apiserver
+// endpoints/handlers/fieldmanager/admission.go). Webhooks that empty
+// them, make an entry invalid, or rename a manager, on create and on an
+// update by another manager.
+func runWebhookManagedFields(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	wh := startWebhookServer(t)
+	var hooks []hook
+	for _, p := range []string{"remove", "invalid", "rename"} {
+		hooks = append(hooks, hook{name: "mf-" + p, path: "/mf-" + p, objectSelector: object{"matchLabels": object{"mf": p}},
+			rules: []object{configMapRule("CREATE", "UPDATE")}})
+	}
+	installWebhooks(ctx, t, e, wh, "mutating", hooks...)
+	const invalidWarning = `299 - ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: invalid fieldsType \"FieldsV2\" in managed fields entry 0"`
+	tester := v1Entry(t, "tester", "Update", `{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:mf":{}}}}`)
+	updater := v1Entry(t, "updater", "Update", `{"f:data":{"f:k2":{}}}`)
+	renamed := func(e managedEntry) managedEntry {
+		e.Manager = "webhook"
+		return e
+	}
+	tests := []struct {
+		mode             string
+		created, updated []managedEntry
+		warnings         []string
+	}{
+		{mode: "remove"},
+		{mode: "invalid", created: []managedEntry{tester}, updated: []managedEntry{tester, updater}, warnings: []string{invalidWarning}},
+		// On update the webhook renames the first entry, the updater's.
+		{mode: "rename", created: []managedEntry{renamed(tester)}, updated: []managedEntry{renamed(updater), renamed(tester)}},
+	}
+	for _, tc := range tests {
+		r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "tester"),
+			Body: cm(tc.mode, map[string]string{"mf": tc.mode}, "v")})
+		r.mustCode(t, http.StatusCreated, "create "+tc.mode)
+		if diff := cmp.Diff(tc.warnings, r.Header.Values("Warning"), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("create %s: Warning headers (-want +got):\n%s", tc.mode, diff)
+		}
+		checkManaged(t, "created "+tc.mode, decoded(t, r), tc.created...)
+		checkManaged(t, "stored "+tc.mode, decoded(t, e.c.do(ctx, t, request{Path: e.cms() + "/" + tc.mode})), tc.created...)
+		r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/" + tc.mode, Query: q("fieldManager", "updater"),
+			ContentType: "application/merge-patch+json", Body: object{"data": object{"k2": "w"}}})
+		r.mustCode(t, http.StatusOK, "update "+tc.mode)
+		if diff := cmp.Diff(tc.warnings, r.Header.Values("Warning"), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("update %s: Warning headers (-want +got):\n%s", tc.mode, diff)
+		}
+		checkManaged(t, "updated "+tc.mode, decoded(t, r), tc.updated...)
 	}
 }

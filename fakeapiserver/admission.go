@@ -25,6 +25,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/validating"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
@@ -289,6 +290,12 @@ func (s *Server) admitMutating(ar *admissionRequest, op admission.Operation, obj
 	}
 	if !m.Handles(op) {
 		return nil
+	}
+	if op != admission.Delete {
+		// The create, update and patch handlers wrap the chain so that
+		// managedFields a mutation left undecodable are reset to what they
+		// were before admission, with a warning.
+		m = fieldmanager.NewManagedFieldsValidatingAdmissionController(m).(admission.MutationInterface)
 	}
 	defer ar.inRequestVersion(obj, old)()
 	return m.Admit(ar.req.r.Context(), s.admissionAttributes(ar, op, obj, old), admissionObjects{s: s})
