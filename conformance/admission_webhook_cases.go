@@ -52,6 +52,7 @@ func admissionWebhookCases() []Case {
 		{Name: "WebhookStatusSubresource", Run: runWebhookStatusSubresource},
 		{Name: "WebhookSubresourceKinds", Run: runWebhookSubresourceKinds},
 		{Name: "WebhookManagedFields", Run: runWebhookManagedFields},
+		{Name: "WebhookCustomResourceScale", Run: runWebhookCustomResourceScale},
 	}
 }
 
@@ -693,5 +694,45 @@ func runWebhookManagedFields(ctx context.Context, t *testing.T, target Target) {
 			t.Errorf("update %s: Warning headers (-want +got):\n%s", tc.mode, diff)
 		}
 		checkManaged(t, "updated "+tc.mode, decoded(t, r), tc.updated...)
+	}
+}
+
+// runWebhookCustomResourceScale: a custom resource's scale subresource is
+// admitted as an autoscaling/v1 Scale too, with the old Scale, by a
+// "*/scale" rule of its group.
+func runWebhookCustomResourceScale(ctx context.Context, t *testing.T, target Target) {
+	ce := setupCRD(ctx, t, target)
+	wh := startWebhookServer(t)
+	rules := []object{{"operations": []string{"UPDATE"}, "apiGroups": []string{ce.group}, "apiVersions": []string{"*"}, "resources": []string{"*/scale"}}}
+	installWebhooks(ctx, t, ce.env, wh, "validating", hook{name: "allow", path: "/allow", rules: rules})
+	installWebhooks(ctx, t, ce.env, wh, "mutating", hook{name: "warn", path: "/warn", rules: rules})
+	ce.c.do(ctx, t, request{Method: http.MethodPost, Path: ce.widgets(), Body: ce.widget("a", object{"replicas": 1})}).
+		mustCode(t, http.StatusCreated, "create widget")
+	r := ce.c.do(ctx, t, request{Method: http.MethodPatch, Path: ce.widgets() + "/a/scale", ContentType: "application/merge-patch+json",
+		Body: object{"spec": object{"replicas": 2}}})
+	r.mustCode(t, http.StatusOK, "patch widget scale")
+	if diff := cmp.Diff([]string{`299 - "careful with a"`}, r.Header.Values("Warning")); diff != "" {
+		t.Errorf("Warning headers of the mutating webhook (-want +got):\n%s", diff)
+	}
+	scale := metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+	want := []reviewShape{{Operation: "UPDATE", Name: "a", Namespace: ce.ns, SubResource: "scale", Kind: scale, RequestKind: scale,
+		Resource:    metav1.GroupVersionResource{Group: ce.group, Version: "v1", Resource: "widgets"},
+		OptionsKind: "meta.k8s.io/v1/UpdateOptions", HasObject: true, HasOldObject: true, HasUser: true}}
+	for _, path := range []string{"/allow", "/warn"} {
+		var got []reviewShape
+		var replicas []string
+		for _, req := range wh.requests(path, ce.ns) {
+			got = append(got, shapeOfReview(t, req))
+			var o, old struct{ Spec struct{ Replicas int } }
+			_ = json.Unmarshal(req.Object.Raw, &o)
+			_ = json.Unmarshal(req.OldObject.Raw, &old)
+			replicas = append(replicas, fmt.Sprintf("%d -> %d", old.Spec.Replicas, o.Spec.Replicas))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: AdmissionReview requests (-want +got):\n%s", path, diff)
+		}
+		if diff := cmp.Diff([]string{"1 -> 2"}, replicas); diff != "" {
+			t.Errorf("%s: replicas reviewed (-want +got):\n%s", path, diff)
+		}
 	}
 }
