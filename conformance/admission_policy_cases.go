@@ -36,6 +36,7 @@ func admissionPolicyCases() []Case {
 		{Name: "PolicyMatchResources", Run: runPolicyMatchResources},
 		{Name: "PolicyMatchConditionsVariables", Run: runPolicyMatchConditionsVariables},
 		{Name: "PolicyParams", Run: runPolicyParams},
+		{Name: "PolicyScaleSubresource", Run: runPolicyScaleSubresource},
 	}
 }
 
@@ -329,4 +330,34 @@ func runPolicyParams(ctx context.Context, t *testing.T, target Target) {
 	r = e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("e", map[string]string{"ref": "selector"}, "y")})
 	checkStatus(t, "create refused by a selected param", r, policyDenied(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "e", prefix("selector")+"k must not be y"))
 	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Body: cm("f", map[string]string{"ref": "selector"}, "z")}).mustCode(t, http.StatusCreated, "create every selected param allows")
+}
+
+// runPolicyScaleSubresource: a policy whose rule names deployments/scale
+// sees the autoscaling/v1 Scale written (object.spec.replicas) and the
+// old one, and refuses a scale past its bound; the deployment keeps its
+// replicas.
+func runPolicyScaleSubresource(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Body: deployment("d", 1)}).mustCode(t, http.StatusCreated, "create deployment")
+	scaleRule := object{"operations": []string{"UPDATE"}, "apiGroups": []string{"apps"}, "apiVersions": []string{"v1"}, "resources": []string{"deployments/scale"}}
+	name := installPolicy(ctx, t, e, object{
+		"matchConstraints": object{"resourceRules": []object{scaleRule}},
+		"validations": []object{{
+			"expression":        "request.kind.kind != 'Scale' || object.spec.replicas <= oldObject.spec.replicas + 2",
+			"messageExpression": "object.kind + ' from ' + string(oldObject.spec.replicas) + ' to ' + string(object.spec.replicas)",
+		}},
+	}, policyBinding{name: "scale"})
+	scale := func(n int) response {
+		return e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.deployments() + "/d/scale", ContentType: "application/merge-patch+json",
+			Body: object{"spec": object{"replicas": n}}})
+	}
+	msg := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: Scale from 1 to 5", name, name+"-scale")
+	checkStatus(t, "scale past the bound", scale(5), wantStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+		`deployments.apps "d" is forbidden: `+msg,
+		&metav1.StatusDetails{Name: "d", Group: "apps", Kind: "deployments", Causes: []metav1.StatusCause{{Message: msg}}}))
+	scale(3).mustCode(t, http.StatusOK, "scale within the bound")
+	d := decoded(t, e.c.do(ctx, t, request{Path: e.deployments() + "/d"}))
+	if got := d["spec"].(map[string]any)["replicas"]; got != float64(3) {
+		t.Errorf("deployment replicas = %v, want 3", got)
+	}
 }

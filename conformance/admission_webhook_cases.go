@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -49,6 +50,9 @@ func admissionWebhookCases() []Case {
 		{Name: "WebhookCustomResourceEquivalent", Run: runWebhookCustomResourceEquivalent},
 		{Name: "WebhookReinvocation", Run: runWebhookReinvocation},
 		{Name: "WebhookStatusSubresource", Run: runWebhookStatusSubresource},
+		{Name: "WebhookSubresourceKinds", Run: runWebhookSubresourceKinds},
+		{Name: "WebhookManagedFields", Run: runWebhookManagedFields},
+		{Name: "WebhookCustomResourceScale", Run: runWebhookCustomResourceScale},
 	}
 }
 
@@ -544,5 +548,197 @@ func runWebhookStatusSubresource(ctx context.Context, t *testing.T, target Targe
 	}
 	if diff := cmp.Diff([]string{"UPDATE services/status"}, subs); diff != "" {
 		t.Errorf("webhook requests (-want +got):\n%s", diff)
+	}
+}
+
+// runWebhookSubresourceKinds: the subresources that speak a kind of their
+// own are admitted as that kind (the endpoint's scope.Kind): a pod's
+// eviction as a policy/v1 Eviction, its binding as a v1 Binding, a
+// service account's token as an authentication/v1 TokenRequest (CREATE,
+// the URL's name, CreateOptions), a scale as an autoscaling/v1 Scale
+// (UPDATE, the old Scale too, UpdateOptions), through mutating and
+// validating webhooks whose rules name them ("*/scale" for every scale).
+func runWebhookSubresourceKinds(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	wh := startWebhookServer(t)
+	rule := func(ops []string, groups, versions, resources []string) object {
+		return object{"operations": ops, "apiGroups": groups, "apiVersions": versions, "resources": resources}
+	}
+	rules := []object{
+		rule([]string{"CREATE"}, []string{""}, []string{"v1"}, []string{"pods/eviction", "pods/binding", "serviceaccounts/token"}),
+		rule([]string{"UPDATE"}, []string{"*"}, []string{"*"}, []string{"*/scale"}),
+	}
+	installWebhooks(ctx, t, e, wh, "validating", hook{name: "allow", path: "/allow", rules: rules})
+	installWebhooks(ctx, t, e, wh, "mutating", hook{name: "warn", path: "/warn", rules: rules})
+
+	e.createPod(ctx, pod("evicted", "", object{"name": "c", "image": "busybox"}))
+	e.createPod(ctx, pod("bound", "", object{"name": "c", "image": "busybox"}))
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: nsPath(e.ns, "serviceaccounts"), Body: object{
+		"apiVersion": "v1", "kind": "ServiceAccount", "metadata": object{"name": "sa"}}}).mustCode(t, http.StatusCreated, "create service account")
+	e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.deployments(), Body: deployment("d", 1)}).mustCode(t, http.StatusCreated, "create deployment")
+
+	writes := []struct {
+		req  request
+		code int
+		name string
+	}{
+		{request{Method: http.MethodPost, Path: e.pods() + "/evicted/eviction", Body: object{
+			"apiVersion": "policy/v1", "kind": "Eviction", "metadata": object{"name": "evicted"}}}, http.StatusCreated, "evicted"},
+		{request{Method: http.MethodPost, Path: e.pods() + "/bound/binding", Body: object{
+			"apiVersion": "v1", "kind": "Binding", "metadata": object{"name": "bound"}, "target": object{"kind": "Node", "name": "node-1"}}}, http.StatusCreated, "bound"},
+		{request{Method: http.MethodPost, Path: nsPath(e.ns, "serviceaccounts") + "/sa/token", Body: object{
+			"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": object{}}}, http.StatusCreated, "sa"},
+		{request{Method: http.MethodPatch, Path: e.deployments() + "/d/scale", ContentType: "application/merge-patch+json",
+			Body: object{"spec": object{"replicas": 3}}}, http.StatusOK, "d"},
+	}
+	for _, w := range writes {
+		r := e.c.do(ctx, t, w.req)
+		r.mustCode(t, w.code, w.req.Method+" "+w.req.Path)
+		if diff := cmp.Diff([]string{`299 - "careful with ` + w.name + `"`}, r.Header.Values("Warning")); diff != "" {
+			t.Errorf("%s %s: Warning headers of the mutating webhook (-want +got):\n%s", w.req.Method, w.req.Path, diff)
+		}
+	}
+	review := func(op, name, sub string, kind metav1.GroupVersionKind, res metav1.GroupVersionResource, options string, old bool) reviewShape {
+		return reviewShape{Operation: op, Name: name, Namespace: e.ns, SubResource: sub, Kind: kind, RequestKind: kind, Resource: res,
+			OptionsKind: "meta.k8s.io/v1/" + options, HasObject: true, HasOldObject: old, HasUser: true}
+	}
+	pods := metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
+	want := []reviewShape{
+		review("CREATE", "evicted", "eviction", metav1.GroupVersionKind{Group: "policy", Version: "v1", Kind: "Eviction"}, pods, "CreateOptions", false),
+		review("CREATE", "bound", "binding", metav1.GroupVersionKind{Version: "v1", Kind: "Binding"}, pods, "CreateOptions", false),
+		review("CREATE", "sa", "token", metav1.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest"},
+			metav1.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, "CreateOptions", false),
+		review("UPDATE", "d", "scale", metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
+			metav1.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "UpdateOptions", true),
+	}
+	type objectKinds struct{ Object, OldObject string }
+	kindOf := func(raw []byte) string {
+		var o struct {
+			APIVersion, Kind string
+			Spec             struct{ Replicas *int }
+		}
+		if len(raw) == 0 || json.Unmarshal(raw, &o) != nil {
+			return ""
+		}
+		s := o.APIVersion + "/" + o.Kind
+		if o.Spec.Replicas != nil {
+			s += fmt.Sprintf(" replicas %d", *o.Spec.Replicas)
+		}
+		return s
+	}
+	wantObjects := []objectKinds{
+		{Object: "policy/v1/Eviction"}, {Object: "v1/Binding"}, {Object: "authentication.k8s.io/v1/TokenRequest"},
+		{Object: "autoscaling/v1/Scale replicas 3", OldObject: "autoscaling/v1/Scale replicas 1"},
+	}
+	for _, path := range []string{"/allow", "/warn"} {
+		var got []reviewShape
+		var objects []objectKinds
+		for _, r := range wh.requests(path, e.ns) {
+			got = append(got, shapeOfReview(t, r))
+			objects = append(objects, objectKinds{Object: kindOf(r.Object.Raw), OldObject: kindOf(r.OldObject.Raw)})
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: AdmissionReview requests (-want +got):\n%s", path, diff)
+		}
+		if diff := cmp.Diff(wantObjects, objects); diff != "" {
+			t.Errorf("%s: objects reviewed (-want +got):\n%s", path, diff)
+		}
+	}
+}
+
+// runWebhookManagedFields: the managedFields a mutating webhook leaves
+// are the object's, unless they no longer decode: then they are reset to
+// what they were before admission, with a warning (apiserver
+// endpoints/handlers/fieldmanager/admission.go). Webhooks that empty
+// them or make an entry invalid, on create and on an update by another
+// manager, and one that renames a manager on create.
+func runWebhookManagedFields(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	wh := startWebhookServer(t)
+	var hooks []hook
+	for _, p := range []string{"remove", "invalid", "rename"} {
+		// The renaming webhook admits creates only: on update it would
+		// rename the first entry, and entries written in the same second
+		// come in no fixed order.
+		ops := []string{"CREATE", "UPDATE"}
+		if p == "rename" {
+			ops = ops[:1]
+		}
+		hooks = append(hooks, hook{name: "mf-" + p, path: "/mf-" + p, objectSelector: object{"matchLabels": object{"mf": p}},
+			rules: []object{configMapRule(ops...)}})
+	}
+	installWebhooks(ctx, t, e, wh, "mutating", hooks...)
+	const invalidWarning = `299 - ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: invalid fieldsType \"FieldsV2\" in managed fields entry 0"`
+	tester := v1Entry(t, "tester", "Update", `{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:mf":{}}}}`)
+	updater := v1Entry(t, "updater", "Update", `{"f:data":{"f:k2":{}}}`)
+	renamed := func(e managedEntry) managedEntry {
+		e.Manager = "webhook"
+		return e
+	}
+	tests := []struct {
+		mode             string
+		created, updated []managedEntry
+		warnings         []string
+	}{
+		{mode: "remove"},
+		{mode: "invalid", created: []managedEntry{tester}, updated: []managedEntry{tester, updater}, warnings: []string{invalidWarning}},
+		{mode: "rename", created: []managedEntry{renamed(tester)}, updated: []managedEntry{updater, renamed(tester)}},
+	}
+	for _, tc := range tests {
+		r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "tester"),
+			Body: cm(tc.mode, map[string]string{"mf": tc.mode}, "v")})
+		r.mustCode(t, http.StatusCreated, "create "+tc.mode)
+		if diff := cmp.Diff(tc.warnings, r.Header.Values("Warning"), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("create %s: Warning headers (-want +got):\n%s", tc.mode, diff)
+		}
+		checkManaged(t, "created "+tc.mode, decoded(t, r), tc.created...)
+		checkManaged(t, "stored "+tc.mode, decoded(t, e.c.do(ctx, t, request{Path: e.cms() + "/" + tc.mode})), tc.created...)
+		r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: e.cms() + "/" + tc.mode, Query: q("fieldManager", "updater"),
+			ContentType: "application/merge-patch+json", Body: object{"data": object{"k2": "w"}}})
+		r.mustCode(t, http.StatusOK, "update "+tc.mode)
+		if diff := cmp.Diff(tc.warnings, r.Header.Values("Warning"), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("update %s: Warning headers (-want +got):\n%s", tc.mode, diff)
+		}
+		checkManaged(t, "updated "+tc.mode, decoded(t, r), tc.updated...)
+	}
+}
+
+// runWebhookCustomResourceScale: a custom resource's scale subresource is
+// admitted as an autoscaling/v1 Scale too, with the old Scale, by a
+// "*/scale" rule of its group.
+func runWebhookCustomResourceScale(ctx context.Context, t *testing.T, target Target) {
+	ce := setupCRD(ctx, t, target)
+	wh := startWebhookServer(t)
+	rules := []object{{"operations": []string{"UPDATE"}, "apiGroups": []string{ce.group}, "apiVersions": []string{"*"}, "resources": []string{"*/scale"}}}
+	installWebhooks(ctx, t, ce.env, wh, "validating", hook{name: "allow", path: "/allow", rules: rules})
+	installWebhooks(ctx, t, ce.env, wh, "mutating", hook{name: "warn", path: "/warn", rules: rules})
+	ce.c.do(ctx, t, request{Method: http.MethodPost, Path: ce.widgets(), Body: ce.widget("a", object{"replicas": 1})}).
+		mustCode(t, http.StatusCreated, "create widget")
+	r := ce.c.do(ctx, t, request{Method: http.MethodPatch, Path: ce.widgets() + "/a/scale", ContentType: "application/merge-patch+json",
+		Body: object{"spec": object{"replicas": 2}}})
+	r.mustCode(t, http.StatusOK, "patch widget scale")
+	if diff := cmp.Diff([]string{`299 - "careful with a"`}, r.Header.Values("Warning")); diff != "" {
+		t.Errorf("Warning headers of the mutating webhook (-want +got):\n%s", diff)
+	}
+	scale := metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+	want := []reviewShape{{Operation: "UPDATE", Name: "a", Namespace: ce.ns, SubResource: "scale", Kind: scale, RequestKind: scale,
+		Resource:    metav1.GroupVersionResource{Group: ce.group, Version: "v1", Resource: "widgets"},
+		OptionsKind: "meta.k8s.io/v1/UpdateOptions", HasObject: true, HasOldObject: true, HasUser: true}}
+	for _, path := range []string{"/allow", "/warn"} {
+		var got []reviewShape
+		var replicas []string
+		for _, req := range wh.requests(path, ce.ns) {
+			got = append(got, shapeOfReview(t, req))
+			var o, old struct{ Spec struct{ Replicas int } }
+			_ = json.Unmarshal(req.Object.Raw, &o)
+			_ = json.Unmarshal(req.OldObject.Raw, &old)
+			replicas = append(replicas, fmt.Sprintf("%d -> %d", old.Spec.Replicas, o.Spec.Replicas))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: AdmissionReview requests (-want +got):\n%s", path, diff)
+		}
+		if diff := cmp.Diff([]string{"1 -> 2"}, replicas); diff != "" {
+			t.Errorf("%s: replicas reviewed (-want +got):\n%s", path, diff)
+		}
 	}
 }

@@ -71,6 +71,10 @@ func (wh *webhookServer) serve(w http.ResponseWriter, r *http.Request) {
 		pt := admissionv1.PatchTypeJSONPatch
 		resp.PatchType = &pt
 		resp.Patch = []byte(`[{"op":"add","path":"/metadata/annotations","value":{"patched":"yes"}}]`)
+	case "/mf-remove", "/mf-invalid", "/mf-rename":
+		pt := admissionv1.PatchTypeJSONPatch
+		resp.PatchType = &pt
+		resp.Patch = []byte(managedFieldsPatches[r.URL.Path])
 	case "/warn":
 		resp.Warnings = []string{"careful with " + req.Name}
 	case "/slow":
@@ -129,4 +133,13 @@ func (wh *webhookServer) waitProbed(ctx context.Context, t *testing.T, e *env) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// managedFieldsPatches are the JSON patches of the webhooks that change
+// an object's managedFields: remove them, make the first entry invalid
+// (an unknown fieldsType), rename its manager.
+var managedFieldsPatches = map[string]string{
+	"/mf-remove":  `[{"op":"add","path":"/metadata/managedFields","value":[]}]`,
+	"/mf-invalid": `[{"op":"replace","path":"/metadata/managedFields/0/fieldsType","value":"FieldsV2"}]`,
+	"/mf-rename":  `[{"op":"replace","path":"/metadata/managedFields/0/manager","value":"webhook"}]`,
 }

@@ -82,6 +82,8 @@ func Cases() []Case {
 		admissionWebhookCases(),
 		crdConversionCases(),
 		admissionPolicyCases(),
+		admissionPolicyValidationCases(),
+		eventValidationCases(),
 		mutatingPolicyCases(),
 		policyStatusControllerCases(),
 	)

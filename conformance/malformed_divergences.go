@@ -10,8 +10,6 @@ import (
 const (
 	reasonUnservedRoute = "a route lw-sim does not serve: the methods it takes get the 404 of an unserved path " +
 		"(DIVERGENCES.md, Built-in groups); the methods it does not take are compared"
-	reasonValidationSubset = "validation is the subset tests hit most: events.k8s.io Events get the metadata checks only " +
-		"(DIVERGENCES.md, Validation)"
 	reasonGenerateNameOnUpdate = "an update's generateName is replaced by the stored one, so not validated (DIVERGENCES.md, Validation)"
 	reasonYAMLBound            = "YAML aliases expanding past 24 MiB of JSON are a 413: kube-apiserver expands them " +
 		"(DIVERGENCES.md, YAML aliases are bounded)"
@@ -21,7 +19,6 @@ const (
 // fake answers otherwise than kube-apiserver v1.37.2 on purpose, by name
 // or by a path.Match pattern of names, each with its reason.
 var malformedDivergences = append(unservedRoutes(),
-	malformedDivergence{"verbs/events-v1/POST", reasonValidationSubset},
 	malformedDivergence{"body/update/json/generatename-long", reasonGenerateNameOnUpdate},
 	malformedDivergence{"size/create/yaml-alias-32MiB", reasonYAMLBound},
 )

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -29,6 +30,7 @@ func mutatingPolicyCases() []Case {
 		{Name: "MutatingPolicyJSONPatch", Run: runMutatingPolicyJSONPatch},
 		{Name: "MutatingPolicyParamsAndFailure", Run: runMutatingPolicyParamsAndFailure},
 		{Name: "MutatingPolicyReinvocation", Run: runMutatingPolicyReinvocation},
+		{Name: "MutatingPolicyManagedFields", Run: runMutatingPolicyManagedFields},
 	}
 }
 
@@ -200,5 +202,41 @@ func runMutatingPolicyReinvocation(ctx context.Context, t *testing.T, target Tar
 	data := dataOf(decoded(t, r))
 	if data["seen"] != "b" {
 		t.Errorf("data.seen = %v, want b (the first policy reinvoked after the second added b); data %v", data["seen"], data)
+	}
+}
+
+// runMutatingPolicyManagedFields: a policy's mutations are not tracked in
+// managedFields (the entry is the writer's, made before admission), and
+// managedFields a mutation leaves undecodable are reset to that entry
+// with kube-apiserver's warning.
+func runMutatingPolicyManagedFields(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	installMutatingPolicies(ctx, t, e, nil, object{
+		"mutations": []object{
+			{"patchType": "ApplyConfiguration", "applyConfiguration": object{
+				"expression": `Object{metadata: Object.metadata{labels: {"mutated": "yes"}}}`}},
+			{"patchType": "JSONPatch", "jsonPatch": object{
+				"expression": `object.metadata.name == "invalid" ? [JSONPatch{op: "replace", path: "/metadata/managedFields/0/fieldsType", value: "FieldsV2"}] : []`}},
+		},
+	})
+	tester := v1Entry(t, "tester", "Update", `{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:own":{}}}}`)
+	for _, tc := range []struct {
+		name     string
+		warnings []string
+	}{
+		{name: "valid"},
+		{name: "invalid", warnings: []string{`299 - ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: invalid fieldsType \"FieldsV2\" in managed fields entry 0"`}},
+	} {
+		r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.cms(), Query: q("fieldManager", "tester"),
+			Body: cm(tc.name, map[string]string{"own": "x"}, "v")})
+		r.mustCode(t, http.StatusCreated, "create "+tc.name)
+		if diff := cmp.Diff(tc.warnings, r.Header.Values("Warning"), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("create %s: Warning headers (-want +got):\n%s", tc.name, diff)
+		}
+		created := decoded(t, r)
+		if diff := cmp.Diff(map[string]any{"mutated": "yes", "own": "x"}, labelsOf(created)); diff != "" {
+			t.Errorf("create %s: labels (-want +got):\n%s", tc.name, diff)
+		}
+		checkManaged(t, "created "+tc.name, created, tester)
 	}
 }

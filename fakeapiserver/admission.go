@@ -25,6 +25,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/validating"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
@@ -208,23 +209,59 @@ type admissionRequest struct {
 	// options is the DeleteOptions of a delete; nil: the CreateOptions or
 	// UpdateOptions of the request's query, decoded when needed.
 	options runtime.Object
+	// kind is the kind admitted when a subresource speaks another kind
+	// than its resource (the endpoint's scope.Kind: policy/v1 Eviction,
+	// v1 Binding, authentication/v1 TokenRequest, autoscaling/v1 Scale);
+	// zero for the resource's own.
+	kind schema.GroupVersionKind
+	// view, when set, turns the object the write stores into the kind
+	// admitted (the Scale of a workload): validating admission of the
+	// update sees the views of the new and the old object, as the scale
+	// storages' toScaleUpdateValidation makes them. The mutating
+	// admission of such a write runs on the subresource's own objects
+	// where they are computed (writeScale), not on the stored object.
+	view func(runtime.Object) (runtime.Object, error)
 }
 
 // admittedSubresources are the subresources whose writes carry the main
-// resource's kind and are admitted as such. The other subresources
-// (scale, eviction, binding, token) write another kind, which the fake
-// does not admit yet.
+// resource's kind and are admitted as such.
 var admittedSubresources = map[string]bool{
 	"": true, "status": true, "approval": true, "finalize": true, "ephemeralcontainers": true, "resize": true,
+}
+
+// otherKindSubresources are the subresources whose writes speak another
+// kind, admitted as that kind (kube-apiserver's scope.Kind of their
+// endpoints).
+var otherKindSubresources = map[string]schema.GroupVersionKind{
+	"eviction": evictionGVK, "binding": bindingGVK, "token": tokenRequestGVK, "scale": scaleGVK,
 }
 
 // writeAdmission returns the admission of req's write (options: its
 // DeleteOptions, nil otherwise), or nil when req is not admitted.
 func writeAdmission(req *request, options runtime.Object) *admissionRequest {
-	if req == nil || !admittedSubresources[req.info.subresource] {
+	if req == nil {
 		return nil
 	}
-	return &admissionRequest{req: req, options: options}
+	sub := req.info.subresource
+	if admittedSubresources[sub] {
+		return &admissionRequest{req: req, options: options}
+	}
+	kind, ok := otherKindSubresources[sub]
+	if !ok {
+		return nil
+	}
+	ar := &admissionRequest{req: req, options: options, kind: kind}
+	if sub == "scale" {
+		ar.view = scaleView(req.res)
+	}
+	return ar
+}
+
+// subresourceAdmission is the admission of the subresource's own objects
+// (a Scale computed from the body or patch) for req, a write through a
+// subresource of another kind.
+func subresourceAdmission(req *request) *admissionRequest {
+	return &admissionRequest{req: req, kind: otherKindSubresources[req.info.subresource]}
 }
 
 // admitDelete is AdmissionToValidateObjectDeleteFunc (apiserver
@@ -240,7 +277,7 @@ func (s *Server) admitDelete(ar *admissionRequest, cur runtime.Object) error {
 // admitMutating runs mutating admission for op on obj (nil for delete),
 // old (nil for create), changing obj in place.
 func (s *Server) admitMutating(ar *admissionRequest, op admission.Operation, obj, old runtime.Object) error {
-	if ar == nil {
+	if ar == nil || ar.view != nil {
 		return nil
 	}
 	webhooks := s.admission.informers.mutating.sync(s.webhookConfigs("mutatingwebhookconfigurations"))
@@ -253,6 +290,12 @@ func (s *Server) admitMutating(ar *admissionRequest, op admission.Operation, obj
 	}
 	if !m.Handles(op) {
 		return nil
+	}
+	if op != admission.Delete {
+		// The create, update and patch handlers wrap the chain so that
+		// managedFields a mutation left undecodable are reset to what they
+		// were before admission, with a warning.
+		m = fieldmanager.NewManagedFieldsValidatingAdmissionController(m).(admission.MutationInterface)
 	}
 	defer ar.inRequestVersion(obj, old)()
 	return m.Admit(ar.req.r.Context(), s.admissionAttributes(ar, op, obj, old), admissionObjects{s: s})
@@ -274,6 +317,14 @@ func (s *Server) admitValidating(ar *admissionRequest, op admission.Operation, o
 	}
 	if !v.Handles(op) {
 		return nil
+	}
+	if ar.view != nil {
+		if obj, err = ar.view(obj); err != nil {
+			return err
+		}
+		if old, err = ar.view(old); err != nil {
+			return err
+		}
 	}
 	defer ar.inRequestVersion(obj, old)()
 	return v.Validate(ar.req.r.Context(), s.admissionAttributes(ar, op, obj, old), admissionObjects{s: s})
@@ -309,7 +360,11 @@ func (s *Server) admissionAttributes(ar *admissionRequest, op admission.Operatio
 	if name == "" && obj != nil {
 		name = mustAccessor(obj).GetName()
 	}
-	return admission.NewAttributesRecord(obj, old, req.res.Kind, req.info.namespace, name, req.res.gvr,
+	kind := req.res.Kind
+	if !ar.kind.Empty() {
+		kind = ar.kind
+	}
+	return admission.NewAttributesRecord(obj, old, kind, req.info.namespace, name, req.res.gvr,
 		req.info.subresource, op, ar.operationOptions(op), isDryRun(req.r), u)
 }
 

@@ -69,11 +69,11 @@ func (m equivalentResources) EquivalentResourcesFor(resource schema.GroupVersion
 	return out
 }
 
-// KindFor is the kind served at resource (the scale subresource's is
-// autoscaling/v1 Scale).
+// KindFor is the kind served at resource (a subresource's own kind for
+// scale, eviction, binding and token).
 func (m equivalentResources) KindFor(resource schema.GroupVersionResource, subresource string) schema.GroupVersionKind {
-	if subresource == "scale" {
-		return schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+	if kind, ok := otherKindSubresources[subresource]; ok {
+		return kind
 	}
 	res, ok := m.s.resources.lookup(resource)
 	if !ok {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/admission"
 
 	jsonops "github.com/lw-sim/lw-sim/internal/jsonpatch"
 )
@@ -140,6 +141,9 @@ func (s *Server) writeCustomScale(req *request, change func(cur *autoscalingv1.S
 		}
 		scale, err := change(old)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.admitMutating(subresourceAdmission(req), admission.Update, scale, old); err != nil {
 			return nil, err
 		}
 		if scale.Spec.Replicas == invalidSpecReplicas {

@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
 )
@@ -61,11 +62,20 @@ func isCreateSubresource(sub string) bool {
 
 // postSubresource answers a POST to a create subresource (eviction,
 // binding): the create handler's decoding of the body as gvk with the
-// object's scope (406, 415, 413, 400/422), then act on the decoded body;
-// 201 with a Success Status.
+// object's scope (406, 415, 413, 400/422) and mutating admission, then
+// act on the decoded body (which runs validating admission where the
+// storage's Create calls createValidation); 201 with a Success Status.
 func (s *Server) postSubresource(req *request, gvk schema.GroupVersionKind, newObject func() runtime.Object, act func(*request, runtime.Object) error) (response, error) {
 	obj, out, err := s.decodeCreate(subresourceRequest(req, gvk, newObject))
 	if err != nil {
+		return response{}, err
+	}
+	// The create handler's namespace check, then its mutating admission
+	// of the posted object (its kind's, the URL's name).
+	if err := checkObjectNamespace(req.res, req.info.namespace, obj); err != nil {
+		return response{}, err
+	}
+	if err := s.admitMutating(writeAdmission(req, nil), admission.Create, obj, nil); err != nil {
 		return response{}, err
 	}
 	if err := act(req, obj); err != nil {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
 )
 
 // handleBinding answers POST .../pods/<name>/binding with a v1 Binding,
@@ -37,6 +38,9 @@ func (s *Server) bind(req *request, obj runtime.Object) error {
 	if errs := validateBinding(b); len(errs) > 0 {
 		// BindingREST returns the aggregate, not a StatusError: a 500.
 		return errs.ToAggregate()
+	}
+	if err := s.admitValidating(writeAdmission(req, nil), admission.Create, b.DeepCopy(), nil); err != nil {
+		return err
 	}
 	return s.assignPod(req, b)
 }

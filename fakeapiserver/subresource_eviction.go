@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
 )
 
 // handleEviction answers POST .../pods/<name>/eviction with a policy/v1
@@ -44,6 +45,9 @@ func (s *Server) evict(req *request, obj runtime.Object) error {
 	}
 	opts, err := evictionDeleteOptions(ev, req.r.URL.Query()["dryRun"])
 	if err != nil {
+		return err
+	}
+	if err := s.admitValidating(writeAdmission(req, nil), admission.Create, ev.DeepCopy(), nil); err != nil {
 		return err
 	}
 	if !isDryRunDelete(opts) {

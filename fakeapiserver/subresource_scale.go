@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/kinds"
 )
@@ -163,6 +164,15 @@ func (s *Server) writeScale(req *request, newScale func(cur runtime.Object) (*au
 		if err != nil {
 			return nil, err
 		}
+		// The handler's admission transformer, on the Scale with the
+		// current object's as the old one (scaleUpdatedObjectInfo).
+		old, err := scaleOf(req.res, cur)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.admitMutating(subresourceAdmission(req), admission.Update, scale, old); err != nil {
+			return nil, err
+		}
 		m := mustAccessor(cur)
 		if scale.Spec.Replicas < 0 {
 			errs := apimachineryvalidation.ValidateNonnegativeField(int64(scale.Spec.Replicas), field.NewPath("spec", "replicas"))
@@ -186,6 +196,18 @@ func (s *Server) writeScale(req *request, newScale func(cur runtime.Object) (*au
 		return nil, err
 	}
 	return scaleOf(req.res, stored)
+}
+
+// scaleView returns what turns an object of res into its Scale, as
+// admission sees a write through the scale subresource.
+func scaleView(res *resourceInfo) func(runtime.Object) (runtime.Object, error) {
+	if res.custom != nil {
+		return func(obj runtime.Object) (runtime.Object, error) {
+			scale, _, err := res.custom.scaleOf(obj)
+			return scale, err
+		}
+	}
+	return func(obj runtime.Object) (runtime.Object, error) { return scaleOf(res, obj) }
 }
 
 // scaleOf builds the Scale of obj (scaleFromDeployment and its twins):

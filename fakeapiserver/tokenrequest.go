@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/utils/ptr"
 )
 
@@ -70,6 +71,9 @@ func (s *Server) handleTokenRequest(req *request) (response, error) {
 		tr.Spec.ExpirationSeconds = ptr.To[int64](defaultTokenExpirationSeconds)
 	}
 	s.trackTokenRequest(req, tr)
+	if err := s.admitMutating(writeAdmission(req, nil), admission.Create, tr, nil); err != nil {
+		return response{}, err
+	}
 	if tr, err = s.createToken(req, tr); err != nil {
 		return response{}, err
 	}
@@ -104,6 +108,9 @@ func (s *Server) createToken(req *request, tr *authenticationv1.TokenRequest) (*
 	tr.Status = authenticationv1.TokenRequestStatus{}
 	if errs := validateTokenRequest(tr); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(tokenRequestGVK.GroupKind(), "", errs)
+	}
+	if err := s.admitValidating(writeAdmission(req, nil), admission.Create, tr.DeepCopy(), nil); err != nil {
+		return nil, err
 	}
 	claims, err := s.tokenClaims(tr, sa, now)
 	if err != nil {

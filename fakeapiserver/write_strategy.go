@@ -273,10 +273,16 @@ func withObjectMeta(res *resourceInfo, obj runtime.Object, errs field.ErrorList)
 
 // invalid is the one 422 of a failed validation (nil for none): Invalid,
 // the Kind (group-qualified), the object's name and one cause per field
-// error.
+// error. The Kind is that of the internal type kube-apiserver validated
+// (rest.BeforeCreate's objectMetaAndKind): an events.k8s.io Event is a
+// core Event there, so its 422 names "Event" without a group.
 func invalid(res *resourceInfo, obj runtime.Object, errs field.ErrorList) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return apierrors.NewInvalid(res.Kind.GroupKind(), mustAccessor(obj).GetName(), errs)
+	gk := res.Kind.GroupKind()
+	if internalPackages[gk.Group] == "core" {
+		gk.Group = ""
+	}
+	return apierrors.NewInvalid(gk, mustAccessor(obj).GetName(), errs)
 }

@@ -9,7 +9,7 @@ import (
 // generic store: kubernetes pkg/registry/core/{configmap,secret,
 // serviceaccount,limitrange,resourcequota,componentstatus,event}.
 // Defaults: internal/defaults simple.go (Secret type, LimitRange);
-// validation: internal/validation core.go (ConfigMap, Secret); printers:
+// validation: internal/validation core.go (ConfigMap, Secret), event.go; printers:
 // internal/tables printers_core.go, printers_core_more.go; field labels:
 // internal/fieldlabels (Secret type, Event fields). A ServiceAccount's
 // token subresource is the server's (tokenrequest.go).
@@ -32,6 +32,8 @@ var configKinds = []kind{
 	// Events take no propagation finalizer (the event strategy's
 	// DefaultGarbageCollectionPolicy is Unsupported); events.k8s.io Events
 	// are the same storage.
-	{gk("", "Event"), Strategy{ShortNames: []string{"ev"}, GCPolicy: GCUnsupported}},
-	{gk("events.k8s.io", "Event"), Strategy{GCPolicy: GCUnsupported}},
+	// Their validation depends on the API written (internal/validation
+	// event.go).
+	{gk("", "Event"), Strategy{ShortNames: []string{"ev"}, GCPolicy: GCUnsupported, Validate: validation.CoreEvent}},
+	{gk("events.k8s.io", "Event"), Strategy{GCPolicy: GCUnsupported, Validate: validation.EventsEvent}},
 }

@@ -21,6 +21,9 @@
 //	pvc_status.go  a PersistentVolumeClaim's status (capacity, allocated resources)
 //	node.go        Node (metadata, taints, resources, pod CIDRs, immutable spec fields)
 //	node_status.go  a Node's status (capacity, allocatable, declared features, addresses)
+//	event.go       core/v1 and events.k8s.io/v1 Events (legacy and strict rules)
+//	admission_policy.go  ValidatingAdmissionPolicy, MutatingAdmissionPolicy and their bindings
+//	                     (admission_policy_cel.go: their CEL expressions, compiled as upstream does)
 //
 // Messages and the order of the causes are kube-apiserver's, byte for byte:
 // a client sees them in the Status details.
