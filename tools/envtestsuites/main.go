@@ -15,9 +15,9 @@
 //
 // With -expected, a spec expected.json lists as passing on the real
 // server but that fails here is a regression, and the run exits 1 (a
-// ginkgo spec whose failure blames the machine, environmentalFailures in
-// retry.go, is first run again alone, once, and its rerun counts); a spec
-// exempt.json lists (each with its reason: webhooks are issue 23's) is
+// ginkgo spec whose failure blames the machine, or that is a known race
+// the server's speed decides, retry.go, is first run again alone, once,
+// and its rerun counts); a spec exempt.json lists, each with its reason, is
 // reported apart and never fails the run. With -update the run is the
 // reference and rewrites expected.json.
 //

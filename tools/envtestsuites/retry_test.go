@@ -6,14 +6,25 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestEnvironmental(t *testing.T) {
-	for msg, want := range map[string]bool{
-		"Unexpected error: <*net.OpError | 0x33be767ab630>: listen tcp 127.0.0.1:44607: bind: address already in use { Op: \"listen\"": true,
-		"Expected <uint64>: 0 to be > <int>: 0": false,
-		"":                                      false,
+func TestRerunnable(t *testing.T) {
+	for _, c := range []struct {
+		pkg, name, msg string
+		want           bool
+	}{
+		{"pkg/webhook", "Webhook when running a webhook server with a manager should reject create request for multi-webhook that rejects all requests",
+			"Unexpected error: <*net.OpError | 0x33be767ab630>: listen tcp 127.0.0.1:44607: bind: address already in use { Op: \"listen\"", true},
+		{"pkg/manager/internal/integration", "manger.Manager Start should start all components without deadlock controller warmup enabled",
+			"Expected <uint64>: 0 to be > <int>: 0", false},
+		{"pkg/cache", "Informer Cache without global DeepCopy Cache test as an Informer with structured objects should allow getting an informer by group/version/kind to be cancelled",
+			"Expected an error to have occurred. Got: <nil>: nil", true},
+		{"pkg/cache", "Multi-Namespace Informer Cache Cache test as a Reader with structured objects should return an error when context is cancelled", "", true},
+		{"pkg/cache", "Informer Cache Cache test as an Informer with metadata-only objects should allow for get informer to be cancelled", "", true},
+		{"pkg/cache", "Informer Cache Cache test as a Reader with structured objects should be able to list objects", "", false},
+		{"pkg/client", "Informer Cache Cache test as a Reader with structured objects should return an error when context is cancelled", "", false},
+		{"pkg/webhook", goTestPrefix + "TestX", "bind: address already in use", false},
 	} {
-		if got := environmental(msg); got != want {
-			t.Errorf("environmental(%q) = %v, want %v", msg, got, want)
+		if got := rerunnable(c.pkg, c.name, c.msg); got != c.want {
+			t.Errorf("rerunnable(%q, %q, %q) = %v, want %v", c.pkg, c.name, c.msg, got, c.want)
 		}
 	}
 }
