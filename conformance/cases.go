@@ -80,6 +80,7 @@ func Cases() []Case {
 		crdDefaultCases(),
 		http2Cases(),
 		admissionWebhookCases(),
+		admissionWebhookValidationCases(),
 		crdConversionCases(),
 		admissionPolicyCases(),
 		admissionPolicyValidationCases(),

@@ -7,16 +7,19 @@ import (
 
 // admissionKinds: kubernetes pkg/registry/admissionregistration/*/
 // strategy.go. Defaults: internal/defaults admission.go; printers:
-// internal/tables printers_admission.go; the policies' validation:
-// internal/validation admission_policy.go. The webhook configurations'
+// internal/tables printers_admission.go; validation: internal/validation
+// admission_webhook.go (webhook configurations), admission_policy.go
+// (policies and bindings). The webhook configurations'
 // generation follows their webhooks, the policies' their spec.
 var admissionKinds = []kind{
 	{gk("admissionregistration.k8s.io", "MutatingWebhookConfiguration"), Strategy{
 		Default:       typed(defaults.MutatingWebhookConfiguration),
+		Validate:      validation.MutatingWebhookConfiguration,
 		ClusterScoped: true, TracksGeneration: true, GenerationChanged: fieldChanged("Webhooks"),
 	}},
 	{gk("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), Strategy{
 		Default:       typed(defaults.ValidatingWebhookConfiguration),
+		Validate:      validation.ValidatingWebhookConfiguration,
 		ClusterScoped: true, TracksGeneration: true, GenerationChanged: fieldChanged("Webhooks"),
 	}},
 	{gk("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"), Strategy{
