@@ -22,10 +22,11 @@ import (
 // one key a namespace (store ListOptions.Scan and Name). The store keeps
 // one tree an index for every retained state (store indexTrees), so an
 // index costs an entry per object value, not a copy per write.
-// kube-apiserver's watch cache indexes pods and
-// resourceslices by spec.nodeName (pod/strategy.go Indexers) and uses the
-// index for a read of its latest snapshot, where its hasMore counts the
-// index's items: the fake does so too (store ListOptions.IndexMore).
+// kube-apiserver's watch cache indexes pods and resourceslices by
+// spec.nodeName (pod/strategy.go and resourceslice/strategy.go Indexers)
+// and uses the index for a read of its latest snapshot, where its hasMore
+// counts the index's items: the fake does so too (store
+// ListOptions.IndexMore).
 const (
 	// indexLabel indexes every object by each of its labels, as "key=value".
 	indexLabel = "label"
