@@ -81,10 +81,12 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 			return nil, 0, nil
 		}
 	}
-	var ends []func() // run last first
+	// ends run last first, as deferred calls, so each runs even when one
+	// panics (a fault's idle cut in faulted.finish ends the handler so).
+	var ends []func()
 	end = func() {
-		for i := len(ends) - 1; i >= 0; i-- {
-			ends[i]()
+		for _, f := range ends {
+			defer f()
 		}
 	}
 	defer func() {
