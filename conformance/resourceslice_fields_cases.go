@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,6 +14,7 @@ import (
 func resourcesliceFieldsCases() []Case {
 	return []Case{
 		{Name: "ListResourceSliceFieldSelectors", Run: runListResourceSliceFieldSelectors},
+		{Name: "ListResourceSlicesNodeNameToken", Run: runListResourceSlicesNodeNameToken},
 	}
 }
 
@@ -61,6 +63,55 @@ func runListResourceSliceFieldSelectors(ctx context.Context, t *testing.T, targe
 	r := e.c.do(ctx, t, request{Path: resourceSlicesPath, Query: q("fieldSelector", "spec.devices=x")})
 	checkStatus(t, "list resourceslices fieldSelector=spec.devices=x", r,
 		badRequest(`field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.devices`))
+}
+
+// runListResourceSlicesNodeNameToken is ListPodsNodeNameToken for
+// ResourceSlices: the watch cache indexes them by spec.nodeName too
+// (resourceslice/strategy.go Indexers, which kubelets' and DRA drivers'
+// lists by node use), so a first page read from its latest snapshot that
+// takes the node's last slice has no continue token though a slice on
+// another node follows, and a continue page, read without the index, has
+// one. ResourceSlices are cluster-scoped: the nodes are named after the
+// case's namespace, so no other case's slice is on them.
+func runListResourceSlicesNodeNameToken(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	driver := e.ns + ".example.com"
+	n1, n2 := e.ns+"-n1", e.ns+"-n2"
+	for _, s := range [][2]string{{"a", n1}, {"b", n1}, {"c", n2}} {
+		e.createResourceSlice(ctx, target, e.ns+"-"+s[0], driver, "p-"+s[0], s[1])
+	}
+	type page struct {
+		Metadata struct{ Continue string } `json:"metadata"`
+		Items    []struct {
+			Metadata struct{ Name string } `json:"metadata"`
+		} `json:"items"`
+	}
+	list := func(query ...string) page {
+		r := e.c.do(ctx, t, request{Path: resourceSlicesPath, Query: q(query...)})
+		r.mustCode(t, http.StatusOK, "list resourceslices "+q(query...).Encode())
+		var p page
+		r.decode(t, &p)
+		return p
+	}
+	names := func(p page) []string {
+		var out []string
+		for _, it := range p.Items {
+			out = append(out, strings.TrimPrefix(it.Metadata.Name, e.ns+"-"))
+		}
+		return out
+	}
+	p1 := list("limit", "2", "fieldSelector", "spec.nodeName="+n1)
+	if diff := cmp.Diff([]string{"a", "b"}, names(p1)); diff != "" || p1.Metadata.Continue != "" {
+		t.Errorf("first page of 2: continue %q (-want +got names):\n%s; want no token (no more %s slices in the index)", p1.Metadata.Continue, diff, n1)
+	}
+	p0 := list("limit", "1", "fieldSelector", "spec.nodeName="+n1)
+	if p0.Metadata.Continue == "" {
+		t.Fatalf("first page of 1: no continue token, want one (b follows in the index)")
+	}
+	p2 := list("limit", "1", "fieldSelector", "spec.nodeName="+n1, "continue", p0.Metadata.Continue)
+	if diff := cmp.Diff([]string{"b"}, names(p2)); diff != "" || p2.Metadata.Continue == "" {
+		t.Errorf("continue page of 1: continue %q (-want +got names):\n%s; want a token (c follows, unmatched)", p2.Metadata.Continue, diff)
+	}
 }
 
 // createResourceSlice creates a ResourceSlice of driver in pool, on node

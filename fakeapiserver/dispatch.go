@@ -49,6 +49,15 @@ func (s *Server) serveVerb(req *request) {
 		s.serveWatch(req)
 		return
 	}
+	s.serveResponse(req)
+}
+
+// serveResponse answers a request of a verb other than watch with its
+// handler's response. It is not inlined into serveVerb, whose frame would
+// then hold the response under every open watch (serveWatch).
+//
+//go:noinline
+func (s *Server) serveResponse(req *request) {
 	resp, err := s.handle(req)
 	if err != nil {
 		s.writeError(req.w, req.r, err)

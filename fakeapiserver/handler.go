@@ -92,27 +92,40 @@ func (s *Server) enter() bool {
 // (routes_root.go); inside, discovery and the non-resource endpoints, else a
 // resource request to its verb's handler (serveVerb).
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if req := s.routeRequest(w, r); req != nil {
+		s.serveVerb(req)
+	}
+}
+
+// routeRequest is route up to the verb: it answers a request that is not
+// a resource verb's (or fails to route, or a fault takes) and returns nil,
+// else the resource request to serve. It is not inlined into route, whose
+// frame would then hold the parsed path under every open watch
+// (serveWatch).
+//
+//go:noinline
+func (s *Server) routeRequest(w http.ResponseWriter, r *http.Request) *request {
 	if !s.restfulPath(r.URL.Path) {
 		s.serveNonRestful(w, r)
-		return
+		return nil
 	}
 	info, ok := resourcePath(kubewire.RequestInfoOf(r))
 	if !ok {
 		if s.serveDiscovery(w, r) || s.serveNonResource(w, r) {
-			return
+			return nil
 		}
 		s.writeError(w, r, notFound())
-		return
+		return nil
 	}
 	req, err := s.resourceRequest(w, r, info)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
+		return nil
 	}
 	if s.faultRequest(req) { // injected latency, failure or LIST cut (faults_request.go)
-		return
+		return nil
 	}
-	s.serveVerb(req)
+	return req
 }
 
 // resourceRequest routes a resource path to the served resource and the

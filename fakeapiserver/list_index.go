@@ -22,28 +22,36 @@ import (
 // one key a namespace (store ListOptions.Scan and Name). The store keeps
 // one tree an index for every retained state (store indexTrees), so an
 // index costs an entry per object value, not a copy per write.
-// kube-apiserver's watch cache indexes pods and
-// resourceslices by spec.nodeName (pod/strategy.go Indexers) and uses the
-// index for a read of its latest snapshot, where its hasMore counts the
-// index's items: the fake does so for pods (store ListOptions.IndexMore),
-// not yet for resourceslices, which it does not index.
+// kube-apiserver's watch cache indexes pods and resourceslices by
+// spec.nodeName (pod/strategy.go and resourceslice/strategy.go Indexers)
+// and uses the index for a read of its latest snapshot, where its hasMore
+// counts the index's items: the fake does so too (store
+// ListOptions.IndexMore).
 const (
 	// indexLabel indexes every object by each of its labels, as "key=value".
 	indexLabel = "label"
-	// indexNodeName indexes pods by spec.nodeName ("" for an unscheduled pod).
+	// indexNodeName indexes pods and resourceslices by spec.nodeName (""
+	// for an unscheduled pod, or a slice without a node).
 	indexNodeName = "spec.nodeName"
 )
 
-// podGK is the kind whose spec.nodeName is indexed.
-var podGK = schema.GroupKind{Kind: "Pod"}
+// nodeNameIndexed are the store partitions (storage keys) indexed by
+// spec.nodeName, with their kinds: pods (pod/strategy.go Indexers) and
+// resource.k8s.io/v1 resourceslices (resourceslice/strategy.go Indexers).
+// The other served versions of ResourceSlice are partitions of their own
+// (resources.go separateVersionStorage) and are not indexed.
+var nodeNameIndexed = map[string]schema.GroupKind{
+	"pods":                           {Kind: "Pod"},
+	"resourceslices.resource.k8s.io": {Group: "resource.k8s.io", Kind: "ResourceSlice"},
+}
 
 // storeIndexes are the indexes of a store resource (its storage key).
 func storeIndexes(resource string) []store.Index {
 	ix := []store.Index{{Name: indexLabel, Values: labelIndexValues}}
-	if resource == "pods" {
-		podFields := fieldlabels.Builtin(podGK).Fields
+	if gk, ok := nodeNameIndexed[resource]; ok {
+		kindFields := fieldlabels.Builtin(gk).Fields
 		ix = append(ix, store.Index{Name: indexNodeName, Values: func(obj runtime.Object) []string {
-			return []string{podFields(obj)["spec.nodeName"]}
+			return []string{kindFields(obj)["spec.nodeName"]}
 		}})
 	}
 	return ix
@@ -75,7 +83,7 @@ func labelIndexValues(obj runtime.Object) []string {
 func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fields.Selector) (scan, name string, index *store.IndexValue) {
 	// The watch cache's own index first: it decides hasMore (list.go
 	// listRead.latest).
-	if fs != nil && res.storageKey == "pods" {
+	if _, indexed := nodeNameIndexed[res.storageKey]; indexed && fs != nil {
 		if node, ok := fs.RequiresExactMatch("spec.nodeName"); ok {
 			return "", "", &store.IndexValue{Name: indexNodeName, Value: node}
 		}

@@ -25,11 +25,35 @@ import (
 // cache reports them (apiserver pkg/storage/cacher/cacher.go Watch,
 // newErrWatcher): the real server never answers a watch
 // with an HTTP 410.
+//
+// The opening is a function of its own (openWatch) so its large frame
+// (the parsed options, the negotiated output) is off the stack while the
+// watch runs: an open watch's goroutine then rests under 4 KiB of stack,
+// which the collector halves a 16 KiB stack for (see
+// BenchmarkWatchMemory's stack-B/watch).
 func (s *Server) serveWatch(req *request) {
+	stream, startRV, end := s.openWatch(req)
+	if stream == nil {
+		return // answered with an error, or the client went away
+	}
+	defer end()
+	stream.run(startRV)
+	// Events the stream sent before it ended go out with the end of the
+	// response, as bytes written to the response would.
+	_ = stream.enc.drain()
+}
+
+// openWatch validates a WATCH (answering an invalid one with its error),
+// writes the 200 and the headers, and returns the stream, its start point
+// and the function that ends it once it has run (stopping its timers and
+// fault hooks, in the reverse order they started). The stream is nil when
+// the request was answered or the client left before the headers; what
+// had started is stopped then, also on a panic.
+func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, end func()) {
 	out, err := s.negotiateWatchOutput(req.r)
 	if err != nil {
 		s.writeError(req.w, req.r, err)
-		return
+		return nil, 0, nil
 	}
 	p, err := s.parseListOptions(req)
 	if err == nil {
@@ -41,36 +65,49 @@ func (s *Server) serveWatch(req *request) {
 	}
 	if err != nil {
 		s.writeError(req.w, req.r, err)
-		return
+		return nil, 0, nil
 	}
 	requestedRV, err := parseRequestedRV(p.opts.ResourceVersion)
 	if err != nil {
 		// Cacher.Watch returns the versioner's plain error: 500, no reason.
 		s.writeError(req.w, req.r, err)
-		return
+		return nil, 0, nil
 	}
 	if out.isTable() {
 		// Checked before the stream starts, as the real server does, so a
 		// bad value is an HTTP 400 rather than a broken first event.
 		if err := tables.ValidateIncludeObject(includeObjectParam(req.r)); err != nil {
 			s.writeError(req.w, req.r, err)
-			return
+			return nil, 0, nil
 		}
 	}
+	// ends run last first, as deferred calls, so each runs even when one
+	// panics (a fault's idle cut in faulted.finish ends the handler so).
+	var ends []func()
+	end = func() {
+		for _, f := range ends {
+			defer f()
+		}
+	}
+	defer func() {
+		if stream == nil {
+			end()
+		}
+	}()
 	ctx, cancel, deadline := s.watchContext(req.r.Context(), p)
-	defer cancel()
+	ends = append(ends, cancel)
 	watchCtx := ctx                              // ends at the deadline, on Close or without the client; not on stream faults
 	ctx, faulted := s.faultStream(ctx, req, out) // stream faults (faults_watch.go)
-	defer faulted.finish()                       // a cut or hang while idle
+	ends = append(ends, faulted.finish)          // a cut or hang while idle
 	// The bookmark schedule starts before the headers go out, as the
 	// cacher's does (Cacher.Watch adds the watcher to bookmarkWatchers
 	// before the handler writes them): a client that moves a fake clock
 	// once it has the headers must find the bookmark before the deadline
 	// scheduled, not computed after the move (then it is an interval away).
 	bookmark := newBookmarkTimer(s.cfg.Clock, s.watch.cfg.BookmarkInterval, deadline, p.opts.AllowWatchBookmarks)
-	defer bookmark.stop()
-	inst := s.instanceOf(req.r)     // the instance whose watch cache serves the watch (balancer.go)
-	startRV := storeRV(requestedRV) // one past int64 is a future no event reaches: a silent watch
+	ends = append(ends, bookmark.stop)
+	inst := s.instanceOf(req.r)    // the instance whose watch cache serves the watch (balancer.go)
+	startRV = storeRV(requestedRV) // one past int64 is a future no event reaches: a silent watch
 	if startRV == 0 && !sendsInitialEvents(p.opts) {
 		// "Start at the most recent" means the cache's RV when the watch
 		// was made, before its headers: the cacher registers its watcher
@@ -78,26 +115,23 @@ func (s *Server) serveWatch(req *request) {
 		// client makes once it has the 200 is an event of this watch.
 		startRV, _ = inst.cacheRV()
 	}
-	stream, err := s.beginStream(ctx, req, out, p)
+	st, err := s.beginStream(ctx, req, out, p)
 	if err != nil {
-		return // the client went away before the headers
+		return nil, 0, nil // the client went away before the headers
 	}
-	stream.bookmark = bookmark
-	stream.inst = inst
-	stream.enc.faults = faulted
-	faulted.drain = stream.enc.drain // a fault's flush pushes the batch too
+	st.bookmark = bookmark
+	st.inst = inst
+	st.enc.faults = faulted
+	faulted.drain = st.enc.drain // a fault's flush pushes the batch too
 	var release func()
-	stream.enc.deadline, release = newWriteDeadline(watchCtx, stream.enc.rc, s.watch.cfg.SlowWatcherWriteTimeout) // watch_deadline.go
-	defer release()
+	st.enc.deadline, release = newWriteDeadline(watchCtx, st.enc.rc, s.watch.cfg.SlowWatcherWriteTimeout) // watch_deadline.go
+	ends = append(ends, release)
 	s.watch.started.Add(1)
 	s.watch.active.Add(1)
-	defer s.watch.active.Add(-1)
-	stream.deadline = deadline
-	stream.requestedRV = requestedRV
-	stream.run(startRV)
-	// Events the stream sent before it ended go out with the end of the
-	// response, as bytes written to the response would.
-	_ = stream.enc.drain()
+	ends = append(ends, func() { s.watch.active.Add(-1) })
+	st.deadline = deadline
+	st.requestedRV = requestedRV
+	return st, startRV, end
 }
 
 // watchContext bounds a watch by its timeout (timeoutSeconds, or

@@ -52,7 +52,10 @@ separate server and its clients get.
 With --scale the workloads are those of scale instead: ConfigMap collections
 of --scale-objects sizes (first and 10th LIST page, a label-selector page, an
 unpaged LIST, RSS per object) and watch fan-out to --scale-watchers watches
-(events/s, RSS per watch); the in-process fake then serves HTTPS, so the
+(events/s, RSS per watch), then a CRD whose schema has --scale-crd-properties
+properties (create to Established) and --scale-custom-objects custom objects
+of it (JSON LIST pages, RSS per object, fan-out to the fewest watchers;
+--scale-custom-objects -1 leaves these rows out); the in-process fake then serves HTTPS, so the
 clients speak HTTP/2 to it as client-go does to a cluster. RSS is read for
 an in-process fake only, and counts the bench's clients too.
 
@@ -81,6 +84,8 @@ Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 	f.IntSliceVar(&o.scaleOpts.Objects, "scale-objects", []int{10_000, 100_000, 200_000}, "ConfigMap collection `sizes` of --scale")
 	f.IntSliceVar(&o.scaleOpts.Watchers, "scale-watchers", []int{100, 1_000, 10_000}, "watch `counts` of --scale's fan-out")
 	f.IntVar(&o.scaleOpts.Writes, "scale-writes", 20, "configmaps each --scale fan-out round creates")
+	f.IntVar(&o.scaleOpts.CustomObjects, "scale-custom-objects", 10_000, "custom objects of --scale's CRD rows (-1: no CRD rows)")
+	f.IntVar(&o.scaleOpts.CRDProperties, "scale-crd-properties", 2_000, "schema properties of --scale's CRD")
 	addOutputFlag(cmd, &o.output)
 	return cmd
 }

@@ -447,7 +447,7 @@ func watchMemory(ctx context.Context, c *clients, n int) (float64, error) {
 		}
 	}()
 	for range n {
-		r, err := openWatch(ctx, c, benchNS, rv)
+		r, err := openWatch(ctx, c, "/api/v1/namespaces/"+benchNS+"/configmaps", rv)
 		if err != nil {
 			return 0, err
 		}

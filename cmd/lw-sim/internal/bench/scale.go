@@ -31,6 +31,12 @@ type ScaleOptions struct {
 	Writes int
 	// Rounds is how many times each LIST and fan-out runs; the best counts (3).
 	Rounds int
+	// CustomObjects is how many custom objects the CRD rows create
+	// (10 000); negative leaves the CRD rows out.
+	CustomObjects int
+	// CRDProperties is how many properties the CRD rows' schema has
+	// (2 000).
+	CRDProperties int
 }
 
 // withDefaults fills the zero fields.
@@ -51,6 +57,10 @@ func (o ScaleOptions) withDefaults() ScaleOptions {
 	def(&o.Workers, 8)
 	def(&o.Writes, 20)
 	def(&o.Rounds, 3)
+	if o.CustomObjects == 0 {
+		o.CustomObjects = 10_000
+	}
+	def(&o.CRDProperties, 2_000)
 	return o
 }
 
@@ -60,7 +70,9 @@ func (o ScaleOptions) withDefaults() ScaleOptions {
 // the first and tenth LIST page, a page with a label selector matching
 // one object in 50, and an unpaged LIST; per fan-out size the events per
 // second delivered and, where the target's RSS can be read
-// ([Target.RSS]), the resident memory per object and per open watch.
+// ([Target.RSS]), the resident memory per object and per open watch; then
+// the custom-resource rows (scaleCustom, in ns-c) unless
+// opts.CustomObjects is negative.
 func CompareScale(ctx context.Context, targets []Target, ns string, opts ScaleOptions) (Result, error) {
 	opts = opts.withDefaults()
 	res := Result{}
@@ -72,7 +84,7 @@ func CompareScale(ctx context.Context, targets []Target, ns string, opts ScaleOp
 			return res, err
 		}
 		cs[i] = c
-		for _, n := range []string{ns, ns + "-w"} {
+		for _, n := range []string{ns, ns + "-w", ns + "-c"} {
 			if err := createNamespace(ctx, c.cs, n); err != nil {
 				return res, fmt.Errorf("%s: %w", t.Name, err)
 			}
@@ -99,6 +111,15 @@ func CompareScale(ctx context.Context, targets []Target, ns string, opts ScaleOp
 			res.add(index, ti, len(targets), ms)
 		}
 	}
+	if opts.CustomObjects > 0 {
+		for ti, t := range targets {
+			ms, err := scaleCustom(ctx, cs[ti], t, ns+"-c", opts)
+			if err != nil {
+				return res, fmt.Errorf("%s: custom resources: %w", t.Name, err)
+			}
+			res.add(index, ti, len(targets), ms)
+		}
+	}
 	return res, nil
 }
 
@@ -114,7 +135,7 @@ func scaleObjects(ctx context.Context, c *clients, t Target, ns string, have, n 
 	plain.acceptEncoding = "identity"
 	path := "/api/v1/namespaces/" + ns + "/configmaps"
 	page := func(q url.Values, skip int) func() (time.Duration, error) {
-		return func() (time.Duration, error) { return timePage(ctx, &plain, path, q, skip) }
+		return func() (time.Duration, error) { return timePage(ctx, &plain, path, protobufType, q, skip) }
 	}
 	limit := url.Values{"limit": {strconv.Itoa(opts.PageSize)}}
 	selector := url.Values{"limit": {strconv.Itoa(opts.PageSize)}, "labelSelector": {"app=app-7"}}
@@ -166,14 +187,14 @@ func scaleWatchers(ctx context.Context, c *clients, t Target, ns string, round, 
 	return m, nil
 }
 
-// timePage GETs path with q as protobuf, following skip continue tokens
+// timePage GETs path with q accepting mt, following skip continue tokens
 // first, and returns how long the last page took.
-func timePage(ctx context.Context, c *clients, path string, q url.Values, skip int) (time.Duration, error) {
+func timePage(ctx context.Context, c *clients, path, mt string, q url.Values, skip int) (time.Duration, error) {
 	q = cloneValues(q)
 	var buf bytes.Buffer
 	for i := 0; ; i++ {
 		start := time.Now()
-		resp, err := c.get(ctx, path+"?"+q.Encode(), protobufType)
+		resp, err := c.get(ctx, path+"?"+q.Encode(), mt)
 		if err != nil {
 			return 0, err
 		}
@@ -190,7 +211,7 @@ func timePage(ctx context.Context, c *clients, path string, q url.Values, skip i
 		if i == skip {
 			return elapsed, nil
 		}
-		cont, err := continueOf(buf.Bytes(), protobufType)
+		cont, err := continueOf(buf.Bytes(), mt)
 		if err != nil {
 			return 0, err
 		}

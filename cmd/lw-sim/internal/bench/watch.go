@@ -39,8 +39,31 @@ func fanout(ctx context.Context, c *clients, ns string, round, watchers, writes,
 // fanoutOpened is fanout calling opened, if set, once every watch is open
 // and before the first write.
 func fanoutOpened(ctx context.Context, c *clients, ns string, round, watchers, writes, workers int, opened func()) (FanoutStats, error) {
+	return fanoutOf(ctx, c, fanoutKind{
+		path: "/api/v1/namespaces/" + ns + "/configmaps",
+		rv:   func(ctx context.Context) (string, error) { return configMapsRV(ctx, c, ns) },
+		create: func(ctx context.Context, n, workers int) error {
+			return createConfigMaps(ctx, c, ns, round, n, workers)
+		},
+	}, watchers, writes, workers, opened)
+}
+
+// fanoutKind is the collection a fan-out watches and how it writes to it.
+type fanoutKind struct {
+	// path is the collection's path (one namespace's).
+	path string
+	// rv is the resourceVersion the watches start from.
+	rv func(ctx context.Context) (string, error)
+	// create creates n objects of the round with that many workers.
+	create func(ctx context.Context, n, workers int) error
+}
+
+// fanoutOf is fanoutOpened for any collection: watchers JSON watches of
+// k.path from k.rv, then k.create of writes objects, until every watcher
+// has read every ADDED event.
+func fanoutOf(ctx context.Context, c *clients, k fanoutKind, watchers, writes, workers int, opened func()) (FanoutStats, error) {
 	st := FanoutStats{Watchers: watchers, Writes: writes}
-	rv, err := configMapsRV(ctx, c, ns)
+	rv, err := k.rv(ctx)
 	if err != nil {
 		return st, err
 	}
@@ -52,7 +75,7 @@ func fanoutOpened(ctx context.Context, c *clients, ns string, round, watchers, w
 	defer cancel()
 	done := make(chan error, watchers)
 	for range watchers {
-		resp, err := openWatch(ctx, c, ns, rv)
+		resp, err := openWatch(ctx, c, k.path, rv)
 		if err != nil {
 			return st, err
 		}
@@ -62,7 +85,7 @@ func fanoutOpened(ctx context.Context, c *clients, ns string, round, watchers, w
 		opened()
 	}
 	start := time.Now()
-	if err := createConfigMaps(ctx, c, ns, round, writes, workers); err != nil {
+	if err := k.create(ctx, writes, workers); err != nil {
 		return st, err
 	}
 	for range watchers {
@@ -83,16 +106,16 @@ func configMapsRV(ctx context.Context, c *clients, ns string) (string, error) {
 	return l.ResourceVersion, nil
 }
 
-// openWatch starts a JSON watch of ns's configmaps from rv; it returns
-// once the server has sent the response headers.
-func openWatch(ctx context.Context, c *clients, ns, rv string) (*http.Response, error) {
-	resp, err := c.get(ctx, "/api/v1/namespaces/"+ns+"/configmaps?watch=true&resourceVersion="+rv, jsonType)
+// openWatch starts a JSON watch of the collection at path from rv; it
+// returns once the server has sent the response headers.
+func openWatch(ctx context.Context, c *clients, path, rv string) (*http.Response, error) {
+	resp, err := c.get(ctx, path+"?watch=true&resourceVersion="+rv, jsonType)
 	if err != nil {
-		return nil, fmt.Errorf("watch configmaps: %w", err)
+		return nil, fmt.Errorf("watch %s: %w", path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return nil, fmt.Errorf("watch configmaps: %s", resp.Status)
+		return nil, fmt.Errorf("watch %s: %s", path, resp.Status)
 	}
 	return resp, nil
 }
