@@ -64,6 +64,7 @@ func Names() []string {
 		"ListLabelSelectors",
 		"ListFieldSelectors",
 		"ListResourceSliceFieldSelectors",
+		"ListResourceSlicesNodeNameToken",
 		"MalformedVerbs",
 		"MalformedSegments",
 		"MalformedQueries",
