@@ -115,9 +115,11 @@ func rerunSpec(ctx context.Context, mod, pkg, name string, o options, log io.Wri
 	return got, nil
 }
 
-// focusOn is a ginkgo focus that selects the spec called name alone:
-// ginkgo matches a focus against the suite's description, a space and
-// the spec's full text.
+// focusOn is a ginkgo focus that selects the spec called name: ginkgo
+// matches a focus against the suite's description, a space and the
+// spec's full text, and the description is not known here, so a spec
+// whose full text ends with name's (Multi-Namespace Informer Cache ...
+// after Informer Cache ...) runs too; only name's outcome is read.
 func focusOn(name string) string {
 	return " " + regexp.QuoteMeta(name) + "$"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -41,5 +42,22 @@ func TestReplaceKeepsCounts(t *testing.T) {
 	}}
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("after replace (-want +got):\n%s", diff)
+	}
+}
+
+// TestFocusOn: the focus selects the spec alone where ginkgo matches it,
+// after the suite's description and a space.
+func TestFocusOn(t *testing.T) {
+	name := "Informer Cache Cache test as an Informer with structured objects should allow getting an informer by group/version/kind to be cancelled"
+	re := regexp.MustCompile(focusOn(name))
+	for text, want := range map[string]bool{
+		"Cache Suite " + name:                 true,
+		"Cache Suite " + name + " too":        false,
+		"Cache Suite Multi-Namespace " + name: true, // ginkgo's own focus is as loose; the full text is the spec's
+		"Cache Suite " + name[:40]:            false,
+	} {
+		if got := re.MatchString(text); got != want {
+			t.Errorf("focus %q on %q = %v, want %v", focusOn(name), text, got, want)
+		}
 	}
 }
