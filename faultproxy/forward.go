@@ -90,6 +90,13 @@ func (p *Proxy) upstreamRequest(r *http.Request, info faults.RequestInfo) *http.
 			out.Header.Set("Accept", "application/json")
 		}
 	}
+	if info.Verb == "watch" {
+		// And uncompressed: kube-apiserver gzips a watch-list stream
+		// (sendInitialEvents) for a client that accepts gzip, as
+		// client-go does, and the frame reader would read the gzip
+		// bytes as no frame at all, ending the stream empty.
+		out.Header.Del("Accept-Encoding")
+	}
 	return out
 }
 
