@@ -51,18 +51,15 @@ func BenchmarkListPaged(b *testing.B) {
 	}
 }
 
-// seedPods creates n pods in 10 namespaces straight through the server's
-// create path (the one POST uses after decoding), skipping HTTP: seeding
-// 100 000 pods over the API would dominate the benchmark's setup.
-func seedPods(tb testing.TB, srv *Server, n int) {
+// benchNamespaces is how many namespaces the seeders spread objects over.
+const benchNamespaces = 10
+
+// seedBenchNamespaces creates the namespaces bench-0 … bench-9 through the
+// server's create path and returns how many there are.
+func seedBenchNamespaces(tb testing.TB, srv *Server) int {
 	tb.Helper()
 	nsRes := srv.namespaces()
-	podRes, ok := srv.resources.lookup(schema.GroupVersionResource{Version: "v1", Resource: "pods"})
-	if !ok {
-		tb.Fatal("pods are not served")
-	}
-	const namespaces = 10
-	for i := range namespaces {
+	for i := range benchNamespaces {
 		ns := &corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d", i)},
@@ -71,6 +68,19 @@ func seedPods(tb testing.TB, srv *Server, n int) {
 			tb.Fatalf("seed namespace: %v", err)
 		}
 	}
+	return benchNamespaces
+}
+
+// seedPods creates n pods in 10 namespaces straight through the server's
+// create path (the one POST uses after decoding), skipping HTTP: seeding
+// 100 000 pods over the API would dominate the benchmark's setup.
+func seedPods(tb testing.TB, srv *Server, n int) {
+	tb.Helper()
+	podRes, ok := srv.resources.lookup(schema.GroupVersionResource{Version: "v1", Resource: "pods"})
+	if !ok {
+		tb.Fatal("pods are not served")
+	}
+	namespaces := seedBenchNamespaces(tb, srv)
 	start := time.Now()
 	for i := range n {
 		ns := fmt.Sprintf("bench-%d", i%namespaces)

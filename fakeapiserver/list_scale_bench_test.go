@@ -56,21 +56,11 @@ func benchListScale(b *testing.B, n int) {
 // app=app-<i%50>, straight through the server's create path.
 func seedConfigMaps(tb testing.TB, srv *Server, n int) {
 	tb.Helper()
-	nsRes := srv.namespaces()
 	cmRes, ok := srv.resources.lookup(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"})
 	if !ok {
 		tb.Fatal("configmaps are not served")
 	}
-	const namespaces = 10
-	for i := range namespaces {
-		ns := &corev1.Namespace{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d", i)},
-		}
-		if _, err := srv.createObject(nsRes, "", ns); err != nil {
-			tb.Fatalf("seed namespace: %v", err)
-		}
-	}
+	namespaces := seedBenchNamespaces(tb, srv)
 	for i := range n {
 		ns := fmt.Sprintf("bench-%d", i%namespaces)
 		cm := &corev1.ConfigMap{

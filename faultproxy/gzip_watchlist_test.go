@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -58,21 +56,7 @@ func TestProxyWatchListFromGzipUpstream(t *testing.T) {
 	front := httptest.NewServer(p.Handler())
 	defer front.Close()
 
-	cs := kubernetes.NewForConfigOrDie(&rest.Config{Host: front.URL, QPS: -1})
-	w, err := cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{
-		SendInitialEvents: ptr(true), AllowWatchBookmarks: true, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	var types []watch.EventType
-	for ev := range w.ResultChan() {
-		types = append(types, ev.Type)
-		if ev.Type == watch.Bookmark {
-			break
-		}
-	}
+	types := watchListTypes(t, &rest.Config{Host: front.URL, QPS: -1})
 	if diff := cmp.Diff([]watch.EventType{watch.Added, watch.Bookmark}, types); diff != "" {
 		t.Errorf("watch-list through the proxy from a gzipping upstream (-want +got):\n%s", diff)
 	}

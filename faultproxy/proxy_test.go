@@ -258,23 +258,31 @@ func TestProxyForwardsWatchList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg := proxiedTarget(t)
 		tg.create(t, "a")
-		cs := kubernetes.NewForConfigOrDie(tg.rest)
-		w, err := cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{
-			SendInitialEvents: ptr(true), AllowWatchBookmarks: true, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer w.Stop()
-		var types []watch.EventType
-		for ev := range w.ResultChan() {
-			types = append(types, ev.Type)
-			if ev.Type == watch.Bookmark {
-				break
-			}
-		}
-		if diff := cmp.Diff([]watch.EventType{watch.Added, watch.Bookmark}, types); diff != "" {
+		if diff := cmp.Diff([]watch.EventType{watch.Added, watch.Bookmark}, watchListTypes(t, tg.rest)); diff != "" {
 			t.Errorf("watch-list through the proxy (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// watchListTypes opens a client-go watch-list of default's ConfigMaps
+// with cfg and returns its event types up to the first BOOKMARK (the
+// initial-events-end one), or all of them if the stream ends first.
+func watchListTypes(t *testing.T, cfg *rest.Config) []watch.EventType {
+	t.Helper()
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	w, err := cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{
+		SendInitialEvents: ptr(true), AllowWatchBookmarks: true, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var types []watch.EventType
+	for ev := range w.ResultChan() {
+		types = append(types, ev.Type)
+		if ev.Type == watch.Bookmark {
+			break
+		}
+	}
+	return types
 }
