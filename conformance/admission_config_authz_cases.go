@@ -66,7 +66,9 @@ func runPolicyParamAuthorization(ctx context.Context, t *testing.T, target Targe
 		t.Helper()
 		r := c.do(ctx, t, request{Method: http.MethodPost, Path: path, Body: body})
 		if r.Code == http.StatusCreated {
-			t.Cleanup(func() { e.c.do(context.Background(), t, request{Method: http.MethodDelete, Path: path + "/" + nameOf(body)}) })
+			t.Cleanup(func() {
+				e.c.do(context.Background(), t, request{Method: http.MethodDelete, Path: path + "/" + nameOf(body)})
+			})
 		}
 		checkStatus(t, what, r, invalid(kind, admissionGroup, nameOf(body), cause(causeForbidden, field, "Forbidden: "+msg)))
 	}
@@ -202,7 +204,9 @@ func runWebhookConfigurationExcludedRuleWarnings(ctx context.Context, t *testing
 		if r.Code != http.StatusCreated {
 			t.Fatalf("create clean %s: HTTP %d, want 201; body %s", kind, r.Code, r.Body)
 		}
-		t.Cleanup(func() { e.c.do(context.Background(), t, request{Method: http.MethodDelete, Path: path + "/" + name + "-clean"}) })
+		t.Cleanup(func() {
+			e.c.do(context.Background(), t, request{Method: http.MethodDelete, Path: path + "/" + name + "-clean"})
+		})
 		if w := r.Header.Values("Warning"); len(w) != 0 {
 			t.Errorf("create %s with wildcard rules: warnings %q, want none", kind, w)
 		}
