@@ -84,6 +84,7 @@ func Cases() []Case {
 		crdConversionCases(),
 		admissionPolicyCases(),
 		admissionPolicyValidationCases(),
+		admissionConfigAuthzCases(),
 		eventValidationCases(),
 		mutatingPolicyCases(),
 		policyStatusControllerCases(),

@@ -223,6 +223,15 @@ type admissionRequest struct {
 	view func(runtime.Object) (runtime.Object, error)
 }
 
+// request returns the request ar admits, nil for a nil ar (a write made
+// outside a request).
+func (ar *admissionRequest) request() *request {
+	if ar == nil {
+		return nil
+	}
+	return ar.req
+}
+
 // admittedSubresources are the subresources whose writes carry the main
 // resource's kind and are admitted as such.
 var admittedSubresources = map[string]bool{

@@ -460,6 +460,9 @@ func (t *resourceTable) newResourceInfo(scheme *runtime.Scheme, r Resource) (*re
 	case namespaceGroupKind:
 		info.writes = namespaceWrites{} // terminated on delete
 	}
+	if r.Kind.Group == admissionConfigGroup && slices.Contains(admissionConfigKinds, r.Kind.Kind) {
+		info.writes = admissionConfigWrites{} // param authorization, rule warnings
+	}
 	info.fields = &lazyFieldManagers{scheme: scheme, builtin: t.builtinTC}
 	return info, nil
 }

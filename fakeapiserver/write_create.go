@@ -142,7 +142,7 @@ func (s *Server) create(res *resourceInfo, namespace string, obj runtime.Object,
 		if prepare := res.strategy.PrepareNamedForCreate; prepare != nil {
 			prepare(obj)
 		}
-		if err := invalid(res, obj, writes.validateCreate(s, res, obj)); err != nil {
+		if err := invalid(res, obj, writes.validateCreate(s, ar.request(), res, obj)); err != nil {
 			return nil, err
 		}
 		if err := s.admitValidating(ar, admission.Create, obj, nil); err != nil {

@@ -34,8 +34,9 @@ type writeStrategy interface {
 	// prepareCreate runs after the system fields are set and before the
 	// name is final; an error refuses the create.
 	prepareCreate(s *Server, res *resourceInfo, obj runtime.Object) error
-	// validateCreate validates a new object once its name is final.
-	validateCreate(s *Server, res *resourceInfo, obj runtime.Object) field.ErrorList
+	// validateCreate validates a new object once its name is final; req
+	// is the create's request, nil for a write made outside one (seeding).
+	validateCreate(s *Server, req *request, res *resourceInfo, obj runtime.Object) field.ErrorList
 	// validateUpdate prepares and validates an update of the main resource
 	// or of the subresource req names (status, approval, finalize); next
 	// already carries old's server-owned metadata.
@@ -69,6 +70,7 @@ var (
 	_ writeStrategy = namespaceWrites{}
 	_ writeStrategy = crdWrites{}
 	_ writeStrategy = customWrites{}
+	_ writeStrategy = admissionConfigWrites{}
 )
 
 // allocation is what an allocate hook allocates for: the object's store
@@ -117,7 +119,7 @@ func (builtinWrites) prepareCreate(*Server, *resourceInfo, runtime.Object) error
 // ("/api/v1/namespaces//configmaps"), which kube-apiserver admits
 // (NamespaceLifecycle passes objects without a namespace) and its
 // validation refuses.
-func (builtinWrites) validateCreate(_ *Server, res *resourceInfo, obj runtime.Object) field.ErrorList {
+func (builtinWrites) validateCreate(_ *Server, _ *request, res *resourceInfo, obj runtime.Object) field.ErrorList {
 	validate := res.Validate
 	if validate == nil {
 		validate = validation.Generic
@@ -175,7 +177,7 @@ func (crdWrites) prepareCreate(s *Server, _ *resourceInfo, obj runtime.Object) e
 
 // validateCreate is the CRD strategy's Validate, then the common
 // ObjectMeta validation, as BeforeCreate runs them.
-func (crdWrites) validateCreate(s *Server, res *resourceInfo, obj runtime.Object) field.ErrorList {
+func (crdWrites) validateCreate(s *Server, _ *request, res *resourceInfo, obj runtime.Object) field.ErrorList {
 	return withObjectMeta(res, obj, s.crds.validateCreate(obj))
 }
 
@@ -222,7 +224,7 @@ func (customWrites) prepareCreate(s *Server, res *resourceInfo, obj runtime.Obje
 
 // validateCreate is the strategy's Validate, then the common ObjectMeta
 // validation; a generateName retry comes back here.
-func (customWrites) validateCreate(_ *Server, res *resourceInfo, obj runtime.Object) field.ErrorList {
+func (customWrites) validateCreate(_ *Server, _ *request, res *resourceInfo, obj runtime.Object) field.ErrorList {
 	setVersion(obj, res.Kind.GroupVersion())
 	defer res.custom.backToStorageVersion(res, obj)
 	return withObjectMeta(res, obj, res.custom.strategy.Validate(context.Background(), obj))

@@ -364,6 +364,8 @@ func Names() []string {
 		"PolicyObjectValidationCEL",
 		"PolicyBindingValidationActions",
 		"MutatingPolicyObjectValidation",
+		"PolicyParamAuthorization",
+		"WebhookConfigurationExcludedRuleWarnings",
 		"EventsV1Validation",
 		"EventsV1ValidationUpdate",
 		"CoreEventValidation",
