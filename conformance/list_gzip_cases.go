@@ -6,15 +6,21 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // listGzipCases are the cases of this file, in the order [Cases] runs them.
 func listGzipCases() []Case {
 	return []Case{
 		{Name: "ListGzip", Run: runListGzip},
+		{Name: "WatchListGzip", Run: runWatchListGzip},
 	}
 }
 
@@ -79,4 +85,65 @@ func checkEncoding(t *testing.T, what string, r response, want string) {
 	if got := r.Header.Get("Content-Encoding"); got != want {
 		t.Errorf("%s: Content-Encoding = %q, want %q", what, got, want)
 	}
+}
+
+// runWatchListGzip: a watch-list (sendInitialEvents=true with bookmarks)
+// asked with Accept-Encoding gzip is gzipped whatever its size
+// (WatchListCompression, beta and on in v1.37: handlers/watch.go), with
+// Content-Encoding: gzip and Vary: Accept-Encoding, a gzip member per
+// flush, so the initial events, their end bookmark and a later write's
+// event each reach the client while the stream stays open; a plain watch
+// (no bookmarks) asked the same way is not compressed.
+func runWatchListGzip(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	e.createN(ctx, "a", "b")
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the streams
+	open := func(query url.Values) *http.Response {
+		t.Helper()
+		query.Set("watch", "true")
+		req, err := e.c.newHTTPRequest(ctx, request{Path: e.cms(), Query: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept-Encoding", "gzip") // set: the transport leaves the body compressed
+		resp, err := e.c.http.Do(req)
+		if err != nil {
+			t.Fatalf("watch %s: %v", query.Encode(), err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("watch %s: HTTP %d", query.Encode(), resp.StatusCode)
+		}
+		return resp
+	}
+	resp := open(q("sendInitialEvents", "true", "allowWatchBookmarks", "true", "resourceVersionMatch", "NotOlderThan"))
+	checkEncoding(t, "watch-list, gzip", response{Header: resp.Header}, "gzip")
+	if !slices.Contains(resp.Header.Values("Vary"), "Accept-Encoding") {
+		t.Errorf("watch-list, gzip: Vary = %q, want Accept-Encoding among them", resp.Header.Values("Vary"))
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatalf("watch-list, gzip: %v", err)
+	}
+	frames := kubewire.NewFrameReader(zr)
+	var got []string
+	next := func() {
+		t.Helper()
+		ev, err := nextEvent(frames)
+		if err != nil {
+			t.Fatalf("watch-list, gzip: after %v: %v", got, err)
+		}
+		got = append(got, ev.Type+" "+nameOf(ev.Object))
+	}
+	for range 3 {
+		next()
+	}
+	e.create(ctx, "c", nil)
+	next()
+	if diff := cmp.Diff([]string{"ADDED a", "ADDED b", "BOOKMARK ", "ADDED c"}, got); diff != "" {
+		t.Errorf("watch-list, gzip: events (-want +got):\n%s", diff)
+	}
+	plain := open(q("allowWatchBookmarks", "false"))
+	checkEncoding(t, "plain watch, gzip", response{Header: plain.Header}, "")
 }

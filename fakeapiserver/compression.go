@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -82,22 +83,32 @@ func (g *gzipWriters) gzipBody(body []byte) (zipped []byte, release func(), err 
 
 // compress appends body's gzip stream at g's level to buf.
 func (g *gzipWriters) compress(buf *bytes.Buffer, body []byte) error {
-	zw, ok := g.writers.Get().(*gzip.Writer)
-	if ok {
-		zw.Reset(buf)
-	} else {
-		var err error
-		if zw, err = gzip.NewWriterLevel(buf, g.level); err != nil {
-			return err
-		}
+	zw, err := g.writer(buf)
+	if err != nil {
+		return err
 	}
 	if _, err := zw.Write(body); err != nil {
 		return err
 	}
-	err := zw.Close()
-	zw.Reset(nil) // drop buf
-	g.writers.Put(zw)
+	err = zw.Close()
+	g.put(zw)
 	return err
+}
+
+// writer returns a gzip.Writer at g's level writing to w, recycled if one
+// is free; put gives it back once closed.
+func (g *gzipWriters) writer(w io.Writer) (*gzip.Writer, error) {
+	if zw, ok := g.writers.Get().(*gzip.Writer); ok {
+		zw.Reset(w)
+		return zw, nil
+	}
+	return gzip.NewWriterLevel(w, g.level)
+}
+
+// put recycles a closed writer from [gzipWriters.writer].
+func (g *gzipWriters) put(zw *gzip.Writer) {
+	zw.Reset(nil) // drop the destination
+	g.writers.Put(zw)
 }
 
 // putBuffer recycles buf unless it grew past maxPooledGzip.

@@ -40,7 +40,7 @@ func (s *Server) serveWatch(req *request) {
 	stream.run(startRV)
 	// Events the stream sent before it ended go out with the end of the
 	// response, as bytes written to the response would.
-	_ = stream.enc.drain()
+	stream.enc.close()
 }
 
 // openWatch validates a WATCH (answering an invalid one with its error),
@@ -123,6 +123,7 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	st.inst = inst
 	st.enc.faults = faulted
 	faulted.drain = st.enc.drain // a fault's flush pushes the batch too
+	faulted.w = st.enc.w         // and a cut's half frame goes out as the stream's bytes do (gzipped)
 	var release func()
 	st.enc.deadline, release = newWriteDeadline(watchCtx, st.enc.rc, s.watch.cfg.SlowWatcherWriteTimeout) // watch_deadline.go
 	ends = append(ends, release)

@@ -61,18 +61,29 @@ type eventWriter struct {
 // beginStream writes the 200 and the headers and flushes them, so the
 // client's Watch() returns before any event (handlers/watch.go BeginStream).
 func (s *Server) beginStream(ctx context.Context, req *request, out outputType, p listParams) (*watchStream, error) {
-	rc := http.NewResponseController(req.w)
-	h := req.w.Header()
+	w := req.w
+	rc := http.NewResponseController(w)
+	h := w.Header()
 	h.Set("Content-Type", watchContentType(out))
 	h.Set("Transfer-Encoding", "chunked")
-	req.w.WriteHeader(http.StatusOK)
+	gzipped := watchListGzipped(req.r, p.opts) // watch_gzip.go
+	if gzipped {
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+	}
+	w.WriteHeader(http.StatusOK)
 	if err := rc.Flush(); err != nil {
 		return nil, fmt.Errorf("flush watch headers: %w", err)
+	}
+	if gzipped {
+		// The headers went out plain; the body is compressed from here.
+		w = &perFlushGzip{ResponseWriter: w, pool: &s.gzips}
+		rc = http.NewResponseController(w)
 	}
 	enc := &eventWriter{
 		s: s, hub: s.watch, res: req.res, out: out, include: includeObjectParam(req.r),
 		batch:   eventBatch{pool: &s.watch.batches},
-		w:       req.w,
+		w:       w,
 		rc:      rc,
 		auditID: h.Get("Audit-Id"),
 	}
@@ -181,6 +192,15 @@ func (e *eventWriter) drain() error {
 		return e.writeFailed(fmt.Errorf("write watch events: %w", err))
 	}
 	return nil
+}
+
+// close sends what the stream has batched and ends the body: a gzipped
+// stream's last member gets its trailer (handlers/watch.go rw.Close).
+func (e *eventWriter) close() {
+	_ = e.drain()
+	if g, ok := e.w.(*perFlushGzip); ok {
+		_ = g.Close()
+	}
 }
 
 // writeFailed counts a write that failed on the slow-consumer deadline

@@ -260,6 +260,7 @@ func Names() []string {
 		"DryRunNoEvent",
 		"ScaleReplicaSetStatefulSet",
 		"ListGzip",
+		"WatchListGzip",
 		"CacheControlEverywhere",
 		"PodStatusTransitionNever",
 		"PodStatusTransitionOnFailure",
