@@ -45,6 +45,11 @@ func isEvent(typ string) bool { return typ == "ADDED" || typ == "MODIFIED" || ty
 // never have N successors: they are dropped (the client resumes from the
 // last RV it got and the upstream sends them again), so a final ERROR goes
 // out. Frames held by time (a lag by D, a freeze) are still waited for.
+//
+// The inbox is unbounded: the reader never holds the upstream back, so a
+// frozen proxy keeps every frame of its open streams in memory until it
+// is healed or the streams end (kube-apiserver would drop a watcher that
+// far behind; a test cluster's streams are small).
 type inbox struct {
 	// mu guards the fields below.
 	mu     sync.Mutex

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/lw-sim/lw-sim/fakeapiserver/fakeapiservertest"
 	"github.com/lw-sim/lw-sim/faults"
 )
 
@@ -331,6 +332,49 @@ func TestProxyLagByDuration(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"c1@10s", "c2@14s"}, got); diff != "" {
 			t.Errorf("lagged events (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestProxyInstanceFaultsOverControlAPI: the control API takes the
+// instance faults for the proxy (201) and refuses one for another
+// instance (501, ErrUnsupported); a partition added there answers a
+// client-go write with the 504, a heal lets it through.
+func TestProxyInstanceFaultsOverControlAPI(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, upLn := startFake(t)
+		p, err := New(Config{Upstream: clientFor(srv.URL(), upLn), ControlAPI: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln := fakeapiservertest.NewPipeListener()
+		serveUntilCleanup(t, p, ln)
+		cfg := clientFor("http://lw-sim-proxy", ln)
+		cms := kubernetes.NewForConfigOrDie(cfg).CoreV1().ConfigMaps("default")
+		create := func(name string) error {
+			_, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+			return err
+		}
+		if r := rawDo(t, cfg, "POST", "/_lwsim/faults", `{"kind":"FreezeAPIServer","apiserver":"apiserver-2"}`); r.Code != http.StatusNotImplemented || !strings.Contains(r.Body, `apiserver-2`) {
+			t.Errorf("POST Freeze apiserver-2: %+v, want 501 naming it", r)
+		}
+		if r := rawDo(t, cfg, "POST", "/_lwsim/faults", `{"kind":"PartitionAPIServer"}`); r.Code != http.StatusCreated || !strings.Contains(r.Body, `"apiserver": "apiserver-0"`) {
+			t.Errorf("POST Partition: %+v, want 201 for apiserver-0", r)
+		}
+		if err := create("a"); !apierrors.IsTimeout(err) {
+			t.Errorf("create through the partitioned proxy: %v, want the 504 Timeout", err)
+		}
+		if r := rawDo(t, cfg, "POST", "/_lwsim/faults", `{"kind":"HealAPIServer"}`); r.Code != http.StatusCreated {
+			t.Errorf("POST Heal: %+v, want 201", r)
+		}
+		if err := create("a"); err != nil {
+			t.Errorf("create through the healed proxy: %v", err)
+		}
+		r := rawDo(t, cfg, "GET", "/_lwsim/faults/records", "")
+		for _, want := range []string{"apiserver-0 (the proxy) partitioned", "apiserver-0 (the proxy) healed"} {
+			if !strings.Contains(r.Body, want) {
+				t.Errorf("records %s: no %q", r.Body, want)
+			}
 		}
 	})
 }
