@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
@@ -26,23 +24,14 @@ import (
 // naming another instance is refused with [faults.ErrUnsupported].
 const InstanceName = "apiserver-0"
 
-// storageTimeoutMessage is the answer of a request whose storage never
-// answers: the timeout filter's 504 (apiserver pkg/server/filters/
-// timeout.go), as fakeapiserver's partitioned instance gives it.
-const storageTimeoutMessage = "request did not complete within the allotted timeout"
-
 // errStorageUnreachable is what a request the apiserver would delegate to
-// storage gets while the proxy is partitioned.
-func errStorageUnreachable() error {
-	return apierrors.NewTimeoutError(storageTimeoutMessage, 0)
-}
+// storage gets while the proxy is partitioned: fakeapiserver's partitioned
+// instance's 504.
+func errStorageUnreachable() error { return kubewire.StorageUnreachable() }
 
 // tooOldResourceVersion is the watch cache's error for a watch from before
-// its window (watch_cache_history.go GetIntervalLocked), as fakeapiserver
-// words it.
-func tooOldResourceVersion(rv, floor int64) error {
-	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, floor))
-}
+// its window, as fakeapiserver words it.
+func tooOldResourceVersion(rv, floor int64) error { return kubewire.TooOldResourceVersion(rv, floor) }
 
 // instance is the proxy playing one apiserver instance for the traffic
 // through it (the instance faults of faults.Fault):
