@@ -46,6 +46,9 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		kubewire.WriteStatus(w, errStorageUnreachable()) // instance.go
 		return
 	}
+	// A watch takes the restart channel before the floor check: a restart
+	// in between ends it at once, and its client's re-watch gets the 410.
+	restarted := p.inst.restartedChan()
 	if err := p.inst.expiredWatch(info); err != nil {
 		writeWatchError(w, err)
 		return
@@ -55,7 +58,7 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if info.Verb == "watch" {
-		p.serveWatch(w, r, info)
+		p.serveWatch(w, r, info, restarted)
 		return
 	}
 	p.forward(w, r, info, out.CutList)

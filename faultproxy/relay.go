@@ -25,12 +25,12 @@ type eventObject struct {
 }
 
 // serveWatch proxies a watch stream event by event, through the stream
-// faults and the instance's hold rules (hold.go). Ending the stream
-// cancels the upstream request.
-func (p *Proxy) serveWatch(w http.ResponseWriter, r *http.Request, info faults.RequestInfo) {
+// faults and the instance's hold rules (hold.go), until the proxy
+// restarts (restarted closes). Ending the stream cancels the upstream
+// request.
+func (p *Proxy) serveWatch(w http.ResponseWriter, r *http.Request, info faults.RequestInfo, restarted <-chan struct{}) {
 	ctx, st := p.inj.OpenStream(r.Context(), info)
 	defer st.Close()
-	restarted := p.inst.restartedChan()
 	upCtx, upCancel := context.WithCancel(ctx)
 	defer upCancel()
 	resp, err := p.transport.RoundTrip(p.upstreamRequest(r.WithContext(upCtx), info))
