@@ -57,6 +57,7 @@ func Cases() []Case {
 		clientcertCases(),
 		openapiV2Cases(),
 		watchcheckCases(),
+		proxyInstanceCases(),
 		crdCases(),
 		safetyCases(),
 		statusValidationCases(),

@@ -50,6 +50,14 @@ func runWatchStreamGuaranteesThroughProxy(ctx context.Context, t *testing.T, tar
 // credentials itself).
 func startFaultProxy(t *testing.T, target Target) *rest.Config {
 	t.Helper()
+	_, cfg := serveFaultProxy(t, target)
+	return cfg
+}
+
+// serveFaultProxy is startFaultProxy that also returns the proxy, to add
+// faults to it.
+func serveFaultProxy(t *testing.T, target Target) (*faultproxy.Proxy, *rest.Config) {
+	t.Helper()
 	p, err := faultproxy.New(faultproxy.Config{Upstream: target.RESTConfig()})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +77,7 @@ func startFaultProxy(t *testing.T, target Target) *rest.Config {
 		_ = hs.Close()
 		<-done
 	})
-	return &rest.Config{Host: "http://" + ln.Addr().String(), QPS: -1}
+	return p, &rest.Config{Host: "http://" + ln.Addr().String(), QPS: -1}
 }
 
 // checkWatchStreamGuarantees is runWatchStreamGuarantees with the client

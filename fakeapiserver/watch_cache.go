@@ -3,7 +3,7 @@ package fakeapiserver
 import (
 	"context"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // This file decides which reads an apiserver instance serves from its
@@ -34,15 +34,9 @@ import (
 // so those reads are the store's; what differs per instance is when its
 // cache reaches an RV and what it shows meanwhile.
 
-// storageTimeoutMessage is the answer of a request whose storage never
-// answers: the timeout filter's 504 (apiserver pkg/server/filters/timeout.go).
-const storageTimeoutMessage = "request did not complete within the allotted timeout"
-
 // errStorageUnreachable is what a read or write delegated to storage gets
-// on an instance partitioned from the store.
-func errStorageUnreachable() error {
-	return apierrors.NewTimeoutError(storageTimeoutMessage, 0)
-}
+// on an instance partitioned from the store (kubewire.StorageUnreachable).
+func errStorageUnreachable() error { return kubewire.StorageUnreachable() }
 
 // cacheListRV is the store RV a read of inst's cache "as it is" reads at:
 // 0 (the latest) when the cache is fresh, else its position.

@@ -2,15 +2,14 @@ package fakeapiserver
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/clock"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // watchWindow decides which RVs a watch can still resume from. The store
@@ -180,5 +179,5 @@ func (s *Server) checkWatchWindow(inst *apiserverInstance, resource string, rv i
 // tooOldResourceVersion is the watch cache's error for a watch from before
 // its window (watch_cache_history.go GetIntervalLocked).
 func tooOldResourceVersion(rv, floor int64) error {
-	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, floor))
+	return kubewire.TooOldResourceVersion(rv, floor)
 }

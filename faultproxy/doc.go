@@ -16,4 +16,14 @@
 // refused with an error wrapping faults.ErrUnsupported. RV triggers and
 // TooLargeRV's Lag use the highest resourceVersion the proxy has seen in
 // LIST responses and watch events, which may trail the server's.
+//
+// The apiserver instance faults act on the proxy as one instance,
+// [InstanceName], for the traffic through it (instance.go): a lag or a
+// freeze holds watch frames in each stream's inbox and lets them out in
+// order (hold.go), a partition answers what the instance would delegate
+// to storage with its 504 and holds watches, a restart ends every watch
+// and answers a watch from below the upstream's RV at the restart with
+// the watch cache's ERROR 410. Reads the watch cache serves (LIST or GET
+// at resourceVersion "0" or N) are forwarded: the proxy keeps no older
+// state to answer them from, so they show the upstream's.
 package faultproxy

@@ -24,7 +24,8 @@ const maxListBody = 256 << 20
 // 7.6.1), plus Authorization, which the upstream credentials replace.
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Authorization"}
 
-// serveHTTP is the proxy: control API, request faults, then forwarding.
+// serveHTTP is the proxy: control API, request faults, the instance
+// faults (instance.go), then forwarding.
 func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if p.control != nil && faults.IsControlPath(r.URL.Path) {
 		p.control.ServeHTTP(w, r)
@@ -41,12 +42,23 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		kubewire.WriteStatus(w, out.Fail)
 		return
 	}
+	if p.inst.isPartitioned() && delegatesToStorage(r, info) {
+		kubewire.WriteStatus(w, errStorageUnreachable()) // instance.go
+		return
+	}
+	// A watch takes the restart channel before the floor check: a restart
+	// in between ends it at once, and its client's re-watch gets the 410.
+	restarted := p.inst.restartedChan()
+	if err := p.inst.expiredWatch(info); err != nil {
+		writeWatchError(w, err)
+		return
+	}
 	if err := p.tooLargeRV(ctx, info); err != nil {
 		kubewire.WriteStatus(w, err)
 		return
 	}
 	if info.Verb == "watch" {
-		p.serveWatch(w, r, info)
+		p.serveWatch(w, r, info, restarted)
 		return
 	}
 	p.forward(w, r, info, out.CutList)

@@ -63,7 +63,12 @@ type Proxy struct {
 	front     *serving.Front // the http.Server of Serve, its TLS and URL
 	token     string         // Config.Token, for RESTConfig
 	seenRV    atomic.Int64
-	stop      context.CancelFunc
+	clk       clock.WithTickerAndDelayedExecution
+	// inst is the proxy as an apiserver instance (instance.go).
+	inst *instance
+	// stopCtx ends with Close; stop ends it.
+	stopCtx context.Context
+	stop    context.CancelFunc
 }
 
 // New builds a proxy to cfg.Upstream.
@@ -72,9 +77,12 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{upstream: u, transport: rt, token: cfg.Token}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	p := &Proxy{upstream: u, transport: rt, token: cfg.Token, clk: cfg.Clock, inst: newInstance()}
 	stopCtx, stop := context.WithCancel(context.Background())
-	p.stop = stop
+	p.stopCtx, p.stop = stopCtx, stop
 	p.inj = faults.New(faults.Config{Target: proxyTarget{p}, Clock: cfg.Clock, Stop: stopCtx})
 	if cfg.ControlAPI {
 		p.control = faults.ControlHandler(p.inj)
@@ -113,8 +121,10 @@ func upstreamOf(rc *rest.Config) (*url.URL, http.RoundTripper, error) {
 }
 
 // Faults returns the proxy's fault injector: faults added to it act on
-// this proxy's requests and streams only. State faults (Compact, Restart)
-// are refused by Add with [faults.ErrUnsupported].
+// this proxy's requests and streams only. The store's state faults
+// (Compact, Restart) and instance faults naming an instance other than
+// [InstanceName] are refused by Add with [faults.ErrUnsupported]; the
+// instance faults act on the proxy as one apiserver instance (instance.go).
 func (p *Proxy) Faults() *faults.Injector { return p.inj }
 
 // Handler returns the proxy's HTTP handler: the caller checks of [Config]
@@ -149,7 +159,8 @@ func (p *Proxy) observeRV(rv int64) {
 	p.inj.Poll()
 }
 
-// proxyTarget is the proxy as the injector's target: no state faults.
+// proxyTarget is the proxy as the injector's target: no store state
+// faults; the instance faults change the proxy itself (instance.go).
 type proxyTarget struct{ p *Proxy }
 
 var (
@@ -167,11 +178,16 @@ func (proxyTarget) Restart() error {
 	return fmt.Errorf("%w: a proxy cannot restart the apiserver", faults.ErrUnsupported)
 }
 
-// Supports refuses state faults, which need the apiserver's storage.
+// Supports refuses state faults, which need the apiserver's storage, and
+// instance faults for an instance other than the proxy.
 func (proxyTarget) Supports(f faults.Fault) error {
 	switch f.Kind {
 	case faults.Compact, faults.Restart:
-		return fmt.Errorf("%w: %s needs the apiserver's storage; the proxy only sees requests and streams (use lw-sim serve, or act on the cluster itself)", faults.ErrUnsupported, f.Kind)
+		return fmt.Errorf("%w: %s needs the apiserver's storage; the proxy only sees requests and streams (use lw-sim serve, or act on the cluster itself; RestartAPIServer restarts the proxy as an apiserver instance)", faults.ErrUnsupported, f.Kind)
+	case faults.LagAPIServer, faults.FreezeAPIServer, faults.PartitionAPIServer, faults.RestartAPIServer, faults.HealAPIServer:
+		if err := checkInstanceName(f.APIServer); err != nil {
+			return fmt.Errorf("%s: %w", f.Kind, err)
+		}
 	}
 	return nil
 }

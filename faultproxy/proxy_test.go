@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -23,8 +24,14 @@ import (
 )
 
 // TestMain fails the package if a test leaves a goroutine running, a cut
-// or hung stream included.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// or hung stream included. It also drops apimachinery's HandleError rate
+// limiter, as fakeapiserver's TestMain does (its wall-clock stamp from
+// init makes the first error in a synctest bubble sleep for years of
+// virtual time, stalling the informer that reported it).
+func TestMain(m *testing.M) {
+	utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
+	goleak.VerifyTestMain(m)
+}
 
 // target is where a table row runs: a fake server with faults injected in
 // it, or a proxy (with the faults) in front of another fake server.

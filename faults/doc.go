@@ -24,7 +24,8 @@
 //
 // State faults (compaction, an apiserver restart) call back into the
 // [Target] the caller provides; a proxy's target refuses them with
-// [ErrUnsupported].
+// [ErrUnsupported]. Apiserver instance faults go to an [APIServerTarget]:
+// the fake's instances, or the proxy playing one instance.
 //
 // Nothing is global: every server and proxy owns its own Injector.
 package faults

@@ -56,7 +56,7 @@ const (
 	TooLargeRV Kind = "TooLargeRV"
 )
 
-// State faults change the server; a proxy cannot inject them.
+// State faults change the server's store; a proxy cannot inject them.
 const (
 	// Compact compacts the store to [Fault.RV], or to the current RV when
 	// it is 0.
@@ -71,7 +71,10 @@ const (
 
 // APIServer faults change one kube-apiserver instance of a server with
 // several ([Fault.APIServer] names it: "apiserver-0", ...); the others and
-// the store go on. A proxy cannot inject them.
+// the store go on. A proxy (package faultproxy) takes them as the one
+// instance "apiserver-0" it plays for its clients, for its watch streams
+// and the requests a partition refuses; it keeps no older state, so its
+// cache reads show the upstream's.
 const (
 	// LagAPIServer makes the instance's watch cache lag the store by
 	// [Fault.Lag] writes or, with [Fault.Delay], by that long on the

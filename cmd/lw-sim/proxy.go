@@ -55,7 +55,12 @@ loopback only unless --listen names another interface, and then it requires
 
 Watch and LIST requests asking for protobuf are sent upstream as JSON, so the
 proxy can read events. Compaction and restarts need the apiserver's storage:
-the proxy refuses them (use lw-sim serve --control for those).`,
+the proxy refuses them (use lw-sim serve --control for those). The apiserver
+instance faults (LagAPIServer, FreezeAPIServer, PartitionAPIServer,
+RestartAPIServer, HealAPIServer) act on the proxy itself, as the one
+instance "apiserver-0" its clients talk to: lagged or held watch events,
+the 504 of a partitioned instance, watches ended by a restart and the 410
+for watches from before it. Cache reads still show the upstream's state.`,
 		Example: `  lw-sim proxy --upstream-kubeconfig ~/.kube/config --control &
   curl -H 'Content-Type: application/json' -d '{"kind":"EndWatch"}' \
     http://127.0.0.1:6444/_lwsim/faults`,

@@ -229,6 +229,7 @@ func Names() []string {
 		"OpenAPIV2Headers",
 		"WatchStreamGuarantees",
 		"WatchStreamGuaranteesThroughProxy",
+		"ProxyInstanceFaultsThroughProxy",
 		"CRDEstablished",
 		"CRDDiscovery",
 		"CRDInvalid",

@@ -25,3 +25,23 @@ func TooLargeResourceVersion(want uint64, current int64) *apierrors.StatusError 
 	}}
 	return err
 }
+
+// TooOldResourceVersion is the watch cache's 410 for a watch from rv when
+// its window starts at floor (apiserver pkg/storage/cacher/
+// watch_cache_history.go GetIntervalLocked): "too old resource version:
+// rv (floor)", sent as the stream's one ERROR event.
+func TooOldResourceVersion(rv, floor int64) *apierrors.StatusError {
+	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, floor))
+}
+
+// StorageTimeoutMessage is the answer of a request whose storage never
+// answers: the timeout filter's 504 (apiserver pkg/server/filters/
+// timeout.go).
+const StorageTimeoutMessage = "request did not complete within the allotted timeout"
+
+// StorageUnreachable is what a request an apiserver delegates to storage
+// gets from an instance cut off its storage: the 504 Timeout of
+// [StorageTimeoutMessage], with no Retry-After.
+func StorageUnreachable() *apierrors.StatusError {
+	return apierrors.NewTimeoutError(StorageTimeoutMessage, 0)
+}
