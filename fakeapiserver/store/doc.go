@@ -45,12 +45,12 @@
 // # Data structure
 //
 // Each resource keeps an RV-ordered slice of checkpoints (rv, root), one
-// per 32 writes to it, where root is a persistent treap (type tree,
+// per 64 writes to it, where root is a persistent treap (type tree,
 // tree.go) holding the whole state of the resource after that write, and
 // the log of its writes (its events, each with the version it stored).
 // The state at an RV is the newest checkpoint at or below it with the
 // writes after it up to the RV laid over it (type state, state.go): at
-// most 31 of them, sorted once per read. The treap is path-copying: a
+// most 63 of them, sorted once per read. The treap is path-copying: a
 // write copies the O(log n) nodes on one root-to-leaf path and shares the
 // rest with the previous root, so older checkpoints never change. Between
 // two checkpoints the latest state is a working tree that only writers,
@@ -63,7 +63,7 @@
 //
 //   - reading at RV r: binary search for the newest checkpoint with rv <= r
 //     and for the writes after it, O(log w) in the number of retained
-//     writes w, plus O(k log k) to lay the k < 32 writes over it;
+//     writes w, plus O(k log k) to lay the k < 64 writes over it;
 //   - a page of k keys from a start key: O(log n + k), walking in key order;
 //   - the number of keys after a position (ListResult.Remaining): O(log n)
 //     plus the writes laid over, as a difference of two ranks, without

@@ -30,7 +30,7 @@ type snapshot struct {
 // one (see state), and the writes of one batch share the nodes they copy,
 // so a batch of creates of neighbouring keys copies a few nodes each
 // rather than a root-to-leaf path each.
-const defaultCheckpointEvery = 32
+const defaultCheckpointEvery = 64
 
 // resource is the retained history of one resource. It is guarded by
 // Store.mu; the trees and events it hands out are immutable and may be read
