@@ -28,11 +28,13 @@ type watchFaults struct {
 	drain func() error
 }
 
-// faultStream registers a watch stream with the injector. The returned
-// context ends the stream when a fault fires while it waits.
-func (s *Server) faultStream(ctx context.Context, req *request, out outputType) (context.Context, *watchFaults) {
-	ctx, st := s.faults.inj.OpenStream(ctx, faults.ParseRequest(req.r))
-	return ctx, &watchFaults{st: st, ctx: ctx, w: req.w, out: out}
+// faultStream registers a watch stream with the injector. A fault that
+// fires while the stream waits ends it by ending life's context (with
+// cause faults.ErrStreamFault), which does not count as the watch's end
+// for its write deadline (watchLife).
+func (s *Server) faultStream(life *watchLife, req *request, out outputType) *watchFaults {
+	st := s.faults.inj.OpenStreamCancel(req.r.Context(), faults.ParseRequest(req.r), life.cancel)
+	return &watchFaults{st: st, ctx: life.ctx, w: req.w, out: out}
 }
 
 // before is the hook of eventWriter.send, with the event's encoding: skip

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"runtime"
 	"sort"
@@ -94,11 +93,11 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 			end()
 		}
 	}()
-	ctx, cancel, deadline := s.watchContext(req.r.Context(), p)
-	ends = append(ends, cancel)
-	watchCtx := ctx                              // ends at the deadline, on Close or without the client; not on stream faults
-	ctx, faulted := s.faultStream(ctx, req, out) // stream faults (faults_watch.go)
-	ends = append(ends, faulted.finish)          // a cut or hang while idle
+	life, deadline := s.watchLife(req.r.Context(), p) // ends at the deadline, on Close, without the client or by a stream fault
+	ends = append(ends, life.stop)
+	ctx := life.ctx
+	faulted := s.faultStream(life, req, out) // stream faults (faults_watch.go)
+	ends = append(ends, faulted.finish)      // a cut or hang while idle
 	// The bookmark schedule starts before the headers go out, as the
 	// cacher's does (Cacher.Watch adds the watcher to bookmarkWatchers
 	// before the handler writes them): a client that moves a fake clock
@@ -125,7 +124,7 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	faulted.drain = st.enc.drain // a fault's flush pushes the batch too
 	faulted.w = st.enc.w         // and a cut's half frame goes out as the stream's bytes do (gzipped)
 	var release func()
-	st.enc.deadline, release = newWriteDeadline(watchCtx, st.enc.rc, s.watch.cfg.SlowWatcherWriteTimeout) // watch_deadline.go
+	st.enc.deadline, release = newWriteDeadline(life, st.enc.rc, s.watch.cfg.SlowWatcherWriteTimeout) // watch_deadline.go
 	ends = append(ends, release)
 	s.watch.started.Add(1)
 	s.watch.active.Add(1)
@@ -133,24 +132,6 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	st.deadline = deadline
 	st.requestedRV = requestedRV
 	return st, startRV, end
-}
-
-// watchContext bounds a watch by its timeout (timeoutSeconds, or
-// MinRequestTimeout times a random factor in [1, 2) as handleWatch does) and
-// by the server's life. The deadline runs on the server's clock.
-func (s *Server) watchContext(parent context.Context, p listParams) (context.Context, context.CancelFunc, time.Time) {
-	timeout := time.Duration(float64(s.cfg.MinRequestTimeout) * (1 + rand.Float64()))
-	if p.opts.TimeoutSeconds != nil && *p.opts.TimeoutSeconds > 0 {
-		timeout = time.Duration(*p.opts.TimeoutSeconds) * time.Second
-	}
-	ctx, cancel := context.WithCancel(parent)
-	stopOnServerClose := context.AfterFunc(s.stopCtx, cancel)
-	timer := s.cfg.Clock.AfterFunc(timeout, cancel)
-	return ctx, func() {
-		timer.Stop()
-		stopOnServerClose()
-		cancel()
-	}, s.cfg.Clock.Now().Add(timeout)
 }
 
 // watchStream is one watch response: where it reads from, what it has sent.

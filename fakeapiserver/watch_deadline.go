@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"sync"
@@ -54,11 +53,12 @@ type writeDeadline struct {
 	released bool
 }
 
-// newWriteDeadline arms the end-of-watch deadline on ctx. The returned
-// release must be called before the handler returns.
-func newWriteDeadline(ctx context.Context, rc *http.ResponseController, timeout time.Duration) (*writeDeadline, func()) {
+// newWriteDeadline arms the end-of-watch deadline on the end of life (not
+// on a stream fault's). The returned release must be called before the
+// handler returns.
+func newWriteDeadline(life *watchLife, rc *http.ResponseController, timeout time.Duration) (*writeDeadline, func()) {
 	d := &writeDeadline{rc: rc, timeout: timeout}
-	stop := context.AfterFunc(ctx, func() {
+	life.onEnd(func() {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		if d.released {
@@ -74,7 +74,6 @@ func newWriteDeadline(ctx context.Context, rc *http.ResponseController, timeout 
 		_ = d.rc.SetWriteDeadline(time.Now().Add(watchEndWriteGrace))
 	})
 	return d, func() {
-		stop()
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		d.released = true

@@ -201,6 +201,36 @@ func TestStreamFaults(t *testing.T) {
 	}
 }
 
+// TestOpenStreamCancel checks a stream registered with the caller's
+// cancel: a fault that fires calls it with ErrStreamFault (once, however
+// the fault ends) and Close leaves it alone.
+func TestOpenStreamCancel(t *testing.T) {
+	in, _, _ := newTestInjector(t)
+	var causes []error
+	st := in.OpenStreamCancel(context.Background(), RequestInfo{Verb: "watch", Resource: "pods"}, func(cause error) { causes = append(causes, cause) })
+	mustAdd(t, in, Fault{Kind: EndWatch, Trigger: Trigger{Events: 1}})
+	if a := st.BeforeEvent(context.Background(), Event{Type: "ADDED"}); a != Send {
+		t.Errorf("before the fault: %v, want Send", a)
+	}
+	if a := st.Finish(); a != End {
+		t.Errorf("after the fault: Finish = %v, want End", a)
+	}
+	st.Close()
+	if diff := cmp.Diff([]error{ErrStreamFault}, causes, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("cancel causes (-want +got):\n%s", diff)
+	}
+}
+
+// TestHangReleasedBeforeIt checks that a stream whose hang was released
+// before it hung (a restart releases every stream) does not hang.
+func TestHangReleasedBeforeIt(t *testing.T) {
+	in, _, _ := newTestInjector(t)
+	_, st := in.OpenStream(context.Background(), RequestInfo{Verb: "watch"})
+	defer st.Close()
+	in.releaseAll()
+	st.Hang() // returns at once: a hang waits for nothing else here
+}
+
 func TestFaultJSON(t *testing.T) {
 	in := `{"kind":"DelayEvents","streams":"all","delay":"1.5s","trigger":{"events":3,"after":"2s"},"match":{"verbs":["watch"],"resource":"pods"}}`
 	var f Fault

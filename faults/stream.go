@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,6 +53,9 @@ type Stream struct {
 	// sent counts the events sent; only the stream's goroutine adds.
 	sent   atomic.Int64
 	cancel context.CancelCauseFunc
+	// ownsCancel says cancel is of a context OpenStream made for the
+	// stream, which Close then cancels.
+	ownsCancel bool
 
 	// The fields below are guarded by in.mu.
 	atts []*attachment
@@ -62,8 +64,11 @@ type Stream struct {
 	pending   Kind
 	pendingBy *entry
 	hangBy    *entry
-	released  chan struct{}
-	release   sync.Once
+	// released is closed when the stream's hang ends; it is made by the
+	// first Hang, so a stream that never hangs has none. isReleased
+	// says the hang ended (or will end at once).
+	released   chan struct{}
+	isReleased bool
 }
 
 // attachment is one fault acting on one stream.
@@ -80,13 +85,31 @@ type attachment struct {
 // fault fires while the stream may be idle; the caller must end the stream
 // then and call Finish. Close must be called when the stream is over.
 func (in *Injector) OpenStream(ctx context.Context, info RequestInfo) (context.Context, *Stream) {
+	sctx, cancel := context.WithCancelCause(ctx)
+	return sctx, in.openStream(ctx, info, cancel, true)
+}
+
+// OpenStreamCancel is [Injector.OpenStream] for a caller whose stream
+// ends with a context of its own: a one-shot fault that fires while the
+// stream may be idle calls cancel(ErrStreamFault) instead of cancelling a
+// context made for the stream, which saves an open watch that context,
+// its Done channel and its registration with its parent. The caller must
+// end the stream then and call Finish, and Close as with OpenStream;
+// Close does not call cancel. ctx is the request's: its Request state,
+// if any, and else its end, which ends a Hang as the client's going away.
+func (in *Injector) OpenStreamCancel(ctx context.Context, info RequestInfo, cancel context.CancelCauseFunc) *Stream {
+	return in.openStream(ctx, info, cancel, false)
+}
+
+// openStream registers a stream ended by cancel, which Close cancels if
+// ownsCancel.
+func (in *Injector) openStream(ctx context.Context, info RequestInfo, cancel context.CancelCauseFunc, ownsCancel bool) *Stream {
 	var drawn []*entry
 	gone := ctx.Done()
 	if rs := requestFrom(ctx); rs != nil {
 		info, drawn, gone = rs.info, rs.drawn, rs.gone
 	}
-	sctx, cancel := context.WithCancelCause(ctx)
-	s := &Stream{in: in, info: info, gone: gone, cancel: cancel, released: make(chan struct{})}
+	s := &Stream{in: in, info: info, gone: gone, cancel: cancel, ownsCancel: ownsCancel}
 	in.mu.Lock()
 	in.nextStream++
 	s.id = in.nextStream
@@ -102,7 +125,7 @@ func (in *Injector) OpenStream(ctx context.Context, info RequestInfo) (context.C
 	}
 	in.mu.Unlock()
 	in.apply(fx)
-	return sctx, s
+	return s
 }
 
 // attachLocked attaches e to s and fires it at once when it has no event
@@ -238,19 +261,34 @@ func (s *Stream) Finish() Action {
 func (s *Stream) Hang() {
 	s.in.mu.Lock()
 	s.hangBy = s.pendingBy
+	if s.released == nil {
+		s.released = make(chan struct{})
+		if s.isReleased {
+			close(s.released)
+		}
+	}
 	if s.hangBy == nil || s.hangBy.ended() || s.in.closed {
 		s.releaseLocked()
 	}
+	released := s.released
 	s.in.mu.Unlock()
 	select {
 	case <-s.gone:
-	case <-s.released:
+	case <-released:
 	case <-s.in.stop.Done():
 	}
 }
 
-// releaseLocked ends the stream's hang.
-func (s *Stream) releaseLocked() { s.release.Do(func() { close(s.released) }) }
+// releaseLocked ends the stream's hang, or the next one at once.
+func (s *Stream) releaseLocked() {
+	if s.isReleased {
+		return
+	}
+	s.isReleased = true
+	if s.released != nil {
+		close(s.released)
+	}
+}
 
 // Close unregisters the stream and stops its timers.
 func (s *Stream) Close() {
@@ -266,5 +304,7 @@ func (s *Stream) Close() {
 		s.in.live.Add(-1)
 	}
 	s.atts = nil
-	s.cancel(context.Canceled)
+	if s.ownsCancel {
+		s.cancel(context.Canceled)
+	}
 }

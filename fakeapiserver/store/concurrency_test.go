@@ -105,9 +105,14 @@ func TestConcurrentWatchersSeeEveryEventOnce(t *testing.T) {
 
 // TestConcurrentReadsAndCompaction races lists, gets and compaction against
 // writers; every page must be a consistent, ordered state at its own RV.
+//
+// The store checkpoints every few writes, so reads between checkpoints
+// replay writes over a checkpoint while writers edit the working tree:
+// under -race, a reader touching a node a writer changes in place fails.
 func TestConcurrentReadsAndCompaction(t *testing.T) {
 	const writers, writesEach, readers = 4, 300, 4
 	s := New(Options{})
+	s.checkpointEvery = 3
 	var wg sync.WaitGroup
 	var writing sync.WaitGroup
 	for w := range writers {

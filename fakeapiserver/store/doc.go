@@ -44,39 +44,56 @@
 //
 // # Data structure
 //
-// Each resource keeps an RV-ordered slice of snapshots (rv, root), one per
-// write, where root is a persistent treap (type tree, tree.go) holding the whole state of
-// the resource after that write. The treap is path-copying: a write copies
-// the O(log n) nodes on one root-to-leaf path and shares the rest with the
-// previous root, so older snapshots never change and cost O(log n) memory
-// each. Every node records its subtree size. This gives:
+// Each resource keeps an RV-ordered slice of checkpoints (rv, root), one
+// per 64 writes to it, where root is a persistent treap (type tree,
+// tree.go) holding the whole state of the resource after that write, and
+// the log of its writes (its events, each with the version it stored).
+// The state at an RV is the newest checkpoint at or below it with the
+// writes after it up to the RV laid over it (type state, state.go): at
+// most 63 of them, sorted once per read. The treap is path-copying: a
+// write copies the O(log n) nodes on one root-to-leaf path and shares the
+// rest with the previous root, so older checkpoints never change. Between
+// two checkpoints the latest state is a working tree that only writers,
+// under the lock, read: a write changes in place the nodes an earlier
+// write of the same batch copied (transient nodes), and the checkpoint
+// freezes them, so a batch copies the union of its writes' paths, once,
+// rather than a path per write; a batch of creates of neighbouring keys,
+// the common case, costs a few nodes a write. Every node records its
+// subtree size. This gives:
 //
-//   - reading at RV r: binary search for the newest snapshot with rv <= r,
-//     O(log w) in the number of retained writes w;
+//   - reading at RV r: binary search for the newest checkpoint with rv <= r
+//     and for the writes after it, O(log w) in the number of retained
+//     writes w, plus O(k log k) to lay the k < 64 writes over it;
 //   - a page of k keys from a start key: O(log n + k), walking in key order;
-//   - the number of keys after a position (ListResult.Remaining): O(log n),
-//     as a difference of two ranks, without scanning;
-//   - lock-free reads: nodes are immutable, so a reader takes the lock only to
-//     pick a root, then walks it while writers go on.
+//   - the number of keys after a position (ListResult.Remaining): O(log n)
+//     plus the writes laid over, as a difference of two ranks, without
+//     scanning;
+//   - lock-free reads: checkpoints' nodes and logged writes are immutable,
+//     so a reader takes the lock only to pick them, then reads while
+//     writers go on.
 //
 // This is the design of kube-apiserver's watch cache with
 // ListFromCacheSnapshot, which keeps a copy-on-write btree snapshot per event
 // RV (apiserver pkg/storage/cacher/store/watch_cache_storage.go,
 // store_btree.go), with sizes added so counting is O(log n) where the
-// btree's Count is O(k). A treap rather than a balanced tree keeps the write
+// btree's Count is O(k), and a checkpoint per batch of writes where it
+// keeps a snapshot per event. A treap rather than a balanced tree keeps the write
 // paths short (no rebalancing cases) and, with priorities hashed from the
 // key, makes a tree's shape a pure function of its key set. The
 // alternatives fall short: a map plus a per-key version list answers "state
 // at r" only by scanning all keys, and an etcd-style key index needs a
 // separate ordered structure for paging and still scans to count.
 //
-// Beside the snapshots, each resource keeps its events with RV above the
+// Beside the checkpoints, each resource keeps its events with RV above the
 // compaction point in an RV-ordered slice that is only ever appended to;
 // [Store.Changes] hands out capped sub-slices of it without copying.
-// [Store.Compact] drops the snapshots and events no retained RV needs (it
-// copies what it keeps, so slices handed out stay valid and dropped trees
-// become garbage). Without compaction memory grows by O(log n) nodes per
-// write, so the server must compact, as etcd does. Secondary indexes
+// [Store.Compact] drops the checkpoints and events no retained RV needs
+// (it copies what it keeps, so slices handed out stay valid and dropped
+// trees become garbage); the writes between the newest checkpoint it
+// keeps and the compaction point are replayed onto that checkpoint, into
+// one at the compaction point, so no read needs the dropped events.
+// Without compaction memory grows by up to O(log n) nodes per write, so
+// the server must compact, as etcd does. Secondary indexes
 // ([Options.Indexes]) are not copied per write: one tree an index holds
 // the entries of every retained state, each with the RVs during which it
 // stands (index.go), and only its latest version is kept.

@@ -143,10 +143,10 @@ func (r *resource) indexCompact(rv int64) {
 	}
 }
 
-// indexKeys yields the keys of t's entries for value that the state of
-// tree st at RV at has, with their versions, from the first key >= from,
+// indexKeys yields the keys of t's entries for value that the state st
+// at RV at has, with their versions, from the first key >= from,
 // in key order. ix decides the entries whose span does not cover at.
-func indexKeys(t tree[indexSpan], ix Index, value, from string, st tree[*version], at int64) func(yield func(string, *version) bool) {
+func indexKeys(t tree[indexSpan], ix Index, value, from string, st state, at int64) func(yield func(string, *version) bool) {
 	pfx := value + indexSep
 	return func(yield func(string, *version) bool) {
 		for e, sp := range t.ascend(pfx + from) {

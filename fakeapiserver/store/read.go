@@ -21,12 +21,11 @@ func (s *Store) Get(resource, key string, rv int64) (runtime.Object, error) {
 // GetVersion is [Store.Get] with the version's [Encodings], as
 // [Store.List] hands them out beside its items.
 func (s *Store) GetVersion(resource, key string, rv int64) (runtime.Object, *Encodings, error) {
-	snap, at, _, err := s.snapshotAt(resource, rv, "")
+	ra, at, _, err := s.snapshotAt(resource, rv, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("get %s %q: %w", resource, key, err)
 	}
-	t := snap.tree
-	v, ok := t.get(key)
+	v, ok := ra.get(key)
 	if !ok {
 		return nil, nil, fmt.Errorf("get %s %q at rv %d: %w", resource, key, at, ErrNotFound)
 	}
@@ -108,20 +107,20 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	if opts.Index != nil {
 		name = opts.Index.Name
 	}
-	snap, at, ir, err := s.snapshotAt(resource, opts.RV, name)
+	ra, at, ir, err := s.snapshotAt(resource, opts.RV, name)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list %s: %w", resource, err)
 	}
+	t := ra.state()
 	if ir.ok {
-		return listIndexed(snap.tree, ir, at, opts), nil
+		return listIndexed(t, ir, at, opts), nil
 	}
 	if opts.Name != "" {
-		return listNamed(snap.tree, at, opts), nil
+		return listNamed(t, at, opts), nil
 	}
 	if opts.Scan != "" && strings.HasPrefix(opts.Scan, opts.Prefix) && opts.Scan != opts.Prefix {
-		return listScan(snap.tree, at, opts), nil
+		return listScan(t, at, opts), nil
 	}
-	t := snap.tree
 	res := ListResult{RV: at}
 	// Keys under Prefix form one contiguous run starting at Prefix, so the
 	// page is the run's part from max(Start, Prefix) on: ranks give its
@@ -161,17 +160,17 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	return res, nil
 }
 
-// snapshotAt returns the state of resource at rv (0 = latest), the RV it
-// stands for and, if index names one of resource's indexes, that index's
-// tree as of now, which serves every state from the compacted RV on (see
-// indexTrees). Only this lookup holds the lock; what it returns is
-// immutable.
-func (s *Store) snapshotAt(resource string, rv int64, index string) (snapshot, int64, indexRead, error) {
+// snapshotAt returns what reading the state of resource at rv (0 =
+// latest) takes (readAt), the RV it stands for and, if index names one of
+// resource's indexes, that index's tree as of now, which serves every
+// state from the compacted RV on (see indexTrees). Only this lookup holds
+// the lock; what it returns is immutable.
+func (s *Store) snapshotAt(resource string, rv int64, index string) (readAt, int64, indexRead, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at, err := s.resolveRVLocked(rv)
 	if err != nil {
-		return snapshot{}, 0, indexRead{}, err
+		return readAt{}, 0, indexRead{}, err
 	}
 	r := s.resources[resource]
 	var ir indexRead
@@ -187,7 +186,7 @@ func (s *Store) snapshotAt(resource string, rv int64, index string) (snapshot, i
 
 // listScan is [Store.List] visiting only the keys under opts.Scan, a
 // prefix narrower than opts.Prefix.
-func listScan(t tree[*version], at int64, opts ListOptions) ListResult {
+func listScan(t state, at int64, opts ListOptions) ListResult {
 	from := max(opts.Start, opts.Scan)
 	first, end := t.rank(from), prefixRunEnd(t, opts.Scan)
 	res := ListResult{RV: at}
@@ -212,7 +211,7 @@ func listScan(t tree[*version], at int64, opts ListOptions) ListResult {
 
 // listIndexed is [Store.List] visiting only the keys of index ir under
 // opts.Index.Value that state t at RV at has.
-func listIndexed(t tree[*version], ir indexRead, at int64, opts ListOptions) ListResult {
+func listIndexed(t state, ir indexRead, at int64, opts ListOptions) ListResult {
 	res := ListResult{RV: at}
 	for key, v := range indexKeys(ir.tree, ir.index, opts.Index.Value, max(opts.Start, opts.Prefix), t, at) {
 		if !strings.HasPrefix(key, opts.Prefix) {
@@ -239,7 +238,7 @@ func listIndexed(t tree[*version], ir indexRead, at int64, opts ListOptions) Lis
 // listNamed is [Store.List] visiting only the keys "<segment>/<opts.Name>"
 // under opts.Prefix: from each segment's first key it looks that one key
 // up, then skips past the segment.
-func listNamed(t tree[*version], at int64, opts ListOptions) ListResult {
+func listNamed(t state, at int64, opts ListOptions) ListResult {
 	res := ListResult{RV: at}
 	from := max(opts.Start, opts.Prefix)
 	for {
@@ -283,7 +282,7 @@ func (res *ListResult) add(key string, v *version) {
 // finish sets More and Remaining of a page read with Scan or Index as a
 // walk of every key under opts.Prefix would: when Limit was reached, the
 // keys under Prefix after the last item, whatever their objects.
-func (res *ListResult) finish(t tree[*version], opts ListOptions) {
+func (res *ListResult) finish(t state, opts ListOptions) {
 	if opts.Limit <= 0 || len(res.Items) < opts.Limit {
 		return
 	}
@@ -311,7 +310,7 @@ func (s *Store) resolveRVLocked(rv int64) (int64, error) {
 
 // prefixRunEnd returns the rank just past the keys of t under prefix
 // (all of t for ""), in O(log n).
-func prefixRunEnd(t tree[*version], prefix string) int {
+func prefixRunEnd(t state, prefix string) int {
 	if upper, ok := prefixEnd(prefix); ok {
 		return t.rank(upper)
 	}

@@ -47,12 +47,16 @@ type Store struct {
 	keepRevisions int64
 	// indexes is Options.Indexes.
 	indexes func(resource string) []Index
+	// checkpointEvery is how many writes to a resource pass between two
+	// checkpoints of its state (see resource.snapshots); tests lower it
+	// to exercise reads between checkpoints.
+	checkpointEvery int
 }
 
 // New returns an empty store whose [Store.CurrentRV] is 1 and
 // [Store.CompactedRV] is 0.
 func New(opts Options) *Store {
-	return &Store{currentRV: initialRV, resources: make(map[string]*resource), droppedRV: make(map[string]int64), indexes: opts.Indexes}
+	return &Store{currentRV: initialRV, resources: make(map[string]*resource), droppedRV: make(map[string]int64), indexes: opts.Indexes, checkpointEvery: defaultCheckpointEvery}
 }
 
 // Create stores obj under (resource, key) with the next RV, stamps that RV into
@@ -77,7 +81,7 @@ func (s *Store) Create(resource, key string, obj runtime.Object) (runtime.Object
 	setRV(acc, rv)
 	v := &version{obj: obj, rv: rv}
 	ev := Event{Type: watch.Added, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: &v.enc}
-	s.commitLocked(r, ev, r.latest().put(key, v))
+	s.commitLocked(r, ev, v)
 	return obj, nil
 }
 
@@ -103,7 +107,7 @@ func (s *Store) Update(resource, key string, obj runtime.Object, expectRV int64)
 	setRV(acc, rv)
 	v := &version{obj: obj, rv: rv}
 	ev := Event{Type: watch.Modified, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: &v.enc, PrevObject: prev.obj}
-	s.commitLocked(r, ev, r.latest().put(key, v))
+	s.commitLocked(r, ev, v)
 	return obj, nil
 }
 
@@ -129,9 +133,8 @@ func (s *Store) Delete(resource, key string, expectRV int64) (runtime.Object, er
 	}
 	rv := s.nextRVLocked()
 	setRV(acc, rv)
-	t, _ := r.latest().remove(key)
 	ev := Event{Type: watch.Deleted, Resource: resource, Key: key, RV: rv, Object: last, Encodings: newEncodings(), PrevObject: prev.obj}
-	s.commitLocked(r, ev, t)
+	s.commitLocked(r, ev, nil)
 	return last, nil
 }
 
@@ -201,11 +204,11 @@ func (s *Store) nextRVLocked() int64 {
 	return s.currentRV
 }
 
-// commitLocked records ev and the resulting state t of r, then wakes the
-// waiters of r and of the whole store. Closing a channel never blocks, so this
-// is safe under mu.
-func (s *Store) commitLocked(r *resource, ev Event, t tree[*version]) {
-	r.record(ev, t)
+// commitLocked records ev, which stored v in r (nil for a delete), then
+// wakes the waiters of r and of the whole store. Closing a channel never
+// blocks, so this is safe under mu.
+func (s *Store) commitLocked(r *resource, ev Event, v *version) {
+	r.record(ev, v, s.checkpointEvery)
 	s.retainLocked()
 	wake(&s.notify)
 }

@@ -437,8 +437,13 @@ func (m *storeMachine) checkWaits(t *rapid.T) {
 	}
 }
 
+// TestStoreStateMachine drives the store with checkpoints as far apart as
+// a few writes, so reads fall on checkpoints and between them (a state
+// replayed over one) and compactions replay writes into a checkpoint.
 func TestStoreStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		t.Repeat(rapid.StateMachineActions(&storeMachine{s: New(Options{Indexes: machineIndexes})}))
+		s := New(Options{Indexes: machineIndexes})
+		s.checkpointEvery = rapid.IntRange(1, 6).Draw(t, "checkpointEvery")
+		t.Repeat(rapid.StateMachineActions(&storeMachine{s: s}))
 	})
 }

@@ -24,17 +24,29 @@ type tree[V any] struct {
 	root *node[V]
 }
 
-// node is one immutable treap node: a max-heap on (prio, key) and a binary
-// search tree on key. Every write copies O(log n) nodes, which older
-// snapshots keep until compaction, so the node is kept small: with a
-// pointer-sized V it is 48 bytes, an allocation size class.
+// node is one treap node: a max-heap on (prio, key) and a binary search
+// tree on key. Every write copies O(log n) nodes, which older snapshots
+// keep until compaction, so the node is kept small: with a pointer-sized V
+// it is 48 bytes, an allocation size class.
+//
+// A node is immutable once reachable from a tree anyone else may read. The
+// one exception is a transient node (see [tree.edit]): made by an edit of
+// a working tree that only its owner, under its lock, reads, it is
+// changed in place by later edits until [tree.freeze] makes it immutable
+// like any other.
 type node[V any] struct {
-	key         string
-	val         V
-	prio        uint32
-	size        uint32 // number of nodes in this subtree, including this one
+	key  string
+	val  V
+	prio uint32
+	// meta is the number of nodes in this subtree, including this one,
+	// with transientBit set while the node is transient.
+	meta        uint32
 	left, right *node[V]
 }
+
+// transientBit marks a transient node in node.meta; subtree sizes stay
+// below it (2^31 keys).
+const transientBit = 1 << 31
 
 // priority derives a treap priority from key: the high half of FNV-64a
 // followed by the splitmix64 finalizer, because FNV alone mixes the last
@@ -55,20 +67,39 @@ func priority(key string) uint32 {
 	return uint32(h >> 32)
 }
 
-func newNode[V any](key string, val V, prio uint32, left, right *node[V]) *node[V] {
-	return &node[V]{key: key, val: val, prio: prio, size: uint32(1 + left.len() + right.len()), left: left, right: right}
+// newNode returns a new node, transient if mut.
+func newNode[V any](key string, val V, prio uint32, left, right *node[V], mut bool) *node[V] {
+	n := &node[V]{key: key, val: val, prio: prio, meta: uint32(1 + left.len() + right.len()), left: left, right: right}
+	if mut {
+		n.meta |= transientBit
+	}
+	return n
 }
 
-// with returns a copy of n with new children.
-func (n *node[V]) with(left, right *node[V]) *node[V] {
-	return newNode(n.key, n.val, n.prio, left, right)
+// with returns n with new children: n itself, changed in place, if mut
+// and n is transient, else a copy (transient if mut).
+func (n *node[V]) with(left, right *node[V], mut bool) *node[V] {
+	return n.withVal(n.val, left, right, mut)
 }
+
+// withVal is with that also sets the value.
+func (n *node[V]) withVal(val V, left, right *node[V], mut bool) *node[V] {
+	if mut && n.transient() {
+		n.val, n.left, n.right = val, left, right
+		n.meta = uint32(1+left.len()+right.len()) | transientBit
+		return n
+	}
+	return newNode(n.key, val, n.prio, left, right, mut)
+}
+
+// transient reports whether n may still be changed in place.
+func (n *node[V]) transient() bool { return n.meta&transientBit != 0 }
 
 func (n *node[V]) len() int {
 	if n == nil {
 		return 0
 	}
-	return int(n.size)
+	return int(n.meta &^ transientBit)
 }
 
 // outranks reports whether a node (prio, key) belongs above n. Ties on prio
@@ -99,82 +130,116 @@ func (t tree[V]) get(key string) (V, bool) {
 
 // put returns a tree with key set to val, copying O(log n) nodes.
 func (t tree[V]) put(key string, val V) tree[V] {
-	return tree[V]{t.root.put(key, val, priority(key))}
+	return tree[V]{t.root.put(key, val, priority(key), false)}
 }
 
-func (n *node[V]) put(key string, val V, prio uint32) *node[V] {
-	switch {
-	case n == nil:
-		return newNode[V](key, val, prio, nil, nil)
-	case key == n.key:
-		return newNode(key, val, n.prio, n.left, n.right)
-	case outranks(prio, key, n):
-		// key belongs above n, so key is absent from n's subtree (were it
-		// present, its node would be an ancestor of n): split n around it.
-		left, right := n.split(key)
-		return newNode(key, val, prio, left, right)
-	case key < n.key:
-		return n.with(n.left.put(key, val, prio), n.right)
-	default:
-		return n.with(n.left, n.right.put(key, val, prio))
+// editPut is put on a working tree: a tree that only its owner reads
+// until [tree.freeze]. An edit (editPut, editRemove) changes in place the
+// nodes earlier edits made since the last freeze (transient nodes) and
+// copies only the others, so a run of edits between two freezes copies
+// each node at most once rather than once an edit. A tree frozen before
+// (and so every tree that shares it) never changes.
+func (t tree[V]) editPut(key string, val V) tree[V] {
+	return tree[V]{t.root.put(key, val, priority(key), true)}
+}
+
+// editRemove is remove on a working tree (see [tree.editPut]).
+func (t tree[V]) editRemove(key string) (tree[V], bool) {
+	root, ok := t.root.remove(key, true)
+	return tree[V]{root}, ok
+}
+
+// freeze makes every transient node of a working tree immutable, in time
+// proportional to their number, and returns the tree, which may now be
+// shared: later edits copy its nodes again. The transient nodes form a
+// subtree at the root (an edit copies a node's whole path), so the walk
+// stops at the first node that is not.
+func (t tree[V]) freeze() tree[V] {
+	t.root.freeze()
+	return t
+}
+
+func (n *node[V]) freeze() {
+	for ; n != nil && n.transient(); n = n.right {
+		n.meta &^= transientBit
+		n.left.freeze()
 	}
 }
 
-// split returns copies of the keys of n below key and above key; key itself
-// must be absent.
-func (n *node[V]) split(key string) (below, above *node[V]) {
+// put returns n with key set to val; mut says n is a working tree.
+func (n *node[V]) put(key string, val V, prio uint32, mut bool) *node[V] {
+	switch {
+	case n == nil:
+		return newNode[V](key, val, prio, nil, nil, mut)
+	case key == n.key:
+		return n.withVal(val, n.left, n.right, mut)
+	case outranks(prio, key, n):
+		// key belongs above n, so key is absent from n's subtree (were it
+		// present, its node would be an ancestor of n): split n around it.
+		left, right := n.split(key, mut)
+		return newNode(key, val, prio, left, right, mut)
+	case key < n.key:
+		return n.with(n.left.put(key, val, prio, mut), n.right, mut)
+	default:
+		return n.with(n.left, n.right.put(key, val, prio, mut), mut)
+	}
+}
+
+// split returns the keys of n below key and above key, copying the nodes
+// on the split path (unless transient and mut); key itself must be absent.
+func (n *node[V]) split(key string, mut bool) (below, above *node[V]) {
 	if n == nil {
 		return nil, nil
 	}
 	if n.key < key {
-		below, above = n.right.split(key)
-		return n.with(n.left, below), above
+		below, above = n.right.split(key, mut)
+		return n.with(n.left, below, mut), above
 	}
-	below, above = n.left.split(key)
-	return below, n.with(above, n.right)
+	below, above = n.left.split(key, mut)
+	return below, n.with(above, n.right, mut)
 }
 
 // remove returns a tree without key and whether key was present. When it was
 // absent the receiver is returned unchanged and nothing is allocated.
 func (t tree[V]) remove(key string) (tree[V], bool) {
-	root, ok := t.root.remove(key)
+	root, ok := t.root.remove(key, false)
 	return tree[V]{root}, ok
 }
 
-func (n *node[V]) remove(key string) (*node[V], bool) {
+func (n *node[V]) remove(key string, mut bool) (*node[V], bool) {
 	if n == nil {
 		return nil, false
 	}
 	switch {
 	case key < n.key:
-		left, ok := n.left.remove(key)
+		left, ok := n.left.remove(key, mut)
 		if !ok {
 			return n, false
 		}
-		return n.with(left, n.right), true
+		return n.with(left, n.right, mut), true
 	case key > n.key:
-		right, ok := n.right.remove(key)
+		right, ok := n.right.remove(key, mut)
 		if !ok {
 			return n, false
 		}
-		return n.with(n.left, right), true
+		return n.with(n.left, right, mut), true
 	default:
-		return merge(n.left, n.right), true
+		return merge(n.left, n.right, mut), true
 	}
 }
 
 // merge joins two treaps where every key of a is below every key of b,
-// copying the nodes along the inner spines.
-func merge[V any](a, b *node[V]) *node[V] {
+// copying the nodes along the inner spines (unless transient and mut).
+func merge[V any](a, b *node[V], mut bool) *node[V] {
 	switch {
 	case a == nil:
 		return b
 	case b == nil:
 		return a
 	case outranks(a.prio, a.key, b):
-		return a.with(a.left, merge(a.right, b))
+		return a.with(a.left, merge(a.right, b, mut), mut)
 	default:
-		return b.with(merge(a, b.left), b.right)
+		return b.with(merge(a, b.left, mut), b.right, mut)
 	}
 }
 

@@ -62,7 +62,7 @@ func checkShape(t *rapid.T, n *node[int], lo, hi *string) {
 		t.Fatalf("key %q: prio %d, want %d", n.key, n.prio, priority(n.key))
 	}
 	if n.len() != 1+n.left.len()+n.right.len() {
-		t.Fatalf("key %q: size %d, want %d", n.key, n.size, 1+n.left.len()+n.right.len())
+		t.Fatalf("key %q: size %d, want %d", n.key, n.len(), 1+n.left.len()+n.right.len())
 	}
 	for _, c := range []*node[int]{n.left, n.right} {
 		if c != nil && outranks(c.prio, c.key, n) {
@@ -191,4 +191,54 @@ func TestPrefixEnd(t *testing.T) {
 			t.Errorf("prefixEnd(%q) = %q, %v, want %q, %v", tt.prefix, got, ok, tt.want, tt.wantOK)
 		}
 	}
+}
+
+// TestTreeEditsMatchPersistentPuts checks working-tree edits against the
+// persistent operations: a working tree edited in place between freezes
+// holds what its model holds (with the treap's shape, sizes and ranks),
+// and a tree frozen earlier (a checkpoint) never changes, however the
+// edits after it change the nodes they made themselves.
+func TestTreeEditsMatchPersistentPuts(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var frozen []treeVersion
+		work := treeVersion{model: map[string]int{}}
+		steps := rapid.IntRange(0, 80).Draw(t, "steps")
+		for i := range steps {
+			switch key := rapid.SampledFrom(treeKeys).Draw(t, "key"); rapid.IntRange(0, 4).Draw(t, "op") {
+			case 0:
+				work.tree = work.tree.freeze()
+				frozen = append(frozen, treeVersion{tree: work.tree, model: maps.Clone(work.model)})
+			case 1, 2:
+				work.tree = work.tree.editPut(key, i)
+				work.model[key] = i
+			default:
+				var ok bool
+				work.tree, ok = work.tree.editRemove(key)
+				_, want := work.model[key]
+				if ok != want {
+					t.Fatalf("editRemove(%q) = %v, want %v", key, ok, want)
+				}
+				delete(work.model, key)
+			}
+			checkTree(t, work)
+			for j, v := range frozen {
+				if diff := cmp.Diff(modelEntries(v.model, "", 0), entries(v.tree)); diff != "" {
+					t.Fatalf("frozen tree %d changed by an edit (-want +got):\n%s", j, diff)
+				}
+				checkFrozen(t, v.tree.root)
+			}
+		}
+	})
+}
+
+// checkFrozen fails if a node of a frozen tree is still transient.
+func checkFrozen(t *rapid.T, n *node[int]) {
+	if n == nil {
+		return
+	}
+	if n.transient() {
+		t.Fatalf("frozen tree has transient node %q", n.key)
+	}
+	checkFrozen(t, n.left)
+	checkFrozen(t, n.right)
 }

@@ -1,0 +1,160 @@
+package store
+
+import (
+	"cmp"
+	"iter"
+	"slices"
+)
+
+// readAt is what a read of one resource at an RV takes under the lock
+// (resource.at): the newest checkpoint at or below the RV and the writes
+// to the resource after it up to the RV, all immutable.
+type readAt struct {
+	base     snapshot
+	events   []Event
+	versions []*version
+}
+
+// get returns the version stored under key in the state ra stands for:
+// the last write to key since the checkpoint, if any, without assembling
+// the state.
+func (ra readAt) get(key string) (*version, bool) {
+	for i := len(ra.events) - 1; i >= 0; i-- {
+		if ra.events[i].Key == key {
+			return ra.versions[i], ra.versions[i] != nil
+		}
+	}
+	return ra.base.tree.get(key)
+}
+
+// state is the state of a resource at one RV: a checkpoint's tree with the
+// few writes since (fewer than a checkpoint interval) laid over it. It
+// answers what a tree does (get, len, rank, ascend) at the tree's cost
+// plus O(len(over)).
+type state struct {
+	t tree[*version]
+	// over holds the last write to each key written since the
+	// checkpoint, in key order.
+	over []overlay
+}
+
+// overlay is the last write to a key since a state's checkpoint.
+type overlay struct {
+	key string
+	// v is the version written, nil if the key was deleted.
+	v *version
+	// inTree says the checkpoint's tree has the key.
+	inTree bool
+}
+
+// delta is how the overlay changes the number of keys: +1 for a key
+// the tree lacks, -1 for a key it deletes from the tree, else 0.
+func (o overlay) delta() int {
+	switch {
+	case o.v != nil && !o.inTree:
+		return 1
+	case o.v == nil && o.inTree:
+		return -1
+	}
+	return 0
+}
+
+// state assembles the state ra stands for. It reads only immutable data,
+// so it runs without the lock.
+func (ra readAt) state() state {
+	vw := state{t: ra.base.tree}
+	if len(ra.events) == 0 {
+		return vw
+	}
+	vw.over = make([]overlay, 0, len(ra.events))
+	for i, ev := range ra.events {
+		vw.over = append(vw.over, overlay{key: ev.Key, v: ra.versions[i]})
+	}
+	// Stable, so the last write to a key ends its run of equal keys.
+	slices.SortStableFunc(vw.over, func(a, b overlay) int { return cmp.Compare(a.key, b.key) })
+	n := 0
+	for i, o := range vw.over {
+		if i+1 < len(vw.over) && vw.over[i+1].key == o.key {
+			continue
+		}
+		_, o.inTree = vw.t.get(o.key)
+		vw.over[n] = o
+		n++
+	}
+	vw.over = vw.over[:n]
+	return vw
+}
+
+// find returns the position of key's overlay, and whether there is one.
+func (vw state) find(key string) (int, bool) {
+	return slices.BinarySearchFunc(vw.over, key, func(o overlay, k string) int { return cmp.Compare(o.key, k) })
+}
+
+// get returns the version stored under key.
+func (vw state) get(key string) (*version, bool) {
+	if i, ok := vw.find(key); ok {
+		return vw.over[i].v, vw.over[i].v != nil
+	}
+	return vw.t.get(key)
+}
+
+// len returns the number of keys.
+func (vw state) len() int {
+	n := vw.t.len()
+	for _, o := range vw.over {
+		n += o.delta()
+	}
+	return n
+}
+
+// rank returns the number of keys strictly below key.
+func (vw state) rank(key string) int {
+	r := vw.t.rank(key)
+	for _, o := range vw.over {
+		if o.key >= key {
+			break
+		}
+		r += o.delta()
+	}
+	return r
+}
+
+// ascend yields the entries with key >= from in key order: the tree's,
+// merged with the overlay, which wins on a key both have.
+func (vw state) ascend(from string) iter.Seq2[string, *version] {
+	if len(vw.over) == 0 {
+		return vw.t.ascend(from)
+	}
+	return func(yield func(string, *version) bool) {
+		i, _ := vw.find(from)
+		over := vw.over[i:]
+		// flush yields the overlay's keys below key (all if last), and
+		// reports whether to go on.
+		flush := func(key string, last bool) bool {
+			for len(over) > 0 && (last || over[0].key < key) {
+				o := over[0]
+				over = over[1:]
+				if o.v != nil && !yield(o.key, o.v) {
+					return false
+				}
+			}
+			return true
+		}
+		for key, v := range vw.t.ascend(from) {
+			if !flush(key, false) {
+				return
+			}
+			if len(over) > 0 && over[0].key == key {
+				v = over[0].v
+				over = over[1:]
+				if v == nil {
+					continue // deleted since the checkpoint
+				}
+			}
+			if !yield(key, v) {
+				return
+			}
+		}
+		flush("", true)
+	}
+}
