@@ -116,13 +116,18 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 // A fresh cache is the store, so "the cache" is the latest state then.
 // The limit is dropped when resourceVersion is the string "0"
 // (cacher.go computeListLimit), with or without a continue token: such a
-// request is answered whole from the cache. Exact with "0", a match
+// request is answered whole from the cache. A resource with no watch cache
+// (events) reads etcd instead: the same RV choices with no wait, and
+// "0" with a limit is a page of the latest state. Exact with "0", a match
 // without an RV, and a match with continue were refused as 422 before.
 func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 	opts := p.opts
-	inst := s.instanceOf(req.r)
+	inst, err := s.readViewOf(req.r, req.res) // the watch cache, or storage (watch_cache.go)
 	read := listRead{limit: opts.Limit}
-	if opts.ResourceVersion == "0" {
+	if err != nil {
+		return read, err
+	}
+	if opts.ResourceVersion == "0" && !inst.uncached {
 		read.limit = 0
 	}
 	if opts.Continue != "" {
