@@ -222,7 +222,9 @@ func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParam
 	}
 	lm.SetResourceVersion(strconv.FormatInt(page.RV, 10))
 	if page.More && len(page.Keys) > 0 {
-		lm.SetContinue(kubewire.EncodeContinue(page.Keys[len(page.Keys)-1], p.prefix, page.RV, true))
+		// The watch cache's start key has a leading "/", etcd's (a
+		// resource with no watch cache) not.
+		lm.SetContinue(kubewire.EncodeContinue(page.Keys[len(page.Keys)-1], p.prefix, page.RV, res.hasWatchCache()))
 		if !p.hasSelector {
 			remaining := page.Remaining
 			lm.SetRemainingItemCount(&remaining)
