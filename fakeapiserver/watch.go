@@ -310,7 +310,10 @@ func (w *watchStream) follow(cursor int64) {
 		if !w.inst.uncached {
 			hub.window.observe(w.req.res.storageKey, events) // etcd keeps no window
 		}
-		if round > 0 && w.lagging(events, hub.cfg.SlowWatcherMaxLag) {
+		// etcd's watcher ends no watcher for being behind (it catches up
+		// as an unsynced watcher), so the cacher's cut is for cached
+		// resources only.
+		if round > 0 && !w.inst.uncached && w.lagging(events, hub.cfg.SlowWatcherMaxLag) {
 			hub.endedSlow(w.enc.auditID) // ended as the cacher ends a blocked watcher: no ERROR
 			return
 		}
