@@ -24,6 +24,7 @@ func Cases() []Case {
 		listPagingCases(),
 		compactionIdleCases(),
 		cacheReadsCases(),
+		eventsStorageCases(),
 		listErrorsCases(),
 		resourcesliceFieldsCases(),
 		malformedCases(),

@@ -25,6 +25,14 @@ import (
 //	any ──Restart──► same state, position = store RV, watches ended,
 //	                 no watch resumes below the restart RV
 //
+// Each instance has a second view, storage: how it reads the resources
+// kube-apiserver keeps no watch cache of (events, watch_cache.go
+// hasWatchCache), which it serves from etcd directly. That view has no lag
+// and no freeze of its own; it shares the instance's partition (etcd is
+// unreachable for both) and its restart (the process's watches end), but
+// not the restart floor (an etcd watch resumes from any RV etcd still
+// has).
+//
 // The position of a stale cache is monotonic (a watch cache never goes
 // back): max of its last value and the lag target, and never below the
 // store's compaction point (the cacher's reflector, whose etcd watch is
@@ -34,6 +42,11 @@ type apiserverInstance struct {
 	name string
 	clk  clock.PassiveClock
 	st   *store.Store
+	// uncached marks the storage view of an instance (see storage).
+	uncached bool
+	// storage is the instance's view for resources it serves from storage
+	// directly (nil on that view itself); set once at construction.
+	storage *apiserverInstance
 
 	// mu guards the fields below.
 	mu sync.Mutex
@@ -69,7 +82,9 @@ type rvStamp struct {
 
 // newAPIServerInstance returns a fresh instance over st.
 func newAPIServerInstance(name string, st *store.Store, clk clock.PassiveClock) *apiserverInstance {
-	return &apiserverInstance{name: name, clk: clk, st: st, changed: make(chan struct{}), restarted: make(chan struct{})}
+	a := &apiserverInstance{name: name, clk: clk, st: st, changed: make(chan struct{}), restarted: make(chan struct{})}
+	a.storage = &apiserverInstance{name: name, clk: clk, st: st, changed: make(chan struct{}), restarted: make(chan struct{}), uncached: true}
+	return a
 }
 
 // isFreshLocked reports whether the cache follows the store exactly.
@@ -185,8 +200,18 @@ func (a *apiserverInstance) isPartitioned() bool {
 }
 
 // update changes the settings under the lock, starts a stale cache at the
-// store's current RV when it was fresh, and wakes every waiter.
+// store's current RV when it was fresh, and wakes every waiter; the
+// storage view follows the instance's partition.
 func (a *apiserverInstance) update(change func()) {
+	a.updateView(change)
+	if v := a.storage; v != nil {
+		partitioned := a.isPartitioned()
+		v.updateView(func() { v.partitioned = partitioned })
+	}
+}
+
+// updateView is update of this view alone.
+func (a *apiserverInstance) updateView(change func()) {
 	cur := a.st.CurrentRV()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -227,5 +252,18 @@ func (a *apiserverInstance) restart() int64 {
 	a.restarted = make(chan struct{})
 	close(a.changed)
 	a.changed = make(chan struct{})
+	if v := a.storage; v != nil {
+		v.endWatches()
+	}
 	return a.floor
+}
+
+// endWatches ends the storage view's watches at a restart of its
+// instance: the process's etcd watches end with it, and their clients
+// resume from their last RV, which etcd serves unless compacted.
+func (a *apiserverInstance) endWatches() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	close(a.restarted)
+	a.restarted = make(chan struct{})
 }

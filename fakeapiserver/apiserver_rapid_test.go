@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
@@ -35,6 +36,10 @@ import (
 //	              watchcheck's guarantees against the one history
 //	expired       a watch from below its instance's last restart gets the
 //	              410 ERROR alone, and no other watch gets one
+//	events        a LIST of Events (no watch cache: storage) at "0" on
+//	              any instance holds every Event written, at an RV no
+//	              older than the last, whatever the instance's faults;
+//	              on a partitioned instance it is the 504
 //
 // and at the end, every instance healed: every open stream has caught up
 // with the history.
@@ -63,6 +68,11 @@ type instanceChaos struct {
 	// lastRV0 is, per instance, the RV its last LIST at "0" reported;
 	// restartRV the RV of its last restart.
 	lastRV0, restartRV map[string]int64
+	// partitioned is the instances cut off the store; events the names
+	// of the Events written, the last at lastEventRV.
+	partitioned map[string]bool
+	events      []string
+	lastEventRV int64
 }
 
 func newInstanceChaos(t testing.TB) *instanceChaos {
@@ -72,7 +82,7 @@ func newInstanceChaos(t testing.TB) *instanceChaos {
 		c.Compaction.Interval = -1
 	}))
 	m := &instanceChaos{t: t, b: b, cs: b.pinned(t, instanceNames[0]), rec: &watchcheck.Transport{},
-		live: map[string]string{}, lastRV0: map[string]int64{}, restartRV: map[string]int64{}}
+		live: map[string]string{}, lastRV0: map[string]int64{}, restartRV: map[string]int64{}, partitioned: map[string]bool{}}
 	b.http.Transport = m.rec.Wrap(b.http.Transport)
 	return m
 }
@@ -131,6 +141,7 @@ func (m *instanceChaos) Fault(rt *rapid.T) {
 		err = m.b.srv.FreezeAPIServer(name, true)
 	case "partition":
 		err = m.b.srv.PartitionAPIServer(name, true)
+		m.partitioned[name] = true
 	case "restart":
 		// The model's floor is the store's RV at the restart, not what
 		// the server says it is.
@@ -138,11 +149,45 @@ func (m *instanceChaos) Fault(rt *rapid.T) {
 		_, err = m.b.srv.RestartAPIServer(name)
 	case "heal":
 		err = m.b.srv.HealAPIServer(name)
+		delete(m.partitioned, name)
 	}
 	if err != nil {
 		rt.Fatalf("fault on %s: %v", name, err)
 	}
 	synctest.Wait() // the restarted instance's watches have ended
+}
+
+// WriteEvent creates an Event through the fresh instance.
+func (m *instanceChaos) WriteEvent(rt *rapid.T) {
+	name := "e" + strconv.Itoa(len(m.events))
+	got, err := m.cs.CoreV1().Events("default").Create(context.Background(), newEvent("default", name), metav1.CreateOptions{})
+	if err != nil {
+		rt.Fatalf("create event %s: %v", name, err)
+	}
+	m.lastEventRV, _ = strconv.ParseInt(got.ResourceVersion, 10, 64)
+	m.events = append(m.events, name)
+}
+
+// ListEventsRV0 lists Events at "0" on a random instance: storage, never
+// a cache (events).
+func (m *instanceChaos) ListEventsRV0(rt *rapid.T) {
+	name := rapid.SampledFrom(instanceNames).Draw(rt, "instance")
+	got, err := m.b.pinned(m.t, name).CoreV1().Events("default").List(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
+	if m.partitioned[name] {
+		if !apierrors.IsTimeout(err) {
+			rt.Fatalf("Events List(rv=0) on the partitioned %s = %v, want the 504 (events)", name, err)
+		}
+		return
+	}
+	if err != nil {
+		rt.Fatalf("Events List(rv=0) on %s: %v", name, err)
+	}
+	if diff := cmp.Diff(m.events, eventNames(got.Items), cmpopts.EquateEmpty(), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		rt.Fatalf("Events List(rv=0) on %s (events) (-written +listed):\n%s", name, diff)
+	}
+	if rv, _ := strconv.ParseInt(got.ResourceVersion, 10, 64); rv < m.lastEventRV {
+		rt.Fatalf("Events List(rv=0) on %s at rv %d, before the last Event's %d (events)", name, rv, m.lastEventRV)
+	}
 }
 
 // Advance runs virtual time on (time lags, bookmarks).
@@ -261,6 +306,7 @@ func (m *instanceChaos) caughtUp(rt *rapid.T) {
 		if err := m.b.srv.HealAPIServer(name); err != nil {
 			rt.Fatal(err)
 		}
+		delete(m.partitioned, name)
 	}
 	time.Sleep(time.Second)
 	synctest.Wait()

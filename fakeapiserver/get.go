@@ -39,7 +39,10 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 		// pkg/storage/cacher/cacher.go Get and Watch: ParseResourceVersion).
 		return nil, err
 	}
-	inst := s.instanceOf(req.r)
+	inst, err := s.readViewOf(req.r, req.res) // the watch cache, or storage (watch_cache.go)
+	if err != nil {
+		return nil, err
+	}
 	if req.r.URL.Query().Get("resourceVersion") == "" {
 		if inst.isPartitioned() {
 			return nil, errStorageUnreachable()

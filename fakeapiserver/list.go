@@ -116,13 +116,18 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 // A fresh cache is the store, so "the cache" is the latest state then.
 // The limit is dropped when resourceVersion is the string "0"
 // (cacher.go computeListLimit), with or without a continue token: such a
-// request is answered whole from the cache. Exact with "0", a match
+// request is answered whole from the cache. A resource with no watch cache
+// (events) reads etcd instead: the same RV choices with no wait, and
+// "0" with a limit is a page of the latest state. Exact with "0", a match
 // without an RV, and a match with continue were refused as 422 before.
 func (s *Server) chooseListRead(req *request, p listParams) (listRead, error) {
 	opts := p.opts
-	inst := s.instanceOf(req.r)
+	inst, err := s.readViewOf(req.r, req.res) // the watch cache, or storage (watch_cache.go)
 	read := listRead{limit: opts.Limit}
-	if opts.ResourceVersion == "0" {
+	if err != nil {
+		return read, err
+	}
+	if opts.ResourceVersion == "0" && !inst.uncached {
 		read.limit = 0
 	}
 	if opts.Continue != "" {
@@ -217,7 +222,9 @@ func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParam
 	}
 	lm.SetResourceVersion(strconv.FormatInt(page.RV, 10))
 	if page.More && len(page.Keys) > 0 {
-		lm.SetContinue(kubewire.EncodeContinue(page.Keys[len(page.Keys)-1], p.prefix, page.RV, true))
+		// The watch cache's start key has a leading "/", etcd's (a
+		// resource with no watch cache) not.
+		lm.SetContinue(kubewire.EncodeContinue(page.Keys[len(page.Keys)-1], p.prefix, page.RV, res.hasWatchCache()))
 		if !p.hasSelector {
 			remaining := page.Remaining
 			lm.SetRemainingItemCount(&remaining)

@@ -61,8 +61,17 @@ func (s *Server) waitForRV(ctx context.Context, inst *apiserverInstance, rv uint
 }
 
 // waitForCache is waitForRV without the injected 504: the wait of a
-// consistent read, which no TooLargeRV fault answers.
+// consistent read, which no TooLargeRV fault answers. A storage view
+// (etcd, for a resource with no watch cache) does not wait: it has rv or
+// answers etcd3's 504 at once.
 func (s *Server) waitForCache(ctx context.Context, inst *apiserverInstance, rv uint64) (int64, error) {
+	if inst.uncached {
+		cur, _ := inst.cacheRV()
+		if !reached(cur, rv) {
+			return 0, kubewire.StorageTooLargeResourceVersion(rv, cur)
+		}
+		return cur, nil
+	}
 	if cur, _ := inst.cacheRV(); reached(cur, rv) {
 		return cur, nil
 	}

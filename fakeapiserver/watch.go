@@ -103,9 +103,13 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	// before the handler writes them): a client that moves a fake clock
 	// once it has the headers must find the bookmark before the deadline
 	// scheduled, not computed after the move (then it is an interval away).
-	bookmark := newBookmarkTimer(s.cfg.Clock, s.watch.cfg.BookmarkInterval, deadline, p.opts.AllowWatchBookmarks)
+	// A watch from storage (etcd3's watcher, for a resource with no watch
+	// cache) gets no periodic bookmarks: the registry never asks etcd for
+	// progress notifications (etcd3 watcher.go
+	// isInitialEventsEndBookmarkRequired).
+	inst := s.viewOf(req.r, req.res) // the instance's watch cache, or storage (watch_cache.go)
+	bookmark := newBookmarkTimer(s.cfg.Clock, s.watch.cfg.BookmarkInterval, deadline, p.opts.AllowWatchBookmarks && !inst.uncached)
 	ends = append(ends, bookmark.stop)
-	inst := s.instanceOf(req.r)    // the instance whose watch cache serves the watch (balancer.go)
 	startRV = storeRV(requestedRV) // one past int64 is a future no event reaches: a silent watch
 	if startRV == 0 && !sendsInitialEvents(p.opts) {
 		// "Start at the most recent" means the cache's RV when the watch
@@ -285,8 +289,13 @@ func (w *watchStream) follow(cursor int64) {
 		if !fresh {
 			events = visibleEvents(events, seen) // the cache has not seen the rest
 		}
-		hub.window.observe(w.req.res.storageKey, events)
-		if round > 0 && w.lagging(events, hub.cfg.SlowWatcherMaxLag) {
+		if !w.inst.uncached {
+			hub.window.observe(w.req.res.storageKey, events) // etcd keeps no window
+		}
+		// etcd's watcher ends no watcher for being behind (it catches up
+		// as an unsynced watcher), so the cacher's cut is for cached
+		// resources only.
+		if round > 0 && !w.inst.uncached && w.lagging(events, hub.cfg.SlowWatcherMaxLag) {
 			hub.endedSlow(w.enc.auditID) // ended as the cacher ends a blocked watcher: no ERROR
 			return
 		}
@@ -391,9 +400,15 @@ func closed(ch <-chan struct{}) bool {
 // compacted away is the cacher's "too old" ERROR; a watcher overtaken by a
 // compaction later ends silently, as the cacher ends a watcher whose
 // history interval was invalidated (cache_watcher.go processInterval), and
-// its client re-watches and gets the 410 then.
+// its client re-watches and gets the 410 then. A watch from storage gets
+// etcd's 410 either way.
 func (w *watchStream) endOnReadError(err error, cursor int64, round int) {
 	switch {
+	case errors.Is(err, store.ErrCompacted) && w.inst.uncached:
+		// etcd's watch gets ErrCompacted on its channel, at the start or
+		// once it fell behind the compaction (etcd3 watcher.go
+		// startWatching → sendError).
+		w.sendError(etcdWatchTooOld())
 	case errors.Is(err, store.ErrCompacted) && round == 0:
 		w.sendError(tooOldResourceVersion(cursor, w.s.store.CompactedRV()))
 	case errors.Is(err, store.ErrCompacted):

@@ -54,7 +54,8 @@ type WatchConfig struct {
 	// for more and finds more than this many events waiting that it would
 	// send (the cacher ends a watcher whose buffer stays full); events
 	// outside its namespace or selectors do not count. The replay at the
-	// start of a watch is exempt. If zero, no limit (tests stay
+	// start of a watch is exempt, and so is a watch of a resource with no
+	// watch cache (events: etcd's watcher ends none). If zero, no limit (tests stay
 	// deterministic); lw-sim serve sets 200, the cacher's buffers for one
 	// watcher.
 	SlowWatcherMaxLag int

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/clock"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
@@ -159,7 +160,18 @@ func (s *Server) CompactWatchHistory() int64 {
 // window (the ring every instance's cache keeps alike, as each holds the
 // same events), raised to the instance's last restart (a re-initialised
 // cache's history starts at the RV it listed at: watch_cache.go Replace).
+//
+// A storage view (a resource with no watch cache) has no window and no
+// restart floor: etcd serves a watch from rv unless its compaction removed
+// revision rv+1, where the watch starts (etcd3 watcher.go startWatching),
+// and then it is etcd's 410.
 func (s *Server) checkWatchWindow(inst *apiserverInstance, resource string, rv int64) error {
+	if inst.uncached {
+		if rv+1 < s.store.CompactedRV() {
+			return etcdWatchTooOld()
+		}
+		return nil
+	}
 	for {
 		compacted := s.store.CompactedRV()
 		retained, _, err := s.store.Changes(resource, compacted)
@@ -174,6 +186,12 @@ func (s *Server) checkWatchWindow(inst *apiserverInstance, resource string, rv i
 		}
 		return nil
 	}
+}
+
+// etcdWatchTooOld is etcd3's error for a watch from a compacted revision
+// (apiserver pkg/storage/etcd3/errors.go interpretWatchError).
+func etcdWatchTooOld() error {
+	return apierrors.NewResourceExpired("The resourceVersion for the provided watch is too old.")
 }
 
 // tooOldResourceVersion is the watch cache's error for a watch from before

@@ -18,7 +18,19 @@ const TooLargeRetryAfterSeconds = 1
 // [TooLargeRetryAfterSeconds]). want is a uint64, as the versioner parses a
 // requested resourceVersion: one past int64 is only ever too large.
 func TooLargeResourceVersion(want uint64, current int64) *apierrors.StatusError {
-	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), TooLargeRetryAfterSeconds)
+	return tooLargeResourceVersion(want, current, TooLargeRetryAfterSeconds)
+}
+
+// StorageTooLargeResourceVersion is etcd3's 504 for a read at want when etcd
+// is at current (apiserver pkg/storage/etcd3/store.go
+// validateMinimumResourceVersion and listReadError): the same Status with
+// no retry advice (retrySeconds 0: no Retry-After), answered at once.
+func StorageTooLargeResourceVersion(want uint64, current int64) *apierrors.StatusError {
+	return tooLargeResourceVersion(want, current, 0)
+}
+
+func tooLargeResourceVersion(want uint64, current int64, retryAfterSeconds int) *apierrors.StatusError {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), retryAfterSeconds)
 	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
 		Type:    metav1.CauseTypeResourceVersionTooLarge,
 		Message: "Too large resource version",
