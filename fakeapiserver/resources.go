@@ -125,6 +125,11 @@ type resourceInfo struct {
 	// reads is the adapter the read paths call (read_strategy.go); nil
 	// means builtinReads.
 	reads readStrategy
+	// conversion converts a built-in version that shares its store
+	// partition with the other served versions of its group-resource to
+	// and from the storage version (builtin_conversion.go); nil for the
+	// others.
+	conversion *builtinConversion
 }
 
 // writeStrategy returns the resource's strategy adapter.
@@ -255,7 +260,7 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 		}
 	}
 	sort.SliceStable(t.groups, func(i, j int) bool { return t.groups[i].Group == "" && t.groups[j].Group != "" })
-	t.separateVersionStorage()
+	t.shareVersionStorage()
 	return t, nil
 }
 
@@ -358,19 +363,29 @@ func (t *resourceTable) addDerived(scheme *runtime.Scheme, gv schema.GroupVersio
 	return nil
 }
 
-// separateVersionStorage gives every served version of a group-resource
-// but the preferred one a store partition of its own. kube-apiserver keeps
-// one copy in its storage version and converts on read, but this server
-// has no conversions between versions (client-go has none), so an
-// autoscaling/v1 HorizontalPodAutoscaler is not visible as autoscaling/v2
-// (see conformance/DIVERGENCES.md).
-func (t *resourceTable) separateVersionStorage() {
+// shareVersionStorage lets the served versions of a group-resource that
+// internal/conversion converts share one store partition in the storage
+// version, as kube-apiserver keeps them (builtin_conversion.go), and gives
+// every served version of any other group-resource but the preferred one
+// a partition of its own: with no conversion between them, an object
+// written in one version is not visible in another (see
+// conformance/DIVERGENCES.md).
+func (t *resourceTable) shareVersionStorage() {
 	byGR := map[schema.GroupResource][]*resourceInfo{}
 	for gvr, r := range t.byGVR {
 		byGR[gvr.GroupResource()] = append(byGR[gvr.GroupResource()], r)
 	}
 	for _, rs := range byGR {
 		if len(rs) < 2 {
+			continue
+		}
+		if shared(rs) {
+			for _, r := range rs {
+				r.conversion = builtinConversions[r.Kind]
+				if r.convertsOnRead() {
+					r.reads = convertedReads{}
+				}
+			}
 			continue
 		}
 		slices.SortFunc(rs, func(a, b *resourceInfo) int {
@@ -380,6 +395,22 @@ func (t *resourceTable) separateVersionStorage() {
 			r.storageKey += "/" + r.gvr.Version
 		}
 	}
+}
+
+// shared reports whether every version in rs converts to one storage
+// version, which one of them serves.
+func shared(rs []*resourceInfo) bool {
+	var storage schema.GroupVersionKind
+	served := false
+	for _, r := range rs {
+		c, ok := builtinConversions[r.Kind]
+		if !ok || (storage != schema.GroupVersionKind{} && c.storage != storage) {
+			return false
+		}
+		storage = c.storage
+		served = served || r.Kind == c.storage
+	}
+	return served
 }
 
 // isOptionsKind filters the meta kinds registered in every group-version
@@ -502,7 +533,7 @@ func (t *resourceTable) stored() []*resourceInfo {
 		if r.review != nil || r.storageKey == "" {
 			continue
 		}
-		if cur, ok := seen[r.storageKey]; !ok || r.gvr.String() < cur.gvr.String() {
+		if cur, ok := seen[r.storageKey]; !ok || preferStored(r, cur) {
 			seen[r.storageKey] = r
 		}
 	}
@@ -512,6 +543,16 @@ func (t *resourceTable) stored() []*resourceInfo {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].storageKey < out[j].storageKey })
 	return out
+}
+
+// preferStored reports whether r rather than cur reads a shared store
+// partition for stored(): the version that reads stored objects as they
+// are, else the first by group-version-resource.
+func preferStored(r, cur *resourceInfo) bool {
+	if r.convertsOnRead() != cur.convertsOnRead() {
+		return !r.convertsOnRead()
+	}
+	return r.gvr.String() < cur.gvr.String()
 }
 
 // setCustom replaces the entries a CRD serves (none removes them). A
@@ -546,6 +587,23 @@ func (t *resourceTable) customOf(crdName string) []*resourceInfo {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return slices.Clone(t.custom[crdName])
+}
+
+// sharingStorage returns the served versions of res's group-resource that
+// share its store partition, res included, newest version first.
+func (t *resourceTable) sharingStorage(res *resourceInfo) []schema.GroupVersionResource {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []schema.GroupVersionResource
+	for gvr, r := range t.byGVR {
+		if gvr.GroupResource() == res.gvr.GroupResource() && r.storageKey == res.storageKey {
+			out = append(out, gvr)
+		}
+	}
+	slices.SortFunc(out, func(a, b schema.GroupVersionResource) int {
+		return version.CompareKubeAwareVersionStrings(b.Version, a.Version)
+	})
+	return out
 }
 
 // resourcesOf returns the resources of one group-version, sorted by plural.

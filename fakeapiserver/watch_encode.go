@@ -231,7 +231,11 @@ func (e *eventWriter) objectBytes(ev outEvent, headers bool) ([]byte, error) {
 	case targetTable:
 		return e.tableBytes(obj, headers)
 	case targetPartial:
-		return partialObjectBytes(e.out.info, ev.enc, obj, e.out.targetGV)
+		enc := ev.enc
+		if e.res.convertsOnRead() {
+			enc = nil // the stored object's metadata, not the view's
+		}
+		return partialObjectBytes(e.out.info, enc, obj, e.out.targetGV)
 	}
 	if ev.enc != nil && e.res.readStrategy().reusesEncodings() {
 		switch e.out.info.MediaType {
