@@ -67,6 +67,7 @@ func Cases() []Case {
 		cacheControlCases(),
 		podStatusTransitionCases(),
 		hpaCsrStatusCases(),
+		hpaVersionCases(),
 		coreStatusValidationCases(),
 		tableCases(),
 		tableMoreCases(),

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/conversion"
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/defaults"
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
@@ -42,13 +43,20 @@ type builtinConversion struct {
 	// storage version itself) to a new storage-version object.
 	toStorage func(runtime.Object) (runtime.Object, error)
 	// fromStorage converts a storage-version object to a new object of
-	// the served version; nil when the served version is the storage
-	// version (reads are the stored objects).
+	// the served version (for the storage version itself: decodes it, as
+	// its defaults may not have been stored); nil when reads are the
+	// stored objects.
 	fromStorage func(runtime.Object) (runtime.Object, error)
 }
 
 // builtinConversions are the conversions of the served kinds, by served
 // kind.
+//
+// HorizontalPodAutoscalers: a v1 write is stored as its conversion, with
+// no v2 defaults (kube-apiserver encodes the internal object, which only
+// a v2 request's decoding defaulted), and every read through either
+// version decodes with the v2 defaults first (a behavior's missing rules),
+// so a v1 PUT of what a v1 GET answered can change the stored object.
 var builtinConversions = map[schema.GroupVersionKind]*builtinConversion{
 	autoscalingv1.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"): {
 		storage: autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"),
@@ -63,7 +71,7 @@ var builtinConversions = map[schema.GroupVersionKind]*builtinConversion{
 		},
 		fromStorage: func(obj runtime.Object) (runtime.Object, error) {
 			if h, ok := obj.(*autoscalingv2.HorizontalPodAutoscaler); ok {
-				return conversion.HPAV2ToV1(h)
+				return conversion.HPAV2ToV1(decodedHPA(h))
 			}
 			return obj, nil
 		},
@@ -76,7 +84,21 @@ var builtinConversions = map[schema.GroupVersionKind]*builtinConversion{
 			}
 			return obj, nil
 		},
+		fromStorage: func(obj runtime.Object) (runtime.Object, error) {
+			if h, ok := obj.(*autoscalingv2.HorizontalPodAutoscaler); ok {
+				return decodedHPA(h), nil
+			}
+			return obj, nil
+		},
 	},
+}
+
+// decodedHPA is a stored HPA as the storage codec decodes it: a copy with
+// the v2 defaults.
+func decodedHPA(h *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscaler {
+	out := h.DeepCopy()
+	defaults.HorizontalPodAutoscaler(out)
+	return out
 }
 
 // convertsOnRead reports whether reads of res convert the stored objects
@@ -84,6 +106,12 @@ var builtinConversions = map[schema.GroupVersionKind]*builtinConversion{
 // encodings are not its answers.
 func (r *resourceInfo) convertsOnRead() bool {
 	return r.conversion != nil && r.conversion.fromStorage != nil
+}
+
+// isStorageVersion reports whether r serves the kind its objects are
+// stored as (every resource but a converted built-in version does).
+func (r *resourceInfo) isStorageVersion() bool {
+	return r.conversion == nil || r.conversion.storage == r.Kind
 }
 
 // convertedReads serves a built-in version whose objects are stored in

@@ -546,11 +546,11 @@ func (t *resourceTable) stored() []*resourceInfo {
 }
 
 // preferStored reports whether r rather than cur reads a shared store
-// partition for stored(): the version that reads stored objects as they
-// are, else the first by group-version-resource.
+// partition for stored(): the storage version, else the first by
+// group-version-resource.
 func preferStored(r, cur *resourceInfo) bool {
-	if r.convertsOnRead() != cur.convertsOnRead() {
-		return !r.convertsOnRead()
+	if rs, cs := r.isStorageVersion(), cur.isStorageVersion(); rs != cs {
+		return rs
 	}
 	return r.gvr.String() < cur.gvr.String()
 }
