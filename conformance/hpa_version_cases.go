@@ -27,6 +27,7 @@ func hpaVersionCases() []Case {
 		{Name: "HPAV1ReadAsV2", Run: runHPAV1ReadAsV2},
 		{Name: "HPAV2ReadAsV1", Run: runHPAV2ReadAsV1},
 		{Name: "HPAWatchAcrossVersions", Run: runHPAWatchAcrossVersions},
+		{Name: "HPAWritesAcrossVersions", Run: runHPAWritesAcrossVersions},
 		{Name: "WebhookHPAEquivalent", Run: runWebhookHPAEquivalent},
 	}
 }
@@ -340,4 +341,103 @@ func runWebhookHPAEquivalent(ctx context.Context, t *testing.T, target Target) {
 	"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"},"minReplicas":2,"maxReplicas":6,"targetCPUUtilizationPercentage":60},
 	"status":{"currentReplicas":0,"desiredReplicas":0},
 	"managers":["[\"Update\",\"autoscaling/v2\",null]"]}`)
+}
+
+// hpaManagers is the managers of the HPA at path (operation, apiVersion,
+// subresource, manager).
+func (e *env) hpaManagers(ctx context.Context, t *testing.T, path string) []string {
+	t.Helper()
+	r := e.c.do(ctx, t, request{Path: path})
+	r.mustCode(t, http.StatusOK, "get "+path)
+	var out []string
+	for _, f := range managedFieldsOf(t, decoded(t, r)) {
+		out = append(out, f.Operation+" "+f.APIVersion+" "+f.Subresource+" "+f.Manager)
+	}
+	return out
+}
+
+// runHPAWritesAcrossVersions: writes through autoscaling/v1 to an HPA
+// created through v2 (by manager "creator"): a server-side apply of
+// maxReplicas conflicts with the v2 creator ("using autoscaling/v2"),
+// forced it takes the field and is recorded with apiVersion
+// autoscaling/v1; a JSON patch and a strategic merge patch through v1
+// keep the v2-only metric (its annotation is read back); a status write
+// through v1 sets currentReplicas read through v2; a dry-run update
+// through v1 answers v1 and stores nothing; a deletecollection through v1
+// answers the v1 objects.
+func runHPAWritesAcrossVersions(ctx context.Context, t *testing.T, target Target) {
+	e := setup(ctx, t, target)
+	r := e.c.do(ctx, t, request{Method: http.MethodPost, Path: e.hpasIn("v2"), Query: q("fieldManager", "creator"), Body: hpaV2Body("h2")})
+	r.mustCode(t, http.StatusCreated, "create through v2")
+	v1, v2 := e.hpasIn("v1")+"/h2", e.hpasIn("v2")+"/h2"
+	applied := "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h2\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: d\n  maxReplicas: 9\n"
+	r = e.apply(ctx, v1, applied, "fieldManager", "applier")
+	checkStatus(t, "conflicting apply through v1", r, wantStatus(http.StatusConflict, metav1.StatusReasonConflict,
+		`Apply failed with 1 conflict: conflict with "creator" using autoscaling/v2: .spec.maxReplicas`,
+		&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldManagerConflict, Message: `conflict with "creator" using autoscaling/v2`, Field: ".spec.maxReplicas"}}}))
+	r = e.apply(ctx, v1, applied, "fieldManager", "applier", "force", "true")
+	r.mustCode(t, http.StatusOK, "forced apply through v1")
+	if diff := cmp.Diff([]string{"Apply autoscaling/v1  applier", "Update autoscaling/v2  creator"}, e.hpaManagers(ctx, t, v2)); diff != "" {
+		t.Errorf("managers after the forced apply (-want +got):\n%s", diff)
+	}
+
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: v1, Query: q("fieldManager", "jsonpatcher"), ContentType: "application/json-patch+json",
+		Body: []any{object{"op": "replace", "path": "/spec/minReplicas", "value": 3}}})
+	r.mustCode(t, http.StatusOK, "JSON patch through v1")
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: v1, Query: q("fieldManager", "smp"), ContentType: "application/strategic-merge-patch+json",
+		Body: object{"metadata": object{"labels": object{"via": "smp"}}, "spec": object{"targetCPUUtilizationPercentage": 70}}})
+	r.mustCode(t, http.StatusOK, "strategic merge patch through v1")
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: v1 + "/status", Query: q("fieldManager", "status-v1"), ContentType: mergePatchType,
+		Body: object{"status": object{"currentReplicas": 4, "desiredReplicas": 4}}})
+	r.mustCode(t, http.StatusOK, "status patch through v1")
+	r = e.c.do(ctx, t, request{Path: v2})
+	r.mustCode(t, http.StatusOK, "get through v2")
+	got := decoded(t, r)
+	spec, _ := got["spec"].(map[string]any)
+	if diff := cmp.Diff(parseJSON(t, `{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"},"minReplicas":3,"maxReplicas":9,
+	"metrics":[{"type":"External","external":{"metric":{"name":"queue","selector":{"matchLabels":{"q":"jobs"}}},"target":{"type":"Value","value":"3"}}},
+	{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":70}}}],
+	"behavior":{"scaleUp":{"stabilizationWindowSeconds":0,"selectPolicy":"Disabled","policies":[{"type":"Pods","value":4,"periodSeconds":15},{"type":"Percent","value":100,"periodSeconds":15}]},
+	"scaleDown":{"selectPolicy":"Max","policies":[{"type":"Percent","value":100,"periodSeconds":15}]}}}`), object(spec)); diff != "" {
+		t.Errorf("spec through v2 after the v1 writes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"currentReplicas": float64(4), "desiredReplicas": float64(4), "currentMetrics": nil}, got["status"]); diff != "" {
+		t.Errorf("status through v2 after the v1 status write (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"via": "smp"}, metaOf(got)["labels"]); diff != "" {
+		t.Errorf("labels through v2 (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Apply autoscaling/v1  applier", "Update autoscaling/v2  creator", "Update autoscaling/v1  jsonpatcher",
+		"Update autoscaling/v1  smp", "Update autoscaling/v1 status status-v1"}, e.hpaManagers(ctx, t, v2)); diff != "" {
+		t.Errorf("managers after the v1 writes (-want +got):\n%s", diff)
+	}
+
+	r = e.c.do(ctx, t, request{Method: http.MethodPatch, Path: v1, Query: q("dryRun", "All"), ContentType: mergePatchType, Body: object{"spec": object{"maxReplicas": 10}}})
+	r.mustCode(t, http.StatusOK, "dry-run patch through v1")
+	dry := decoded(t, r)
+	if dry["apiVersion"] != "autoscaling/v1" || dry["spec"].(map[string]any)["maxReplicas"] != float64(10) {
+		t.Errorf("dry-run answer: apiVersion %v, spec %v", dry["apiVersion"], dry["spec"])
+	}
+	if _, ok := metaOf(dry)["annotations"].(map[string]any)["autoscaling.alpha.kubernetes.io/metrics"]; !ok {
+		t.Errorf("dry-run answer has no metrics annotation: %v", metaOf(dry)["annotations"])
+	}
+	r = e.c.do(ctx, t, request{Path: v2})
+	if spec, _ := decoded(t, r)["spec"].(map[string]any); spec["maxReplicas"] != float64(9) {
+		t.Errorf("maxReplicas after the dry run = %v, want 9", spec["maxReplicas"])
+	}
+
+	r = e.c.do(ctx, t, request{Method: http.MethodDelete, Path: e.hpasIn("v1")})
+	r.mustCode(t, http.StatusOK, "deletecollection through v1")
+	var l struct {
+		APIVersion string   `json:"apiVersion"`
+		Items      []object `json:"items"`
+	}
+	r.decode(t, &l)
+	if len(l.Items) != 1 || l.APIVersion != "autoscaling/v1" {
+		t.Fatalf("deletecollection answered %s with %d items", l.APIVersion, len(l.Items))
+	}
+	if spec, _ := l.Items[0]["spec"].(map[string]any); spec["targetCPUUtilizationPercentage"] != float64(70) {
+		t.Errorf("deleted item spec = %v, want targetCPUUtilizationPercentage 70", spec)
+	}
+	e.c.do(ctx, t, request{Path: v2}).mustCode(t, http.StatusNotFound, "get through v2 after the deletecollection")
 }

@@ -134,7 +134,7 @@ func (o admissionObjects) Convert(in, out, context any) error {
 	outObj, ok2 := out.(runtime.Object)
 	if ok1 && ok2 && reflect.TypeOf(in) != reflect.TypeOf(out) {
 		if kinds, _, err := o.s.cfg.Scheme.ObjectKinds(outObj); err == nil && len(kinds) > 0 {
-			if converted, ok, err := o.s.convertBuiltin(inObj, kinds[0].GroupVersion()); ok {
+			if converted, ok, err := convertBuiltin(o.s.cfg.Scheme, inObj, kinds[0].GroupVersion()); ok {
 				if err != nil {
 					return err
 				}
@@ -182,7 +182,7 @@ func (o admissionObjects) ConvertToVersion(in runtime.Object, gv runtime.GroupVe
 	}
 	if kinds, _, err := o.s.cfg.Scheme.ObjectKinds(in); err == nil && len(kinds) > 0 {
 		if gvk, ok := gv.KindForGroupVersionKinds(kinds); ok {
-			if converted, ok, err := o.s.convertBuiltin(in, gvk.GroupVersion()); ok {
+			if converted, ok, err := convertBuiltin(o.s.cfg.Scheme, in, gvk.GroupVersion()); ok {
 				return converted, err // builtin_conversion.go
 			}
 		}

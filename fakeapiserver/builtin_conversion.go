@@ -5,6 +5,7 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -138,12 +139,13 @@ func (convertedReads) reusesEncodings() bool { return false }
 
 // convertBuiltin converts a built-in object to gv when it is of a kind
 // internal/conversion converts and gv serves it in another version: ok is
-// false otherwise. It is the request scope's convertor for admission
-// (admission_objects.go).
-func (s *Server) convertBuiltin(obj runtime.Object, gv schema.GroupVersion) (runtime.Object, bool, error) {
+// false otherwise. typer names the kind of an object without apiVersion.
+// It is the request scope's convertor for admission (admission_objects.go)
+// and the field managers' (builtinConvertor).
+func convertBuiltin(typer runtime.ObjectTyper, obj runtime.Object, gv schema.GroupVersion) (runtime.Object, bool, error) {
 	from := obj.GetObjectKind().GroupVersionKind()
 	if from.Empty() {
-		if kinds, _, err := s.cfg.Scheme.ObjectKinds(obj); err == nil && len(kinds) > 0 {
+		if kinds, _, err := typer.ObjectKinds(obj); err == nil && len(kinds) > 0 {
 			from = kinds[0]
 		}
 	}
@@ -167,4 +169,45 @@ func (s *Server) convertBuiltin(obj runtime.Object, gv schema.GroupVersion) (run
 	}
 	out, err := dst.fromStorage(stored)
 	return out, true, err
+}
+
+// builtinConvertor is the scheme's object convertor with the conversions
+// of builtinConversions, for the field managers: structured-merge-diff
+// converts an object to the version of each manager's entry (an HPA
+// applied through autoscaling/v1 over fields an autoscaling/v2 update
+// owns) through the hub version, as kube-apiserver's field managers
+// convert through the internal type. An unstructured object (the field
+// manager's typed value) is converted as its Go type.
+type builtinConvertor struct {
+	runtime.ObjectConvertor
+	scheme *runtime.Scheme
+}
+
+// ConvertToVersion converts in to gv through builtinConversions, else as
+// the scheme does.
+func (c builtinConvertor) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	obj := in
+	if u, ok := in.(*unstructured.Unstructured); ok {
+		if _, known := builtinConversions[u.GroupVersionKind()]; !known {
+			return c.ObjectConvertor.ConvertToVersion(in, gv)
+		}
+		typed, err := c.scheme.New(u.GroupVersionKind())
+		if err != nil {
+			return nil, err
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+			return nil, fmt.Errorf("fakeapiserver: %s to its Go type: %w", u.GroupVersionKind(), err)
+		}
+		typed.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
+		obj = typed
+	}
+	kinds, _, err := c.scheme.ObjectKinds(obj)
+	if err == nil {
+		if gvk, ok := gv.KindForGroupVersionKinds(kinds); ok {
+			if converted, ok, err := convertBuiltin(c.scheme, obj, gvk.GroupVersion()); ok {
+				return converted, err
+			}
+		}
+	}
+	return c.ObjectConvertor.ConvertToVersion(in, gv)
 }

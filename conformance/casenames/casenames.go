@@ -274,6 +274,7 @@ func Names() []string {
 		"HPAV1ReadAsV2",
 		"HPAV2ReadAsV1",
 		"HPAWatchAcrossVersions",
+		"HPAWritesAcrossVersions",
 		"WebhookHPAEquivalent",
 		"ValidateServiceStatus",
 		"ValidatePVCStatus",
