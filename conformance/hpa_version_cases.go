@@ -72,7 +72,7 @@ func parseJSON(t *testing.T, s string) object {
 func hpaV1Body(name string) object {
 	return object{"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": object{
 		"name": name, "labels": object{"app": "x"}, "annotations": object{
-			"note":                                    "kept",
+			"note": "kept",
 			"autoscaling.alpha.kubernetes.io/metrics":  `[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"10"}}]`,
 			"autoscaling.alpha.kubernetes.io/behavior": `{"ScaleDown":{"StabilizationWindowSeconds":60,"Policies":[{"Type":"Pods","Value":2,"PeriodSeconds":30}]}}`,
 		},
