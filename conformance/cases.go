@@ -68,6 +68,7 @@ func Cases() []Case {
 		podStatusTransitionCases(),
 		hpaCsrStatusCases(),
 		hpaVersionCases(),
+		eventVersionCases(),
 		coreStatusValidationCases(),
 		tableCases(),
 		tableMoreCases(),

@@ -5,6 +5,8 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -92,6 +94,34 @@ var builtinConversions = map[schema.GroupVersionKind]*builtinConversion{
 			return obj, nil
 		},
 	},
+	// events.k8s.io/v1 Events are stored as core/v1 Events (kube-apiserver's
+	// cohabitating resources share the /events prefix), converted
+	// losslessly.
+	corev1.SchemeGroupVersion.WithKind("Event"): {
+		storage:   corev1.SchemeGroupVersion.WithKind("Event"),
+		toStorage: eventToStorage,
+	},
+	eventsv1.SchemeGroupVersion.WithKind("Event"): {
+		storage:   corev1.SchemeGroupVersion.WithKind("Event"),
+		toStorage: eventToStorage,
+		fromStorage: func(obj runtime.Object) (runtime.Object, error) {
+			if e, ok := obj.(*corev1.Event); ok {
+				return conversion.EventFromCore(e), nil
+			}
+			return obj, nil
+		},
+	},
+}
+
+// eventToStorage is an Event of either version as stored: core/v1.
+func eventToStorage(obj runtime.Object) (runtime.Object, error) {
+	switch e := obj.(type) {
+	case *corev1.Event:
+		return conversion.CoreEvent(e), nil
+	case *eventsv1.Event:
+		return conversion.EventToCore(e), nil
+	}
+	return obj, nil
 }
 
 // decodedHPA is a stored HPA as the storage codec decodes it: a copy with

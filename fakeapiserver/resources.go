@@ -363,54 +363,49 @@ func (t *resourceTable) addDerived(scheme *runtime.Scheme, gv schema.GroupVersio
 	return nil
 }
 
-// shareVersionStorage lets the served versions of a group-resource that
-// internal/conversion converts share one store partition in the storage
-// version, as kube-apiserver keeps them (builtin_conversion.go), and gives
-// every served version of any other group-resource but the preferred one
-// a partition of its own: with no conversion between them, an object
-// written in one version is not visible in another (see
+// shareVersionStorage lets the served kinds that internal/conversion
+// converts to a served storage kind share its store partition, as
+// kube-apiserver keeps them (builtin_conversion.go: HPAs of autoscaling/v1
+// and v2, core and events.k8s.io Events), and gives every other served
+// version of a group-resource a partition of its own, but the preferred
+// one when none of its versions is shared: with no conversion between
+// them, an object written in one version is not visible in another (see
 // conformance/DIVERGENCES.md).
 func (t *resourceTable) shareVersionStorage() {
-	byGR := map[schema.GroupResource][]*resourceInfo{}
-	for gvr, r := range t.byGVR {
-		byGR[gvr.GroupResource()] = append(byGR[gvr.GroupResource()], r)
+	byStorage := map[schema.GroupVersionKind]*resourceInfo{}
+	for _, r := range t.byGVR {
+		if c, ok := builtinConversions[r.Kind]; ok && c.storage == r.Kind {
+			byStorage[r.Kind] = r
+		}
 	}
-	for _, rs := range byGR {
-		if len(rs) < 2 {
+	byGR := map[schema.GroupResource][]*resourceInfo{}
+	sharedGR := map[schema.GroupResource]bool{}
+	for gvr, r := range t.byGVR {
+		if c, ok := builtinConversions[r.Kind]; ok && byStorage[c.storage] != nil {
+			r.conversion = c
+			r.storageKey = byStorage[c.storage].storageKey
+			if r.convertsOnRead() {
+				r.reads = convertedReads{}
+			}
+			sharedGR[gvr.GroupResource()] = true
 			continue
 		}
-		if shared(rs) {
-			for _, r := range rs {
-				r.conversion = builtinConversions[r.Kind]
-				if r.convertsOnRead() {
-					r.reads = convertedReads{}
-				}
-			}
+		byGR[gvr.GroupResource()] = append(byGR[gvr.GroupResource()], r)
+	}
+	for gr, rs := range byGR {
+		if len(rs) < 2 && !sharedGR[gr] {
 			continue
 		}
 		slices.SortFunc(rs, func(a, b *resourceInfo) int {
 			return version.CompareKubeAwareVersionStrings(b.gvr.Version, a.gvr.Version)
 		})
-		for _, r := range rs[1:] {
+		if !sharedGR[gr] {
+			rs = rs[1:]
+		}
+		for _, r := range rs {
 			r.storageKey += "/" + r.gvr.Version
 		}
 	}
-}
-
-// shared reports whether every version in rs converts to one storage
-// version, which one of them serves.
-func shared(rs []*resourceInfo) bool {
-	var storage schema.GroupVersionKind
-	served := false
-	for _, r := range rs {
-		c, ok := builtinConversions[r.Kind]
-		if !ok || (storage != schema.GroupVersionKind{} && c.storage != storage) {
-			return false
-		}
-		storage = c.storage
-		served = served || r.Kind == c.storage
-	}
-	return served
 }
 
 // isOptionsKind filters the meta kinds registered in every group-version
@@ -589,19 +584,22 @@ func (t *resourceTable) customOf(crdName string) []*resourceInfo {
 	return slices.Clone(t.custom[crdName])
 }
 
-// sharingStorage returns the served versions of res's group-resource that
-// share its store partition, res included, newest version first.
+// sharingStorage returns the served resources that share res's store
+// partition, res included, newest version first, then by group.
 func (t *resourceTable) sharingStorage(res *resourceInfo) []schema.GroupVersionResource {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	var out []schema.GroupVersionResource
 	for gvr, r := range t.byGVR {
-		if gvr.GroupResource() == res.gvr.GroupResource() && r.storageKey == res.storageKey {
+		if r.storageKey == res.storageKey {
 			out = append(out, gvr)
 		}
 	}
 	slices.SortFunc(out, func(a, b schema.GroupVersionResource) int {
-		return version.CompareKubeAwareVersionStrings(b.Version, a.Version)
+		if c := version.CompareKubeAwareVersionStrings(b.Version, a.Version); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Group, b.Group)
 	})
 	return out
 }

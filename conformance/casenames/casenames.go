@@ -276,6 +276,8 @@ func Names() []string {
 		"HPAWatchAcrossVersions",
 		"HPAWritesAcrossVersions",
 		"WebhookHPAEquivalent",
+		"EventsV1ReadAsCore",
+		"WebhookEventsEquivalent",
 		"ValidateServiceStatus",
 		"ValidatePVCStatus",
 		"ValidateNodeStatus",
