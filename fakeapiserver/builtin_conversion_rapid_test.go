@@ -128,3 +128,29 @@ func TestEventVersionsShareStorage(t *testing.T) {
 		t.Errorf("events.k8s.io/v1 Event (-conversion of core +got):\n%s", diff)
 	}
 }
+
+// TestHPABookmarkNotDefaulted: the initial-events-end bookmark of a
+// watch-list through autoscaling/v2 is an empty HPA (its resourceVersion
+// and annotation only), not one given the v2 defaults a read of a stored
+// HPA gets.
+func TestHPABookmarkNotDefaulted(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	cs := clientsetFor(t, srv)
+	ctx := t.Context()
+	w, err := cs.AutoscalingV2().HorizontalPodAutoscalers("default").Watch(ctx, metav1.ListOptions{
+		SendInitialEvents: ptrTo(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ev := <-w.ResultChan()
+	h, ok := ev.Object.(*autoscalingv2.HorizontalPodAutoscaler)
+	if ev.Type != "BOOKMARK" || !ok {
+		t.Fatalf("first event = %s %T, want the bookmark", ev.Type, ev.Object)
+	}
+	if h.Spec.MinReplicas != nil || h.Spec.Metrics != nil {
+		t.Errorf("bookmark spec = %+v, want empty", h.Spec)
+	}
+}
