@@ -69,6 +69,8 @@ func Cases() []Case {
 		cacheControlCases(),
 		podStatusTransitionCases(),
 		hpaCsrStatusCases(),
+		hpaVersionCases(),
+		eventVersionCases(),
 		coreStatusValidationCases(),
 		tableCases(),
 		tableMoreCases(),

@@ -47,16 +47,21 @@ func (o admissionObjects) GetEquivalentResourceMapper() runtime.EquivalentResour
 // versions of a custom resource are equivalent, as the CRD handler
 // registers them (apiextensions-apiserver pkg/apiserver
 // customresource_handler.go, RegisterKindFor per version), and convert
-// as its "None" strategy does (only apiVersion changes). Built-in
-// resources have no equivalents here: their versions are other Go types
-// the fake cannot convert between, so a rule names the version it
-// admits.
+// as its "None" strategy does (only apiVersion changes). The versions of
+// a built-in resource stored once (builtin_conversion.go) are equivalent,
+// as kube-apiserver's EquivalentResourceRegistry keys them by storage
+// prefix, and convert through internal/conversion; other built-in
+// resources have no equivalents here.
 type equivalentResources struct{ s *Server }
 
-// EquivalentResourcesFor returns the served versions of resource's CRD
-// (resource included), none for a built-in resource.
+// EquivalentResourcesFor returns the served versions of resource's CRD,
+// or of a built-in resource stored once (resource included); none for
+// other built-in resources.
 func (m equivalentResources) EquivalentResourcesFor(resource schema.GroupVersionResource, _ string) []schema.GroupVersionResource {
 	res, ok := m.s.resources.lookup(resource)
+	if ok && res.conversion != nil {
+		return m.s.resources.sharingStorage(res)
+	}
 	if !ok || res.custom == nil {
 		return nil
 	}
@@ -127,6 +132,17 @@ func (o admissionObjects) Default(obj runtime.Object) {
 func (o admissionObjects) Convert(in, out, context any) error {
 	inObj, ok1 := in.(runtime.Object)
 	outObj, ok2 := out.(runtime.Object)
+	if ok1 && ok2 && reflect.TypeOf(in) != reflect.TypeOf(out) {
+		if kinds, _, err := o.s.cfg.Scheme.ObjectKinds(outObj); err == nil && len(kinds) > 0 {
+			if converted, ok, err := convertBuiltin(o.s.cfg.Scheme, inObj, kinds[0].GroupVersion()); ok {
+				if err != nil {
+					return err
+				}
+				reflect.ValueOf(out).Elem().Set(reflect.ValueOf(converted).Elem())
+				return nil
+			}
+		}
+	}
 	if !ok1 || !ok2 || reflect.TypeOf(in) != reflect.TypeOf(out) {
 		return o.s.cfg.Scheme.Convert(in, out, context)
 	}
@@ -163,6 +179,13 @@ func (o admissionObjects) ConvertToVersion(in runtime.Object, gv runtime.GroupVe
 		out := u.DeepCopy()
 		out.SetGroupVersionKind(gvk)
 		return out, nil
+	}
+	if kinds, _, err := o.s.cfg.Scheme.ObjectKinds(in); err == nil && len(kinds) > 0 {
+		if gvk, ok := gv.KindForGroupVersionKinds(kinds); ok {
+			if converted, ok, err := convertBuiltin(o.s.cfg.Scheme, in, gvk.GroupVersion()); ok {
+				return converted, err // builtin_conversion.go
+			}
+		}
 	}
 	return o.s.cfg.Scheme.ConvertToVersion(in, gv)
 }

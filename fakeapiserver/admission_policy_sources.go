@@ -242,8 +242,15 @@ func (l storeLister) ByNamespace(namespace string) cache.GenericNamespaceLister 
 }
 
 // inServedVersion is obj as the informer of the lister's version sees it:
-// a custom resource in that version (the "None" conversion).
+// a custom resource in that version (the "None" conversion), a built-in
+// object stored in another version converted (builtin_conversion.go).
 func (l storeLister) inServedVersion(obj runtime.Object) runtime.Object {
+	if l.res.convertsOnRead() {
+		if view, err := l.res.conversion.fromStorage(obj); err == nil {
+			return view
+		}
+		return obj
+	}
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || l.res.custom == nil {
 		return obj

@@ -122,6 +122,9 @@ func (cr *customResource) convert(u *unstructured.Unstructured, gv schema.GroupV
 // An object already in the storage version, and every object of a
 // resource without a conversion webhook, is returned as it is.
 func (s *Server) toStorageVersion(res *resourceInfo, obj runtime.Object) (runtime.Object, error) {
+	if conv := res.conversion; conv != nil { // a built-in kind's (builtin_conversion.go)
+		return conv.toStorage(obj)
+	}
 	cr := res.custom
 	u, ok := obj.(*unstructured.Unstructured)
 	if !cr.convertsByWebhook() || !ok || u.GroupVersionKind().Version == cr.storageVersion {
@@ -140,6 +143,9 @@ func (s *Server) toStorageVersion(res *resourceInfo, obj runtime.Object) (runtim
 // webhook. Objects of resources without a conversion webhook are returned
 // as stored.
 func (s *Server) fromStorageVersion(res *resourceInfo, stored runtime.Object) (runtime.Object, error) {
+	if res.convertsOnRead() {
+		return res.conversion.fromStorage(stored) // builtin_conversion.go
+	}
 	if !res.custom.convertsByWebhook() {
 		return stored, nil
 	}
@@ -164,7 +170,7 @@ func etcdRead(res *resourceInfo, enc *store.Encodings) *store.Encodings {
 // object: encoded (converted to the storage version) and decoded
 // (converted back) by a conversion webhook; as it is otherwise.
 func (s *Server) dryRunRoundTrip(res *resourceInfo, obj runtime.Object) (runtime.Object, error) {
-	if !res.custom.convertsByWebhook() {
+	if !res.custom.convertsByWebhook() && res.conversion == nil {
 		return obj, nil
 	}
 	stored, err := s.toStorageVersion(res, obj)

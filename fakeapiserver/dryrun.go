@@ -94,5 +94,9 @@ func (s *Server) storeDelete(res *resourceInfo, key string, cur runtime.Object, 
 	if dryRun {
 		return cur, nil
 	}
-	return s.noteWrite(s.store.Delete(res.storageKey, key, rv))
+	deleted, err := s.noteWrite(s.store.Delete(res.storageKey, key, rv))
+	if err != nil || !res.convertsOnRead() {
+		return deleted, err
+	}
+	return res.conversion.fromStorage(deleted) // builtin_conversion.go
 }

@@ -230,7 +230,13 @@ func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParam
 			lm.SetRemainingItemCount(&remaining)
 		}
 	}
-	return &listPage{list: list, items: page.Items, encs: page.Encodings, cached: res.readStrategy().reusesEncodings(), bufs: &s.pageBufs}, nil
+	encs := page.Encodings
+	if res.convertsOnRead() {
+		// The stored objects' cached forms (their metadata too: v1
+		// annotations) are not the converted items'.
+		encs = make([]*store.Encodings, len(page.Items))
+	}
+	return &listPage{list: list, items: page.Items, encs: encs, cached: res.readStrategy().reusesEncodings(), bufs: &s.pageBufs}, nil
 }
 
 // setListItems copies items into list.Items (a value slice for typed lists,

@@ -39,7 +39,7 @@ const (
 // spec.nodeName, with their kinds: pods (pod/strategy.go Indexers) and
 // resource.k8s.io/v1 resourceslices (resourceslice/strategy.go Indexers).
 // The other served versions of ResourceSlice are partitions of their own
-// (resources.go separateVersionStorage) and are not indexed.
+// (resources.go shareVersionStorage) and are not indexed.
 var nodeNameIndexed = map[string]schema.GroupKind{
 	"pods":                           {Kind: "Pod"},
 	"resourceslices.resource.k8s.io": {Group: "resource.k8s.io", Kind: "ResourceSlice"},

@@ -135,6 +135,16 @@ func (s *Server) selectorFilter(res *resourceInfo, ls labels.Selector, fs fields
 				return false
 			}
 		}
+		if hasFields && res.convertsOnRead() {
+			// The fields of the version asked for (an events.k8s.io
+			// Event's regarding.name is the stored involvedObject.name):
+			// builtin_conversion.go.
+			view, err := res.conversion.fromStorage(obj)
+			if err != nil {
+				return false
+			}
+			obj = view
+		}
 		return !hasFields || fs.Matches(fieldlabels.Set(res.FieldLabels, !res.ClusterScoped, obj))
 	}, true
 }

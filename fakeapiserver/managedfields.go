@@ -134,8 +134,11 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc, builtin ma
 	gv := info.Kind.GroupVersion()
 	defaulter := defaulterFunc(info.applyDefaults)
 	mainReset, statusReset := resetFieldsOf(info)
+	// The versions of a kind stored once convert into each other
+	// (builtin_conversion.go).
+	convertor := runtime.ObjectConvertor(builtinConvertor{ObjectConvertor: scheme, scheme: scheme})
 	var err error
-	fm.main, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "", mainReset)
+	fm.main, err = managedfields.NewDefaultFieldManager(tc, convertor, defaulter, scheme, info.Kind, gv, "", mainReset)
 	if err != nil {
 		return fm, fmt.Errorf("fakeapiserver: resource %s: %w", info.Kind, err)
 	}
@@ -143,7 +146,7 @@ func newFieldManagers(scheme *runtime.Scheme, info *resourceInfo, tc, builtin ma
 		fm.create = cf // else creates take the field manager's own path
 	}
 	if info.hasStatus {
-		fm.status, err = managedfields.NewDefaultFieldManager(tc, scheme, defaulter, scheme, info.Kind, gv, "status", statusReset)
+		fm.status, err = managedfields.NewDefaultFieldManager(tc, convertor, defaulter, scheme, info.Kind, gv, "status", statusReset)
 		if err != nil {
 			return fm, fmt.Errorf("fakeapiserver: resource %s/status: %w", info.Kind, err)
 		}

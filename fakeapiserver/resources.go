@@ -125,6 +125,11 @@ type resourceInfo struct {
 	// reads is the adapter the read paths call (read_strategy.go); nil
 	// means builtinReads.
 	reads readStrategy
+	// conversion converts a built-in version that shares its store
+	// partition with the other served versions of its group-resource to
+	// and from the storage version (builtin_conversion.go); nil for the
+	// others.
+	conversion *builtinConversion
 }
 
 // writeStrategy returns the resource's strategy adapter.
@@ -255,7 +260,7 @@ func newResourceTable(scheme *runtime.Scheme, gvs []schema.GroupVersion, overrid
 		}
 	}
 	sort.SliceStable(t.groups, func(i, j int) bool { return t.groups[i].Group == "" && t.groups[j].Group != "" })
-	t.separateVersionStorage()
+	t.shareVersionStorage()
 	return t, nil
 }
 
@@ -358,25 +363,46 @@ func (t *resourceTable) addDerived(scheme *runtime.Scheme, gv schema.GroupVersio
 	return nil
 }
 
-// separateVersionStorage gives every served version of a group-resource
-// but the preferred one a store partition of its own. kube-apiserver keeps
-// one copy in its storage version and converts on read, but this server
-// has no conversions between versions (client-go has none), so an
-// autoscaling/v1 HorizontalPodAutoscaler is not visible as autoscaling/v2
-// (see conformance/DIVERGENCES.md).
-func (t *resourceTable) separateVersionStorage() {
+// shareVersionStorage lets the served kinds that internal/conversion
+// converts to a served storage kind share its store partition, as
+// kube-apiserver keeps them (builtin_conversion.go: HPAs of autoscaling/v1
+// and v2, core and events.k8s.io Events), and gives every other served
+// version of a group-resource a partition of its own, but the preferred
+// one when none of its versions is shared: with no conversion between
+// them, an object written in one version is not visible in another (see
+// conformance/DIVERGENCES.md).
+func (t *resourceTable) shareVersionStorage() {
+	byStorage := map[schema.GroupVersionKind]*resourceInfo{}
+	for _, r := range t.byGVR {
+		if c, ok := builtinConversions[r.Kind]; ok && c.storage == r.Kind {
+			byStorage[r.Kind] = r
+		}
+	}
 	byGR := map[schema.GroupResource][]*resourceInfo{}
+	sharedGR := map[schema.GroupResource]bool{}
 	for gvr, r := range t.byGVR {
+		if c, ok := builtinConversions[r.Kind]; ok && byStorage[c.storage] != nil {
+			r.conversion = c
+			r.storageKey = byStorage[c.storage].storageKey
+			if r.convertsOnRead() {
+				r.reads = convertedReads{}
+			}
+			sharedGR[gvr.GroupResource()] = true
+			continue
+		}
 		byGR[gvr.GroupResource()] = append(byGR[gvr.GroupResource()], r)
 	}
-	for _, rs := range byGR {
-		if len(rs) < 2 {
+	for gr, rs := range byGR {
+		if len(rs) < 2 && !sharedGR[gr] {
 			continue
 		}
 		slices.SortFunc(rs, func(a, b *resourceInfo) int {
 			return version.CompareKubeAwareVersionStrings(b.gvr.Version, a.gvr.Version)
 		})
-		for _, r := range rs[1:] {
+		if !sharedGR[gr] {
+			rs = rs[1:]
+		}
+		for _, r := range rs {
 			r.storageKey += "/" + r.gvr.Version
 		}
 	}
@@ -505,7 +531,7 @@ func (t *resourceTable) stored() []*resourceInfo {
 		if r.review != nil || r.storageKey == "" {
 			continue
 		}
-		if cur, ok := seen[r.storageKey]; !ok || r.gvr.String() < cur.gvr.String() {
+		if cur, ok := seen[r.storageKey]; !ok || preferStored(r, cur) {
 			seen[r.storageKey] = r
 		}
 	}
@@ -515,6 +541,16 @@ func (t *resourceTable) stored() []*resourceInfo {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].storageKey < out[j].storageKey })
 	return out
+}
+
+// preferStored reports whether r rather than cur reads a shared store
+// partition for stored(): the storage version, else the first by
+// group-version-resource.
+func preferStored(r, cur *resourceInfo) bool {
+	if rs, cs := r.isStorageVersion(), cur.isStorageVersion(); rs != cs {
+		return rs
+	}
+	return r.gvr.String() < cur.gvr.String()
 }
 
 // setCustom replaces the entries a CRD serves (none removes them). A
@@ -549,6 +585,26 @@ func (t *resourceTable) customOf(crdName string) []*resourceInfo {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return slices.Clone(t.custom[crdName])
+}
+
+// sharingStorage returns the served resources that share res's store
+// partition, res included, newest version first, then by group.
+func (t *resourceTable) sharingStorage(res *resourceInfo) []schema.GroupVersionResource {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []schema.GroupVersionResource
+	for gvr, r := range t.byGVR {
+		if r.storageKey == res.storageKey {
+			out = append(out, gvr)
+		}
+	}
+	slices.SortFunc(out, func(a, b schema.GroupVersionResource) int {
+		if c := version.CompareKubeAwareVersionStrings(b.Version, a.Version); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Group, b.Group)
+	})
+	return out
 }
 
 // resourcesOf returns the resources of one group-version, sorted by plural.

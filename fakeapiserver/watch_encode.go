@@ -243,15 +243,25 @@ func (e *eventWriter) objectBytes(ev outEvent, headers bool) ([]byte, error) {
 	if _, isStatus := obj.(*metav1.Status); isStatus {
 		return encode(e.out.info, obj)
 	}
-	obj, err := e.s.readView(e.res, obj, ev.enc)
-	if err != nil {
-		return nil, err
+	if ev.typ != watch.Bookmark || !e.res.convertsOnRead() {
+		// A bookmark of a converted built-in version is an empty object
+		// of the watched version, which kube-apiserver encodes from the
+		// internal type: no v2 defaults, no round-trip annotations
+		// (builtin_conversion.go).
+		var err error
+		if obj, err = e.s.readView(e.res, obj, ev.enc); err != nil {
+			return nil, err
+		}
 	}
 	switch e.out.target {
 	case targetTable:
 		return e.tableBytes(obj, headers)
 	case targetPartial:
-		return partialObjectBytes(e.out.info, ev.enc, obj, e.out.targetGV)
+		enc := ev.enc
+		if e.res.convertsOnRead() {
+			enc = nil // the stored object's metadata, not the view's
+		}
+		return partialObjectBytes(e.out.info, enc, obj, e.out.targetGV)
 	}
 	if ev.enc != nil && e.res.readStrategy().reusesEncodings() {
 		switch e.out.info.MediaType {

@@ -326,8 +326,9 @@ func (p *patcher) decodePatched(patched []byte, shown string, strictErrs []error
 		// A patch that changed kind or apiVersion decodes into another
 		// type, which does not convert into the resource's
 		// (handlers/patch.go applyPatchToObject's DecodeInto). The fake
-		// has no conversions, so another version of the same kind is
-		// refused too, where kube-apiserver converts it.
+		// refuses another version of the same kind too, where
+		// kube-apiserver converts it (even for the kinds
+		// builtin_conversion.go converts: see DIVERGENCES.md).
 		return nil, patchInvalid(shown, conversionError(p.req.res, *gvk).Error())
 	}
 	if err := p.strictErrors(shown, strictErrs); err != nil {

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/internal/conversion"
 )
 
 // HorizontalPodAutoscaler printing (printers.go printHorizontalPodAutoscaler
@@ -57,23 +59,16 @@ func printHorizontalPodAutoscaler(hpa *autoscalingv2.HorizontalPodAutoscaler, no
 		hpa.Spec.MaxReplicas, hpa.Status.CurrentReplicas, formatHPAMetrics(metrics, hpa.Status.CurrentMetrics), now)
 }
 
-// printHorizontalPodAutoscalerV1 converts the CPU target and current
-// utilization as Convert_v1_HorizontalPodAutoscalerSpec/Status do. The
-// metrics kept in the autoscaling.alpha.kubernetes.io annotations are not
-// read (see DIVERGENCES.md).
+// printHorizontalPodAutoscalerV1 prints the object's conversion to v2
+// (internal/conversion, the internal type kube-apiserver prints): its CPU
+// target and utilization, and the metrics kept in the
+// autoscaling.alpha.kubernetes.io annotations.
 func printHorizontalPodAutoscalerV1(hpa *autoscalingv1.HorizontalPodAutoscaler, now time.Time) metav1.TableRow {
-	target := int32(hpaDefaultCPUUtilization)
-	if hpa.Spec.TargetCPUUtilizationPercentage != nil {
-		target = *hpa.Spec.TargetCPUUtilizationPercentage
+	v2, err := conversion.HPAV1ToV2(hpa)
+	if err != nil {
+		v2 = &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: hpa.ObjectMeta}
 	}
-	var current []autoscalingv2.MetricStatus
-	if u := hpa.Status.CurrentCPUUtilizationPercentage; u != nil {
-		current = []autoscalingv2.MetricStatus{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{
-			Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: u},
-		}}}
-	}
-	return hpaRow(hpa.ObjectMeta, hpa.Spec.ScaleTargetRef.Kind, hpa.Spec.ScaleTargetRef.Name, hpa.Spec.MinReplicas,
-		hpa.Spec.MaxReplicas, hpa.Status.CurrentReplicas, formatHPAMetrics([]autoscalingv2.MetricSpec{cpuUtilizationMetric(target)}, current), now)
+	return printHorizontalPodAutoscaler(v2, now)
 }
 
 func cpuUtilizationMetric(percent int32) autoscalingv2.MetricSpec {
