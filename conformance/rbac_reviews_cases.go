@@ -35,9 +35,16 @@ func accessReview(ctx context.Context, t *testing.T, c *client, path, kind strin
 // resource in ns (see until).
 func awaitAllowed(ctx context.Context, t *testing.T, c *client, ns, verb, resource string) {
 	t.Helper()
+	awaitGroupAllowed(ctx, t, c, ns, verb, "", resource)
+}
+
+// awaitGroupAllowed is awaitAllowed for a resource of group; ns "" asks
+// for every namespace.
+func awaitGroupAllowed(ctx context.Context, t *testing.T, c *client, ns, verb, group, resource string) {
+	t.Helper()
 	until(ctx, mentions(`"allowed":true`), func() response {
 		return c.do(ctx, t, request{Method: http.MethodPost, Path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-			Body: reviewBody("authorization.k8s.io", "SelfSubjectAccessReview", object{"resourceAttributes": object{"namespace": ns, "verb": verb, "resource": resource}})})
+			Body: reviewBody("authorization.k8s.io", "SelfSubjectAccessReview", object{"resourceAttributes": object{"namespace": ns, "verb": verb, "group": group, "resource": resource}})})
 	})
 }
 
