@@ -31,7 +31,8 @@ func admissionConfigAuthzCases() []Case {
 // policy whose paramKind is ConfigMap, and one whose paramKind no server
 // serves; a binding whose paramRef names a ConfigMap (Forbidden on
 // spec.paramRef: "get"), selects them ("list"), or binds a missing policy
-// (the widened check's message). The mutating binding's message swaps the
+// (the widened check's message), or binds a policy whose paramKind is not
+// served (another). The mutating binding's message swaps the
 // verb and the user, as upstream's does. An update that keeps the
 // paramKind passes without the permission; once the user may get and list
 // ConfigMaps everywhere, the same writes pass. An update to another
@@ -99,6 +100,14 @@ func runPolicyParamAuthorization(ctx context.Context, t *testing.T, target Targe
 	missing := "missing-" + e.ns
 	refused("binding of a missing policy", vapbPath, bindingTo(missing, named), vapb, "spec.paramRef",
 		fmt.Sprintf(`unable to get policy %s to determine minimum required permissions and user %s does not have "get" permission for all groups, versions and resources`, missing, who))
+	unserved := "unserved-" + e.ns
+	e.createClusterObject(ctx, vapPath, unserved, policyObject("ValidatingAdmissionPolicy", unserved, object{
+		"paramKind":        object{"apiVersion": "nope.example.com/v1", "kind": "Nope"},
+		"matchConstraints": configMapConstraints("CREATE"),
+		"validations":      []object{{"expression": "true"}},
+	}))
+	refused("binding of a policy whose paramKind is not served", vapbPath, bindingTo(unserved, named), vapb, "spec.paramRef",
+		fmt.Sprintf(`unable to resolve paramKind &{nope.example.com/v1 Nope} to determine minimum required permissions and user %s does not have "get" permission for all groups, versions and resources`, who))
 
 	mname := "mapauthz-" + e.ns
 	e.createClusterObject(ctx, mapPath, mname, policyObject("MutatingAdmissionPolicy", mname, object{

@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -132,7 +131,7 @@ func (s *Server) authorizeParamKind(req *request, kind *admissionregistrationv1.
 		return nil
 	}
 	path := field.NewPath("spec", "paramKind")
-	group, version, resource := s.paramResource(kind)
+	group, version, resource, _, _ := s.paramResource(kind)
 	attrs := authorizer.AttributesRecord{
 		User: u, Verb: "get", ResourceRequest: true, Name: "*", Namespace: "*",
 		APIGroup: group, APIVersion: version, Resource: resource,
@@ -159,10 +158,6 @@ type paramBinding struct {
 	unchanged bool
 }
 
-// errParamKindUnresolved marks a paramKind whose resource the server does
-// not serve.
-var errParamKindUnresolved = errors.New("no resource serves the paramKind")
-
 // authorizeParamRef is validatingadmissionpolicybinding/authz.go authorize
 // (and the mutating one, whose last message swaps its arguments as
 // upstream does): the author must be able to "get" the object the
@@ -181,17 +176,9 @@ func (s *Server) authorizeParamRef(req *request, b paramBinding) *field.Error {
 	path := field.NewPath("spec", "paramRef")
 	group, version, resource := "*", "*", "*"
 	kind, policyErr := s.boundParamKind(b)
-	var gvParseErr, resolveErr error
+	parsed, resolved := false, false
 	if policyErr == nil && kind != nil {
-		var gv schema.GroupVersion
-		if gv, gvParseErr = schema.ParseGroupVersion(kind.APIVersion); gvParseErr == nil {
-			group, version = gv.Group, gv.Version
-			if info, ok := s.resources.lookupKind(gv.WithKind(kind.Kind)); ok {
-				resource = info.gvr.Resource
-			} else {
-				resolveErr = errParamKindUnresolved
-			}
-		}
+		group, version, resource, parsed, resolved = s.paramResource(kind)
 	}
 	verb := "get"
 	if b.ref.Name == "" {
@@ -212,13 +199,19 @@ func (s *Server) authorizeParamRef(req *request, b paramBinding) *field.Error {
 		return nil
 	}
 	var msg string
+	// Upstream formats the internal ParamKind, a plain struct; the v1
+	// type's String method would print its protobuf form.
+	internalKind := ""
+	if kind != nil {
+		internalKind = fmt.Sprintf("&{%s %s}", kind.APIVersion, kind.Kind)
+	}
 	switch {
 	case policyErr != nil:
 		msg = fmt.Sprintf(`unable to get policy %s to determine minimum required permissions and user %v does not have "%v" permission for all groups, versions and resources`, b.policy, u, verb)
-	case gvParseErr != nil:
-		msg = fmt.Sprintf(`unable to parse paramKind %v to determine minimum required permissions and user %v does not have "%v" permission for all groups, versions and resources`, kind, u, verb)
-	case resolveErr != nil:
-		msg = fmt.Sprintf(`unable to resolve paramKind %v to determine minimum required permissions and user %v does not have "%v" permission for all groups, versions and resources`, kind, u, verb)
+	case kind != nil && !parsed:
+		msg = fmt.Sprintf(`unable to parse paramKind %s to determine minimum required permissions and user %v does not have "%v" permission for all groups, versions and resources`, internalKind, u, verb)
+	case kind != nil && !resolved:
+		msg = fmt.Sprintf(`unable to resolve paramKind %s to determine minimum required permissions and user %v does not have "%v" permission for all groups, versions and resources`, internalKind, u, verb)
 	case b.mutating:
 		// Upstream passes the verb and the user in this order.
 		msg = fmt.Sprintf(`user %v does not have "%v" permission on the object referenced by paramRef`, verb, u)
@@ -249,17 +242,19 @@ func (s *Server) boundParamKind(b paramBinding) (*admissionregistrationv1.ParamK
 }
 
 // paramResource is the group, version and resource the policy strategies
-// authorize for a paramKind: "*" for what does not parse or resolve.
-func (s *Server) paramResource(kind *admissionregistrationv1.ParamKind) (group, version, resource string) {
+// authorize for a paramKind: "*" for what does not parse (parsed false)
+// or resolve to a served resource (resolved false), as their
+// resourceResolver leaves them.
+func (s *Server) paramResource(kind *admissionregistrationv1.ParamKind) (group, version, resource string, parsed, resolved bool) {
 	gv, err := schema.ParseGroupVersion(kind.APIVersion)
 	if err != nil {
-		return "*", "*", "*"
+		return "*", "*", "*", false, false
 	}
-	resource = "*"
-	if info, ok := s.resources.lookupKind(gv.WithKind(kind.Kind)); ok {
-		resource = info.gvr.Resource
+	info, ok := s.resources.lookupKind(gv.WithKind(kind.Kind))
+	if !ok {
+		return gv.Group, gv.Version, "*", true, false
 	}
-	return gv.Group, gv.Version, resource
+	return gv.Group, gv.Version, info.gvr.Resource, true, true
 }
 
 // escalationAllowed is kubernetes pkg/registry/rbac EscalationAllowed:
