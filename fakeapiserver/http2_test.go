@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -149,6 +150,40 @@ func TestHTTP2CutResetsOnlyItsStream(t *testing.T) {
 		}
 		if recs := b.srv.Faults().Records(); len(recs) != 1 || recs[0].Kind != faults.CutWatch {
 			t.Errorf("Records() = %+v, want one CutWatch", recs)
+		}
+	})
+}
+
+// TestHTTP2IdleWatchOutlivesWriteTimeout: over HTTP/2, a watch that sent
+// an event and then stays idle for longer than the slow-consumer write
+// timeout (as `lw-sim serve` sets it) goes on: the next event arrives, with
+// no ERROR before it, and no watch is counted slow. The write deadline is
+// the write's, not the stream's: net/http's HTTP/2 server resets a stream
+// whose write deadline passes even with no write in progress, so a
+// deadline left armed after the last write ended idle watches 10 s after
+// their last event (and kept a timer per idle watch).
+func TestHTTP2IdleWatchOutlivesWriteTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const writeTimeout = 10 * time.Second
+		b := startBubble(t, WithTLS(), WithConfig(func(cfg *Config) { cfg.Watch.SlowWatcherWriteTimeout = writeTimeout }))
+		w, err := b.cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{ResourceVersion: b.currentRV()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		for i, name := range []string{"a", "b"} {
+			if i > 0 {
+				time.Sleep(3 * writeTimeout) // idle, on the bubble's clock
+				synctest.Wait()
+			}
+			b.mustCreate(t, configMap("default", name, "v", nil))
+			ev := <-w.ResultChan()
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ev.Type != watch.Added || !ok || cm.Name != name {
+				t.Fatalf("event %d: %s %v, want ADDED %s", i, ev.Type, ev.Object, name)
+			}
+		}
+		if got := b.srv.WatchStats().SlowTerminated; got != 0 {
+			t.Errorf("WatchStats().SlowTerminated = %d, want 0", got)
 		}
 	})
 }

@@ -326,6 +326,7 @@ func (w *watchStream) follow(cursor int64) {
 		if ending {
 			return
 		}
+		w.enc.deadline.idle() // nothing in flight: no write deadline while idle (watch_deadline.go)
 		select {
 		case <-instChanged:
 		case <-anyWrite:
