@@ -187,3 +187,34 @@ func TestHTTP2IdleWatchOutlivesWriteTimeout(t *testing.T) {
 		}
 	})
 }
+
+// TestHTTP2HungWatchOutlivesWriteTimeout: over HTTP/2 with a slow-consumer
+// write timeout, a watch hung by a HangWatch fault stays silent and open
+// (the client's own timeout ends it), as without the timeout
+// (TestFaultHangWatch): a hang is no write in flight, so it carries no
+// write deadline, which net/http's HTTP/2 server would otherwise turn into
+// a stream reset one timeout after the hang began.
+func TestHTTP2HungWatchOutlivesWriteTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := startBubble(t, WithTLS(), WithConfig(func(cfg *Config) { cfg.Watch.SlowWatcherWriteTimeout = 10 * time.Second }))
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.HangWatch, Streams: faults.NewStreams, Trigger: faults.Trigger{Events: 1}})
+		// Both events are read in one round, so the hang comes after a
+		// write of the same batch set the write deadline.
+		from := b.currentRV()
+		b.mustCreate(t, configMap("default", "a", "v", nil))
+		b.mustCreate(t, configMap("default", "b", "v", nil))
+		w, err := b.cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{ResourceVersion: from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		if ev := <-w.ResultChan(); ev.Type != watch.Added {
+			t.Fatalf("first event: %s %v, want ADDED a", ev.Type, ev.Object)
+		}
+		select {
+		case ev, ok := <-w.ResultChan():
+			t.Fatalf("hung watch: event %s %v (open %v), want silence", ev.Type, ev.Object, ok)
+		case <-time.After(5 * time.Minute):
+		}
+	})
+}
