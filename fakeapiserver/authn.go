@@ -51,9 +51,14 @@ const (
 // no credentials are configured): kube-apiserver's loopback user,
 // system:apiserver in system:authenticated and system:masters (apiserver
 // pkg/server/config.go AuthorizeClientBearerToken), with a UID fixed per
-// server start.
-func (s *Server) adminUser() *user.DefaultInfo {
-	return &user.DefaultInfo{Name: loopbackUser, UID: s.userUID, Groups: []string{user.AllAuthenticated, user.SystemPrivilegedGroup}}
+// server start. It is one value per server, shared by the requests it
+// authenticates (each keeps its user for as long as it runs, an open
+// watch too), so nobody may modify it.
+func (s *Server) adminUser() *user.DefaultInfo { return s.admin }
+
+// newAdminUser builds [Server.adminUser] for a server whose admin has uid.
+func newAdminUser(uid string) *user.DefaultInfo {
+	return &user.DefaultInfo{Name: loopbackUser, UID: uid, Groups: []string{user.AllAuthenticated, user.SystemPrivilegedGroup}}
 }
 
 // newAuthenticator builds the request authenticator for s.cfg (see

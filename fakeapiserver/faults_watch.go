@@ -26,6 +26,9 @@ type watchFaults struct {
 	// drain hands the events the stream has batched to the response
 	// (eventWriter.drain), so that flush pushes them too; nil-safe.
 	drain func() error
+	// deadline is the stream's write deadline, cleared when it goes
+	// silent for a hang (writeDeadline.idle); nil-safe.
+	deadline *writeDeadline
 }
 
 // faultStream registers a watch stream with the injector. A fault that
@@ -55,6 +58,7 @@ func (wf *watchFaults) before(ev outEvent, data []byte) (skip bool, err error) {
 		// The events before this one were sent: the stream flushes per
 		// batch, so push them out before going silent.
 		wf.flush()
+		wf.deadline.idle() // hung, not slow: no write is in flight
 		wf.done = true
 		wf.st.Hang()
 	}

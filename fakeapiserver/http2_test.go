@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -149,6 +150,71 @@ func TestHTTP2CutResetsOnlyItsStream(t *testing.T) {
 		}
 		if recs := b.srv.Faults().Records(); len(recs) != 1 || recs[0].Kind != faults.CutWatch {
 			t.Errorf("Records() = %+v, want one CutWatch", recs)
+		}
+	})
+}
+
+// TestHTTP2IdleWatchOutlivesWriteTimeout: over HTTP/2, a watch that sent
+// an event and then stays idle for longer than the slow-consumer write
+// timeout (as `lw-sim serve` sets it) goes on: the next event arrives, with
+// no ERROR before it, and no watch is counted slow. The write deadline is
+// the write's, not the stream's: net/http's HTTP/2 server resets a stream
+// whose write deadline passes even with no write in progress, so a
+// deadline left armed after the last write ended idle watches 10 s after
+// their last event (and kept a timer per idle watch).
+func TestHTTP2IdleWatchOutlivesWriteTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const writeTimeout = 10 * time.Second
+		b := startBubble(t, WithTLS(), WithConfig(func(cfg *Config) { cfg.Watch.SlowWatcherWriteTimeout = writeTimeout }))
+		w, err := b.cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{ResourceVersion: b.currentRV()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		for i, name := range []string{"a", "b"} {
+			if i > 0 {
+				time.Sleep(3 * writeTimeout) // idle, on the bubble's clock
+				synctest.Wait()
+			}
+			b.mustCreate(t, configMap("default", name, "v", nil))
+			ev := <-w.ResultChan()
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ev.Type != watch.Added || !ok || cm.Name != name {
+				t.Fatalf("event %d: %s %v, want ADDED %s", i, ev.Type, ev.Object, name)
+			}
+		}
+		if got := b.srv.WatchStats().SlowTerminated; got != 0 {
+			t.Errorf("WatchStats().SlowTerminated = %d, want 0", got)
+		}
+	})
+}
+
+// TestHTTP2HungWatchOutlivesWriteTimeout: over HTTP/2 with a slow-consumer
+// write timeout, a watch hung by a HangWatch fault stays silent and open
+// (the client's own timeout ends it), as without the timeout
+// (TestFaultHangWatch): a hang is no write in flight, so it carries no
+// write deadline, which net/http's HTTP/2 server would otherwise turn into
+// a stream reset one timeout after the hang began.
+func TestHTTP2HungWatchOutlivesWriteTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := startBubble(t, WithTLS(), WithConfig(func(cfg *Config) { cfg.Watch.SlowWatcherWriteTimeout = 10 * time.Second }))
+		b.srv.InjectFault(t, faults.Fault{Kind: faults.HangWatch, Streams: faults.NewStreams, Trigger: faults.Trigger{Events: 1}})
+		// Both events are read in one round, so the hang comes after a
+		// write of the same batch set the write deadline.
+		from := b.currentRV()
+		b.mustCreate(t, configMap("default", "a", "v", nil))
+		b.mustCreate(t, configMap("default", "b", "v", nil))
+		w, err := b.cs.CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{ResourceVersion: from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		if ev := <-w.ResultChan(); ev.Type != watch.Added {
+			t.Fatalf("first event: %s %v, want ADDED a", ev.Type, ev.Object)
+		}
+		select {
+		case ev, ok := <-w.ResultChan():
+			t.Fatalf("hung watch: event %s %v (open %v), want silence", ev.Type, ev.Object, ok)
+		case <-time.After(5 * time.Minute):
 		}
 	})
 }

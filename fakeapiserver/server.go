@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -49,8 +50,8 @@ type Server struct {
 	admission     *serverAdmission   // admission webhooks and policies (admission.go)
 	policyChecker policyTypeChecker  // the policy status controller's (controller_policy_status.go)
 
-	front   *serving.Front // the http.Server of Serve, its TLS and URL
-	userUID string         // UID of the admin user (authn.go)
+	front *serving.Front    // the http.Server of Serve, its TLS and URL
+	admin *user.DefaultInfo // the admin user, shared and never modified (authn.go adminUser)
 
 	authn   authenticator.Request // authn.go
 	authz   *authz                // authz.go
@@ -108,7 +109,7 @@ func New(cfg Config) (*Server, error) {
 		watch:      newWatchHub(cfg.Watch, cfg.Clock),
 		stopCtx:    ctx,
 		stop:       cancel,
-		userUID:    newUID(),
+		admin:      newAdminUser(newUID()),
 		gzips:      gzipWriters{level: cfg.ResponseCompressionLevel},
 		services:   newServiceAllocator(cfg.ServiceClusterIPRange),
 	}

@@ -129,6 +129,7 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	faulted.w = st.enc.w         // and a cut's half frame goes out as the stream's bytes do (gzipped)
 	var release func()
 	st.enc.deadline, release = newWriteDeadline(life, st.enc.rc, s.watch.cfg.SlowWatcherWriteTimeout) // watch_deadline.go
+	faulted.deadline = st.enc.deadline
 	ends = append(ends, release)
 	s.watch.started.Add(1)
 	s.watch.active.Add(1)
@@ -326,6 +327,7 @@ func (w *watchStream) follow(cursor int64) {
 		if ending {
 			return
 		}
+		w.enc.deadline.idle() // nothing in flight: no write deadline while idle (watch_deadline.go)
 		select {
 		case <-instChanged:
 		case <-anyWrite:

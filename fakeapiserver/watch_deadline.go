@@ -23,9 +23,10 @@ var errWatchEnded = errors.New("fakeapiserver: watch ended")
 // context ends (timeoutSeconds, Close, the client gone; stream faults end
 // the stream by other means) no new event is started and the deadline of
 // the write in progress becomes watchEndWriteGrace from then: the watch
-// ends at its deadline whether or not the client reads. Until then it
-// carries the slow-consumer deadline ([WatchConfig.SlowWatcherWriteTimeout]),
-// if any.
+// ends at its deadline whether or not the client reads. Until then each
+// write carries the slow-consumer deadline
+// ([WatchConfig.SlowWatcherWriteTimeout]), if any, and an idle watch none
+// (idle).
 //
 // The real server has the same need met differently: its watch handler
 // never blocks on a slow client for long, because the cacher terminates a
@@ -100,6 +101,26 @@ func (d *writeDeadline) beforeWrite(newEvent bool) error {
 		_ = d.rc.SetWriteDeadline(d.slowDeadline)
 	}
 	return nil
+}
+
+// idle clears the slow-consumer deadline once the watch has written what
+// it had and waits for more: the deadline is the write's, not the
+// stream's. It must not outlive the write: net/http's HTTP/2 server
+// resets a stream whose write deadline passes even with no write in
+// progress (http2stream.onWriteTimeout), which ended every idle HTTP/2
+// watch one SlowWatcherWriteTimeout after its last event, and kept a timer
+// per idle watch. The end of the watch's grace deadline is left alone.
+func (d *writeDeadline) idle() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.released || d.ended || d.slowDeadline.IsZero() {
+		return
+	}
+	d.slowDeadline = time.Time{}
+	_ = d.rc.SetWriteDeadline(time.Time{})
 }
 
 // watchEnded reports whether a failed write is explained by the end of the

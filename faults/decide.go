@@ -24,9 +24,11 @@ type requestKey struct{}
 // requestState is what Request leaves in the context.
 type requestState struct {
 	info RequestInfo
-	// gone is closed when the client goes away: a hung stream waits for
-	// it, not for the watch's own timeout.
-	gone <-chan struct{}
+	// client ends when the client goes away: a hung stream waits for
+	// that, not for the watch's own timeout. It is the request's context,
+	// kept rather than its Done channel, which a context makes on the
+	// first Done: only a hang needs it.
+	client context.Context
 	// drawn are stream faults a Random fault drew for this request's watch.
 	drawn []*entry
 }
@@ -43,7 +45,7 @@ func requestFrom(ctx context.Context) *requestState {
 // context to serve the request with (OpenStream and TooLargeRV read the
 // request from it) and what to do.
 func (in *Injector) Request(ctx context.Context, info RequestInfo) (context.Context, Outcome) {
-	rs := &requestState{info: info, gone: ctx.Done()}
+	rs := &requestState{info: info, client: ctx}
 	ctx = context.WithValue(ctx, requestKey{}, rs)
 	if in.live.Load() == 0 && info.Verb != "list" {
 		return ctx, Outcome{}

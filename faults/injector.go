@@ -298,7 +298,7 @@ func (in *Injector) armLocked(e *entry, req *RequestInfo, fx *effects) {
 	switch {
 	case isStreamKind(e.f.Kind) && e.f.Streams != NewStreams:
 		for _, id := range slices.Sorted(maps.Keys(in.streams)) {
-			if s := in.streams[id]; e.f.Match.matches(s.info) && e.usable() {
+			if s := in.streams[id]; e.f.Match.matches(*s.info) && e.usable() {
 				in.attachLocked(s, e, fx)
 			}
 		}

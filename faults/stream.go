@@ -46,10 +46,14 @@ type Event struct {
 // Stream is one watch stream under fault injection. Its methods are called
 // from the goroutine that writes the stream.
 type Stream struct {
-	in   *Injector
-	id   uint64
-	info RequestInfo
-	gone <-chan struct{} // closed when the client goes away
+	in *Injector
+	id uint64
+	// info is the request's, shared with its Request state when it has
+	// one (an open watch keeps one copy).
+	info *RequestInfo
+	// client ends when the client goes away (its Done channel is asked
+	// for only by a hang).
+	client context.Context
 	// sent counts the events sent; only the stream's goroutine adds.
 	sent   atomic.Int64
 	cancel context.CancelCauseFunc
@@ -104,19 +108,21 @@ func (in *Injector) OpenStreamCancel(ctx context.Context, info RequestInfo, canc
 // openStream registers a stream ended by cancel, which Close cancels if
 // ownsCancel.
 func (in *Injector) openStream(ctx context.Context, info RequestInfo, cancel context.CancelCauseFunc, ownsCancel bool) *Stream {
+	s := &Stream{in: in, client: ctx, cancel: cancel, ownsCancel: ownsCancel}
 	var drawn []*entry
-	gone := ctx.Done()
 	if rs := requestFrom(ctx); rs != nil {
-		info, drawn, gone = rs.info, rs.drawn, rs.gone
+		s.info, s.client, drawn = &rs.info, rs.client, rs.drawn
+	} else {
+		own := info
+		s.info = &own
 	}
-	s := &Stream{in: in, info: info, gone: gone, cancel: cancel, ownsCancel: ownsCancel}
 	in.mu.Lock()
 	in.nextStream++
 	s.id = in.nextStream
 	in.streams[s.id] = s
 	var fx effects
 	for _, e := range in.entries {
-		if isStreamKind(e.f.Kind) && e.f.Streams != OpenStreams && e.usable() && e.f.Match.matches(info) {
+		if isStreamKind(e.f.Kind) && e.f.Streams != OpenStreams && e.usable() && e.f.Match.matches(*s.info) {
 			in.attachLocked(s, e, &fx)
 		}
 	}
@@ -171,7 +177,7 @@ func (in *Injector) fireStreamLocked(s *Stream, a *attachment, fx *effects) {
 		fx.cancels = append(fx.cancels, func() { s.cancel(ErrStreamFault) })
 	}
 	in.recordLocked(Record{
-		FaultID: a.e.f.ID, Kind: a.e.f.Kind, Request: &s.info, Stream: s.id, StreamEvents: s.sent.Load(),
+		FaultID: a.e.f.ID, Kind: a.e.f.Kind, Request: s.info, Stream: s.id, StreamEvents: s.sent.Load(),
 		Detail: fmt.Sprintf("%s after %d events", detail, s.sent.Load()),
 	})
 }
@@ -273,7 +279,7 @@ func (s *Stream) Hang() {
 	released := s.released
 	s.in.mu.Unlock()
 	select {
-	case <-s.gone:
+	case <-s.client.Done():
 	case <-released:
 	case <-s.in.stop.Done():
 	}

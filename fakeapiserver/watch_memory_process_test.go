@@ -1,0 +1,264 @@
+package fakeapiserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
+)
+
+// TestWatchMemoryProcess (not part of `make test`: set
+// LWSIM_WATCHMEM_WATCHES) measures what idle watches cost the server
+// alone: a server in a process of its own (this test binary again, in
+// server mode, configured as TestLoad's: serve's slow-consumer defaults),
+// N configmap watches opened to it from this process and left idle (no
+// writes, bodies unread), and the server's own figures before and after,
+// per watch: its RSS after a collection (TestLoad's figure, issue 25's
+// "33 MB per 1 000 watches"), its RSS once freed pages are returned to
+// the OS, and from runtime/metrics its live heap objects and goroutine
+// stacks. LWSIM_WATCHMEM_PROTO is h1 (plain HTTP/1.1, a connection a
+// watch, as TestLoad) or h2 (HTTPS, client-go's transport: HTTP/2, up to
+// 100 streams a connection). LWSIM_WATCHMEM_PROFILE=DIR also writes the
+// server's heap profile and goroutine dump with the watches open.
+func TestWatchMemoryProcess(t *testing.T) {
+	if os.Getenv("LWSIM_WATCHMEM_SERVER") == "1" {
+		runWatchMemServer(t)
+		return
+	}
+	watches := loadParam(t, "LWSIM_WATCHMEM_WATCHES", maxLoadWatchers)
+	if watches == 0 {
+		t.Skip("set LWSIM_WATCHMEM_WATCHES")
+	}
+	proto := os.Getenv("LWSIM_WATCHMEM_PROTO")
+	if proto == "" {
+		proto = "h1"
+	}
+	ctx, cancel := testdeadline.Context(t)
+	defer cancel()
+	child := startWatchMemServer(t, proto)
+	var hc *http.Client
+	switch proto {
+	case "h1":
+		hc = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	case "h2":
+		cfg := &rest.Config{Host: child.url, QPS: -1}
+		cfg.TLSClientConfig = rest.TLSClientConfig{CAData: child.ca, ServerName: "localhost"}
+		var err error
+		if hc, err = rest.HTTPClientFor(cfg); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("LWSIM_WATCHMEM_PROTO=%q: want h1 or h2", proto)
+	}
+	url := child.url + cmPath + "?watch=true&resourceVersion=0&allowWatchBookmarks=true"
+	// One watch first, so what the first one sets up once (the
+	// resource's state, HTTP/2's connection) is in the idle figure.
+	var bodies []io.Closer
+	defer func() {
+		for _, b := range bodies {
+			b.Close()
+		}
+	}()
+	open := func() {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("watch: %s", resp.Status)
+		}
+	}
+	open()
+	idle := child.stats(t)
+	dir := os.Getenv("LWSIM_WATCHMEM_PROFILE")
+	if dir != "" {
+		child.command(t, "profile "+filepath.Join(dir, "idle-"))
+	}
+	for range watches {
+		open()
+	}
+	busy := child.stats(t)
+	if dir != "" {
+		child.command(t, "profile "+filepath.Join(dir, "open-"))
+	}
+	per := func(f func(watchMemStats) float64) float64 { return (f(busy) - f(idle)) / float64(watches) }
+	t.Logf("%s, %d idle watches, server only, per watch: RSS after GC %.0f B (%.1f MiB per 1 000), RSS scavenged %.0f B, heap objects %.0f B, stacks %.0f B, goroutines %.2f",
+		proto, watches,
+		per(func(s watchMemStats) float64 { return float64(s.rss) }),
+		per(func(s watchMemStats) float64 { return float64(s.rss) })*1000/(1<<20),
+		per(func(s watchMemStats) float64 { return float64(s.rssScavenged) }),
+		per(func(s watchMemStats) float64 { return float64(s.heap) }),
+		per(func(s watchMemStats) float64 { return float64(s.stacks) }),
+		per(func(s watchMemStats) float64 { return float64(s.goroutines) }))
+}
+
+// watchMemServer is the child process of TestWatchMemoryProcess.
+type watchMemServer struct {
+	url string
+	ca  []byte
+	in  io.Writer
+	out *bufio.Scanner
+}
+
+// watchMemStats is what the child reports about itself.
+type watchMemStats struct {
+	rss, rssScavenged, heap, stacks uint64
+	goroutines                      int
+}
+
+// startWatchMemServer starts this test binary in server mode; it stops
+// when its stdin closes (at the test's end).
+func startWatchMemServer(t *testing.T, proto string) *watchMemServer {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchMemoryProcess$", "-test.timeout=0")
+	cmd.Env = append(os.Environ(), "LWSIM_WATCHMEM_SERVER=1", "LWSIM_WATCHMEM_PROTO="+proto)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		hung, stop := testdeadline.Derive(context.Background(), t)
+		defer stop()
+		kill := context.AfterFunc(hung, func() { _ = cmd.Process.Kill() })
+		defer kill()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("watch memory server: %v", err)
+		}
+	})
+	ws := &watchMemServer{in: in, out: bufio.NewScanner(outPipe)}
+	for ws.out.Scan() {
+		if rest, ok := strings.CutPrefix(ws.out.Text(), "WATCHMEMSERVER "); ok {
+			u, ca, _ := strings.Cut(rest, " ")
+			ws.url = u
+			if ws.ca, err = base64.StdEncoding.DecodeString(ca); err != nil {
+				t.Fatal(err)
+			}
+			return ws
+		}
+	}
+	t.Fatalf("watch memory server did not start: %v", ws.out.Err())
+	return nil
+}
+
+// command sends line to the child and returns its answer.
+func (ws *watchMemServer) command(t *testing.T, line string) string {
+	t.Helper()
+	if _, err := io.WriteString(ws.in, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	for ws.out.Scan() {
+		if a, ok := strings.CutPrefix(ws.out.Text(), "WATCHMEM "); ok {
+			return a
+		}
+	}
+	t.Fatalf("watch memory server: no answer to %q: %v", line, ws.out.Err())
+	return ""
+}
+
+// stats asks the child for its memory figures.
+func (ws *watchMemServer) stats(t *testing.T) watchMemStats {
+	t.Helper()
+	var st watchMemStats
+	a := ws.command(t, "stats")
+	if _, err := fmt.Sscanf(a, "%d %d %d %d %d", &st.rss, &st.rssScavenged, &st.heap, &st.stacks, &st.goroutines); err != nil {
+		t.Fatalf("stats %q: %v", a, err)
+	}
+	return st
+}
+
+// runWatchMemServer is the child: serve on loopback as runLoadServer
+// does (HTTPS for h2), answer "stats" and "profile DIR" lines, stop at
+// EOF.
+func runWatchMemServer(t *testing.T) {
+	if os.Getenv("LWSIM_WATCHMEM_PROFILE") != "" {
+		runtime.MemProfileRate = 512 // every allocation site of a watch, not a sample
+	}
+	cfg := Config{Watch: WatchConfig{SlowWatcherMaxLag: 200, SlowWatcherWriteTimeout: 10 * time.Second}}
+	if os.Getenv("LWSIM_WATCHMEM_PROTO") == "h2" {
+		cfg.TLS = &ServingTLS{}
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := srv.ServeBackground(ln)
+	fmt.Printf("WATCHMEMSERVER %s %s\n", srv.URL(), base64.StdEncoding.EncodeToString(srv.RESTConfig().CAData))
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if prefix, ok := strings.CutPrefix(in.Text(), "profile "); ok {
+			writeWatchMemProfiles(t, prefix)
+			fmt.Printf("WATCHMEM done\n")
+			continue
+		}
+		runtime.GC()
+		runtime.GC()
+		rss := rssBytes(t)
+		debug.FreeOSMemory()
+		samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
+		metrics.Read(samples)
+		fmt.Printf("WATCHMEM %d %d %d %d %d\n", rss, rssBytes(t), samples[0].Value.Uint64(), samples[1].Value.Uint64(), runtime.NumGoroutine())
+	}
+	if err := srv.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
+
+// writeWatchMemProfiles writes the heap profile (after a collection) and
+// the goroutine dumps (grouped, and each with its stack) to files named
+// prefix + heap.pprof, goroutines.txt, goroutines2.txt.
+func writeWatchMemProfiles(t *testing.T, prefix string) {
+	runtime.GC()
+	for name, write := range map[string]func(io.Writer) error{
+		"heap.pprof":      func(w io.Writer) error { return pprof.Lookup("heap").WriteTo(w, 0) },
+		"goroutines.txt":  func(w io.Writer) error { return pprof.Lookup("goroutine").WriteTo(w, 1) },
+		"goroutines2.txt": func(w io.Writer) error { return pprof.Lookup("goroutine").WriteTo(w, 2) },
+	} {
+		f, err := os.Create(prefix + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := write(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
