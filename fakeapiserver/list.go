@@ -83,8 +83,12 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 	if err != nil {
 		return nil, nil, err
 	}
+	filter := p.filter
+	if p.indexDecides {
+		filter = nil // the index selects what it matches (list_index.go)
+	}
 	res, err := s.store.List(req.res.storageKey, store.ListOptions{
-		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: p.filter,
+		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: filter,
 		Scan: p.scan, Name: p.name, Index: p.index,
 		IndexMore: read.latest && p.index != nil && p.index.Name == indexNodeName,
 		// A built-in storage version's page is spliced from its cached
