@@ -70,17 +70,16 @@ type ListOptions struct {
 	// it lists through an index (cacher.go GetList computes hasMore over
 	// the index's items). Ignored without Index.
 	IndexMore bool
-	// Undecoded leaves an item of the page nil in ListResult.Items when
-	// its object is not decoded at hand (see [Encodings.Object]): a
-	// caller that serves the page from cached encodings reads
-	// ListResult.Encodings[i].Object() only for an item it must encode.
-	// Items Filter selected are always there.
+	// Undecoded leaves each of the page's ListResult.Items nil (without a
+	// Filter, which reads every object it selects): a caller that serves
+	// the page from cached encodings reads ListResult.Encodings[i].Object()
+	// (which may decode) only for an item it must encode.
 	Undecoded bool
 }
 
 // ListResult is one page of a [Store.List].
 type ListResult struct {
-	// Items are the selected objects in byte order of key (some nil with
+	// Items are the selected objects in byte order of key (each nil with
 	// [ListOptions.Undecoded]). They are shared with the store: callers
 	// must not modify them.
 	Items []runtime.Object
@@ -286,12 +285,11 @@ func (res *ListResult) add(key string, v *version, opts ListOptions) {
 	res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, &v.enc)
 }
 
-// item is v's entry in a page's Items: its object, or with
-// opts.Undecoded (and no Filter, which decoded it) the object only if it
-// is at hand.
+// item is v's entry in a page's Items: its object, or nil with
+// opts.Undecoded and no Filter.
 func (v *version) item(opts ListOptions) runtime.Object {
 	if opts.Undecoded && opts.Filter == nil {
-		return v.enc.obj.Load().get()
+		return nil
 	}
 	return v.obj()
 }
