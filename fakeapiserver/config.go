@@ -178,6 +178,12 @@ type Config struct {
 	// act after the writes they react to, on the server's goroutine and
 	// clock, as the real ones act on their informers' events.
 	Controllers []string
+
+	// decodeEveryRead makes the store keep no decoded built-in object
+	// past its write (store.Options.DecodeEveryRead), so every read
+	// decodes its protobuf: for this package's tests, which must see no
+	// difference.
+	decodeEveryRead bool
 }
 
 // The controllers Config.Controllers can name.

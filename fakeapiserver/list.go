@@ -70,7 +70,11 @@ func (s *Server) listResponse(req *request) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	return response{code: http.StatusOK, out: out, obj: list, table: &tableRows{items: items, list: list}}, nil
+	rows := &tableRows{items: items, list: list}
+	if page, ok := list.(*listPage); ok {
+		rows.items, rows.page = nil, page
+	}
+	return response{code: http.StatusOK, out: out, obj: list, table: rows}, nil
 }
 
 // readList resolves the read, runs it and builds the typed list object.
@@ -79,10 +83,17 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 	if err != nil {
 		return nil, nil, err
 	}
+	filter := p.filter
+	if p.indexDecides {
+		filter = nil // the index selects what it matches (list_index.go)
+	}
 	res, err := s.store.List(req.res.storageKey, store.ListOptions{
-		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: p.filter,
+		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: filter,
 		Scan: p.scan, Name: p.name, Index: p.index,
 		IndexMore: read.latest && p.index != nil && p.index.Name == indexNodeName,
+		// A built-in storage version's page is spliced from its cached
+		// encodings: only a miss decodes an item (listPage.objects).
+		Undecoded: req.res.readStrategy().reusesEncodings() && !req.res.convertsOnRead(),
 	})
 	if err != nil {
 		return nil, nil, s.listReadError(err, read, p)

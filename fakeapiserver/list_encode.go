@@ -69,6 +69,27 @@ func (p *listPage) DeepCopyObject() runtime.Object {
 	return &listPage{list: p.list.DeepCopyObject(), items: slices.Clone(p.items), encs: slices.Clone(p.encs), cached: p.cached, bufs: p.bufs}
 }
 
+// objects are the page's items, each decoded if the store read left it
+// out (store.ListOptions.Undecoded): what a form that is not spliced
+// from cached encodings reads.
+func (p *listPage) objects() []runtime.Object {
+	for k, obj := range p.items {
+		if obj == nil {
+			p.items[k] = p.encs[k].Object()
+		}
+	}
+	return p.items
+}
+
+// storedObject is obj, or when the read left it out (nil) the object
+// enc holds, decoded if need be: what an encoding cache miss encodes.
+func storedObject(obj runtime.Object, enc *store.Encodings) runtime.Object {
+	if obj != nil {
+		return obj
+	}
+	return enc.Object()
+}
+
 // takeBuffer is an empty buffer for the body, from the server's pool when
 // the page has one; releaseBody gives it back.
 func (p *listPage) takeBuffer() *pageBuffer {
@@ -121,7 +142,7 @@ func (p *listPage) encodeBody(info runtime.SerializerInfo) ([]byte, error) {
 // items set as the real server lists them (setListItems).
 func (p *listPage) materialize() (runtime.Object, error) {
 	full := p.list.DeepCopyObject()
-	if err := setListItems(full, p.items); err != nil {
+	if err := setListItems(full, p.objects()); err != nil {
 		return nil, err
 	}
 	return full, nil
@@ -177,6 +198,7 @@ func (p *listPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
 // trailing newline), from its version's cache.
 func cachedJSON(info runtime.SerializerInfo, enc *store.Encodings, obj runtime.Object) ([]byte, error) {
 	return enc.Get(slotJSON, func() ([]byte, error) {
+		obj := storedObject(obj, enc)
 		b, err := encode(info, obj)
 		return bytes.TrimSuffix(b, []byte("\n")), err
 	})

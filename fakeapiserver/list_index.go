@@ -122,3 +122,14 @@ func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fiel
 	}
 	return "", "", nil
 }
+
+// indexDecides reports whether the keys of index (listNarrowing's) are
+// exactly what the selectors match: a label index value asked for by the
+// only label requirement, with no field selector.
+func indexDecides(index *store.IndexValue, ls labels.Selector, fs fields.Selector) bool {
+	if index == nil || index.Name != indexLabel || ls == nil || (fs != nil && !fs.Empty()) {
+		return false
+	}
+	reqs, _ := ls.Requirements()
+	return len(reqs) == 1
+}

@@ -91,7 +91,7 @@ func (m *metaListPage) encodeBody(info runtime.SerializerInfo) ([]byte, error) {
 // v1 or v1beta1 type, items appended one by one (nil when there are none).
 func (m *metaListPage) materialize() (runtime.Object, error) {
 	var items []metav1.PartialObjectMetadata
-	for _, obj := range m.page.items {
+	for _, obj := range m.page.objects() {
 		partial, err := partialObjectMetadata(obj, m.gv)
 		if err != nil {
 			return nil, err
@@ -202,6 +202,7 @@ func partialJSONOpen(gv schema.GroupVersion) string {
 // brace and type meta (withoutTypeMeta), its closing brace and newline.
 func cachedMetaJSON(info runtime.SerializerInfo, enc *store.Encodings, obj runtime.Object) ([]byte, error) {
 	return enc.Get(slotMetaJSON, func() ([]byte, error) {
+		obj := storedObject(obj, enc)
 		partial, err := partialObjectMetadata(obj, metav1.SchemeGroupVersion)
 		if err != nil {
 			return nil, err
@@ -222,6 +223,7 @@ func cachedMetaJSON(info runtime.SerializerInfo, enc *store.Encodings, obj runti
 // from its version's cache.
 func cachedMetaProtobuf(enc *store.Encodings, obj runtime.Object) ([]byte, error) {
 	return enc.Get(slotMetaProtobuf, func() ([]byte, error) {
+		obj := storedObject(obj, enc)
 		partial, err := partialObjectMetadata(obj, metav1.SchemeGroupVersion)
 		if err != nil {
 			return nil, err

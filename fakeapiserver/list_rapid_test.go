@@ -140,7 +140,8 @@ func isEvenView(v cmView) bool {
 // listRapidServer starts a server for one rapid check; stop closes it and waits
 // for its serving goroutine.
 func listRapidServer(t *rapid.T) (*Server, func()) {
-	srv, err := New(Config{})
+	// Decoding every read (store_codec.go) must change no answer.
+	srv, err := New(Config{decodeEveryRead: rapid.Bool().Draw(t, "decodeEveryRead")})
 	if err != nil {
 		t.Fatalf("New = %v", err)
 	}

@@ -40,6 +40,7 @@ type protoMarshaler interface {
 // version's cache.
 func cachedProtobuf(enc *store.Encodings, obj runtime.Object) ([]byte, error) {
 	return enc.Get(slotProtobuf, func() ([]byte, error) {
+		obj := storedObject(obj, enc)
 		m, ok := obj.(protoMarshaler)
 		if !ok {
 			return nil, fmt.Errorf("%T does not implement the protobuf marshalling interface", obj)

@@ -26,7 +26,18 @@ type response struct {
 // metadata it carries (nil for a single object: empty metadata).
 type tableRows struct {
 	items []runtime.Object
-	list  runtime.Object
+	// page, when set, has the items instead, read only if a Table is
+	// asked for: they may have to be decoded (listPage.objects).
+	page *listPage
+	list runtime.Object
+}
+
+// objects are the rows' objects.
+func (r *tableRows) objects() []runtime.Object {
+	if r.page != nil {
+		return r.page.objects()
+	}
+	return r.items
 }
 
 // writeResponse is the one writer of a resource verb's success: the form
@@ -54,7 +65,7 @@ func (s *Server) tableOf(req *request, rows *tableRows, gv schema.GroupVersion) 
 		}
 		lm = listMetaOf(l)
 	}
-	table, err := s.toTable(req.res, rows.items, lm, includeObjectParam(req.r), rows.list != nil)
+	table, err := s.toTable(req.res, rows.objects(), lm, includeObjectParam(req.r), rows.list != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func (s *Server) transformResponse(req *request, resp response) (runtime.Object,
 // (a deletecollection's answer), else the object.
 func rowsOf(obj runtime.Object) *tableRows {
 	if p, ok := obj.(*listPage); ok {
-		return &tableRows{items: p.items, list: p.list}
+		return &tableRows{page: p, list: p.list}
 	}
 	return &tableRows{items: []runtime.Object{obj}}
 }

@@ -99,7 +99,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st := store.New(store.Options{Indexes: storeIndexes}) // list_index.go
+	st := store.New(store.Options{ // list_index.go, store_codec.go
+		Indexes: storeIndexes, Codec: (&storeCodecs{}).codec, DecodeEveryRead: cfg.decodeEveryRead,
+	})
 	s := &Server{
 		cfg:        cfg,
 		codecs:     serializer.NewCodecFactory(cfg.Scheme),

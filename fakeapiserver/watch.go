@@ -455,7 +455,7 @@ func (w *watchStream) sendChange(ev store.Event) (bool, error) {
 		return false, nil
 	}
 	out := outEvent{typ: typ, obj: obj, rv: ev.RV}
-	if obj == ev.Object {
+	if obj == ev.Object() {
 		out.enc = ev.Encodings
 	}
 	return true, w.sendOrdered(out)

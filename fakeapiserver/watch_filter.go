@@ -18,21 +18,21 @@ import (
 //	yes          no/deleted   DELETED (old content, the event's RV)
 //	no           no           nothing
 func (w *watchStream) visible(ev store.Event) (watch.EventType, runtime.Object) {
-	oldMatch := ev.PrevObject != nil && w.matches(ev.Key, ev.PrevObject)
+	oldMatch := ev.Prev != nil && w.matches(ev.Key, ev.Prev)
 	if ev.Type == watch.Deleted {
 		if oldMatch {
-			return watch.Deleted, ev.Object
+			return watch.Deleted, ev.Object()
 		}
 		return "", nil
 	}
-	newMatch := w.matches(ev.Key, ev.Object)
+	newMatch := w.matches(ev.Key, ev.Encodings)
 	switch {
 	case newMatch && oldMatch:
-		return watch.Modified, ev.Object
+		return watch.Modified, ev.Object()
 	case newMatch:
-		return watch.Added, ev.Object
+		return watch.Added, ev.Object()
 	case oldMatch:
-		return watch.Deleted, withResourceVersion(ev.PrevObject, ev.RV)
+		return watch.Deleted, withResourceVersion(ev.PrevObject(), ev.RV)
 	}
 	return "", nil
 }
@@ -63,19 +63,20 @@ func (w *watchStream) lagging(events []store.Event, maxLag int) bool {
 // wouldSee reports whether visible gives ev to this watcher, without
 // building what it would send.
 func (w *watchStream) wouldSee(ev store.Event) bool {
-	if ev.PrevObject != nil && w.matches(ev.Key, ev.PrevObject) {
+	if ev.Prev != nil && w.matches(ev.Key, ev.Prev) {
 		return true
 	}
-	return ev.Type != watch.Deleted && w.matches(ev.Key, ev.Object)
+	return ev.Type != watch.Deleted && w.matches(ev.Key, ev.Encodings)
 }
 
-// matches reports whether an object under key is in the watch's namespace
-// and passes its selectors.
-func (w *watchStream) matches(key string, obj runtime.Object) bool {
+// matches reports whether the object under key that enc holds is in the
+// watch's namespace and passes its selectors; only a watch with selectors
+// reads the object (which may decode it: store.Encodings.Object).
+func (w *watchStream) matches(key string, enc *store.Encodings) bool {
 	if !strings.HasPrefix(key, w.p.prefix) {
 		return false
 	}
-	return w.p.filter == nil || w.p.filter(obj)
+	return w.p.filter == nil || w.p.filter(enc.Object())
 }
 
 // withResourceVersion returns a copy of a shared store object with another

@@ -14,18 +14,25 @@ type Event struct {
 	// Resource and Key say what was written.
 	Resource string
 	Key      string
-	// RV is the write's RV, also stamped into Object.
+	// RV is the write's RV, also stamped into the object.
 	RV int64
-	// Object is the new state. For watch.Deleted it is a copy of the last
-	// state stamped with the delete's RV. Shared: do not modify.
-	Object runtime.Object
-	// Encodings caches Object's encodings: for watch.Added and
-	// watch.Modified the same cache as the version's in reads.
+	// Encodings holds the new state ([Event.Object]) and caches its
+	// encodings: for watch.Added and watch.Modified the same as the
+	// version's in reads.
 	Encodings *Encodings
-	// PrevObject is the state before the write (nil for watch.Added), with
-	// its own RV. Shared: do not modify.
-	PrevObject runtime.Object
+	// Prev holds the state before the write ([Event.PrevObject]); nil
+	// for watch.Added.
+	Prev *Encodings
 }
+
+// Object is the new state (see [Encodings.Object]). For watch.Deleted it is
+// a copy of the last state stamped with the delete's RV. Shared: do not
+// modify.
+func (ev Event) Object() runtime.Object { return ev.Encodings.Object() }
+
+// PrevObject is the state before the write (nil for watch.Added), with its
+// own RV. Shared: do not modify.
+func (ev Event) PrevObject() runtime.Object { return ev.Prev.Object() }
 
 // Changes returns every event of resource with RV > afterRV in RV order, and a
 // channel that is closed at the next write to resource. Both are taken under

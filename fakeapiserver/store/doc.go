@@ -22,7 +22,13 @@
 //
 // Objects passed to Create and Update become the store's; the store stamps
 // their resourceVersion and hands the very same objects out to later reads
-// and events. Every object handed out is shared and immutable by contract:
+// and events, as long as they are held somewhere. With a [Codec] for
+// them ([Options.Codec]) the store itself keeps each version as its
+// canonical encoding, holding the decoded object strongly only for the
+// latest writes ([Options.HotObjects]) and weakly after that: a read of
+// a version whose object was collected decodes an equal one
+// ([Encodings.Object]), so an object nobody holds costs its encoding.
+// Every object handed out is shared and immutable by contract:
 // callers that want to modify one must DeepCopy it first. The store copies
 // only where it must: the object of a DELETED event is a copy of the last
 // state carrying the delete's RV, because the last state itself is still what

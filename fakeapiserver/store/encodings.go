@@ -16,13 +16,19 @@ const EncodingSlots = 4
 // Which slot means which format is the caller's convention.
 //
 // Beside the encodings it memoises one derived view of the object (see
-// [Encodings.View]).
+// [Encodings.View]), and it holds the object itself ([Encodings.Object]).
 //
 // All methods are safe for concurrent use, and a nil *Encodings caches
 // nothing.
 type Encodings struct {
 	slots [EncodingSlots]atomic.Pointer[[]byte]
 	view  atomic.Pointer[viewMemo]
+	// obj holds the version's object (see Object): strongly without a
+	// codec, else strongly while hot and weakly after.
+	obj atomic.Pointer[objRef]
+	// codec, when set, wrote the canonical encoding into its slot at the
+	// write; Object decodes it when the weak hold is gone.
+	codec Codec
 }
 
 // viewMemo is one memoised view and the key it was derived under.
@@ -30,9 +36,6 @@ type viewMemo struct {
 	key any
 	val any
 }
-
-// newEncodings returns an empty cache for a new version.
-func newEncodings() *Encodings { return &Encodings{} }
 
 // Get returns the bytes cached in slot, calling encode to fill it on the
 // first call. The object is immutable, so every call of encode yields the

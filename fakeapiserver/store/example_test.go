@@ -30,7 +30,7 @@ func ExampleStore_Changes() {
 	<-ch // closed by the delete
 	evs, _, _ = s.Changes("configmaps", last)
 	for _, ev := range evs {
-		fmt.Println(ev.Type, ev.Key, ev.RV, ev.Object.(*corev1.ConfigMap).ResourceVersion)
+		fmt.Println(ev.Type, ev.Key, ev.RV, ev.Object().(*corev1.ConfigMap).ResourceVersion)
 	}
 	// Output:
 	// ADDED ns/a 2

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,7 +51,7 @@ func viewEvents(evs []Event) []eventView {
 	for _, ev := range evs {
 		out = append(out, eventView{
 			Type: string(ev.Type), Resource: ev.Resource, Key: ev.Key, RV: ev.RV,
-			Object: view(ev.Object), PrevObject: view(ev.PrevObject),
+			Object: view(ev.Object()), PrevObject: view(ev.PrevObject()),
 		})
 	}
 	return out
@@ -72,3 +73,28 @@ func viewPage(res ListResult) pageView {
 	}
 	return p
 }
+
+// configMapCodec keeps the tests' ConfigMaps as their protobuf messages
+// in slot 1, as fakeapiserver keeps built-in objects.
+type configMapCodec struct{}
+
+func (configMapCodec) Slot() int { return 1 }
+
+func (configMapCodec) Encode(obj runtime.Object) ([]byte, error) {
+	cm, ok := obj.(*corev1.ConfigMap)
+	if !ok {
+		return nil, fmt.Errorf("not a ConfigMap: %T", obj)
+	}
+	return cm.Marshal()
+}
+
+func (configMapCodec) Decode(data []byte) (runtime.Object, error) {
+	cm := &corev1.ConfigMap{}
+	if err := cm.Unmarshal(data); err != nil {
+		return nil, err
+	}
+	return cm, nil
+}
+
+// withCodec is the store option keeping every object in configMapCodec.
+func withCodec(string, runtime.Object) Codec { return configMapCodec{} }

@@ -94,11 +94,11 @@ func (r *resource) indexRead(name string) indexRead {
 func (r *resource) indexWrite(ev Event) {
 	for i, ix := range r.indexes {
 		var old, now []string
-		if ev.PrevObject != nil {
-			old = ix.Values(ev.PrevObject)
+		if ev.Prev != nil {
+			old = ix.Values(ev.PrevObject())
 		}
 		if ev.Type != watch.Deleted {
-			now = ix.Values(ev.Object)
+			now = ix.Values(ev.Object())
 		}
 		if slices.Equal(old, now) {
 			continue
@@ -161,7 +161,7 @@ func indexKeys(t tree[indexSpan], ix Index, value, from string, st state, at int
 			if !ok {
 				continue
 			}
-			if at < sp.from && !slices.Contains(ix.Values(v.obj), value) {
+			if at < sp.from && !slices.Contains(ix.Values(v.obj()), value) {
 				continue // before its span: only the object can tell
 			}
 			if !yield(key, v) {

@@ -29,7 +29,7 @@ func (s *Store) GetVersion(resource, key string, rv int64) (runtime.Object, *Enc
 	if !ok {
 		return nil, nil, fmt.Errorf("get %s %q at rv %d: %w", resource, key, at, ErrNotFound)
 	}
-	return v.obj, &v.enc, nil
+	return v.obj(), &v.enc, nil
 }
 
 // ListOptions selects one page of a [Store.List].
@@ -70,12 +70,18 @@ type ListOptions struct {
 	// it lists through an index (cacher.go GetList computes hasMore over
 	// the index's items). Ignored without Index.
 	IndexMore bool
+	// Undecoded leaves each of the page's ListResult.Items nil (without a
+	// Filter, which reads every object it selects): a caller that serves
+	// the page from cached encodings reads ListResult.Encodings[i].Object()
+	// (which may decode) only for an item it must encode.
+	Undecoded bool
 }
 
 // ListResult is one page of a [Store.List].
 type ListResult struct {
-	// Items are the selected objects in byte order of key. They are shared
-	// with the store: callers must not modify them.
+	// Items are the selected objects in byte order of key (each nil with
+	// [ListOptions.Undecoded]). They are shared with the store: callers
+	// must not modify them.
 	Items []runtime.Object
 	// Keys holds the key of each item (same index).
 	Keys []string
@@ -140,8 +146,8 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	visited := 0
 	for key, v := range t.ascend(from) {
 		visited++
-		if opts.Filter == nil || opts.Filter(v.obj) {
-			res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, &v.enc)
+		if opts.Filter == nil || opts.Filter(v.obj()) {
+			res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, &v.enc)
 			if len(res.Items) == opts.Limit {
 				break
 			}
@@ -195,8 +201,8 @@ func listScan(t state, at int64, opts ListOptions) ListResult {
 	}
 	visited := 0
 	for key, v := range t.ascend(from) {
-		if visited++; opts.Filter == nil || opts.Filter(v.obj) {
-			res.add(key, v)
+		if visited++; opts.Filter == nil || opts.Filter(v.obj()) {
+			res.add(key, v, opts)
 			if len(res.Items) == opts.Limit {
 				break
 			}
@@ -217,8 +223,8 @@ func listIndexed(t state, ir indexRead, at int64, opts ListOptions) ListResult {
 		if !strings.HasPrefix(key, opts.Prefix) {
 			break // past the keys under Prefix: they are contiguous
 		}
-		if opts.Filter == nil || opts.Filter(v.obj) {
-			res.add(key, v)
+		if opts.Filter == nil || opts.Filter(v.obj()) {
+			res.add(key, v, opts)
 			if len(res.Items) == opts.Limit {
 				break
 			}
@@ -257,8 +263,8 @@ func listNamed(t state, at int64, opts ListOptions) ListResult {
 		}
 		segment := first[:slash+1]
 		if key := segment + opts.Name; key >= from {
-			if v, ok := t.get(key); ok && (opts.Filter == nil || opts.Filter(v.obj)) {
-				res.add(key, v)
+			if v, ok := t.get(key); ok && (opts.Filter == nil || opts.Filter(v.obj())) {
+				res.add(key, v, opts)
 				if len(res.Items) == opts.Limit {
 					break
 				}
@@ -275,8 +281,17 @@ func listNamed(t state, at int64, opts ListOptions) ListResult {
 }
 
 // add appends one item to the page.
-func (res *ListResult) add(key string, v *version) {
-	res.Items, res.Keys, res.Encodings = append(res.Items, v.obj), append(res.Keys, key), append(res.Encodings, &v.enc)
+func (res *ListResult) add(key string, v *version, opts ListOptions) {
+	res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, &v.enc)
+}
+
+// item is v's entry in a page's Items: its object, or nil with
+// opts.Undecoded and no Filter.
+func (v *version) item(opts ListOptions) runtime.Object {
+	if opts.Undecoded && opts.Filter == nil {
+		return nil
+	}
+	return v.obj()
 }
 
 // finish sets More and Remaining of a page read with Scan or Index as a

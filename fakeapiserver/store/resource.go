@@ -11,11 +11,14 @@ import (
 // O(log n) nodes a write copies stay small, and its encodings cache lives
 // in it rather than in an allocation of its own.
 type version struct {
-	obj runtime.Object
-	rv  int64 // RV of the write that produced obj; equals obj's metadata.resourceVersion
-	// enc caches obj's encodings; shared with the write's Event (&enc).
+	rv int64 // RV of the write that produced the object; equals its metadata.resourceVersion
+	// enc holds the object (enc.Object) and caches its encodings; shared
+	// with the write's Event (&enc).
 	enc Encodings
 }
+
+// obj is the object v stored.
+func (v *version) obj() runtime.Object { return v.enc.Object() }
 
 // snapshot is the whole state of one resource at rv, a checkpoint: reads
 // at rv and until the next checkpoint start from its tree.

@@ -22,6 +22,19 @@ type Options struct {
 	// ([Index]); it is called once, at the resource's first write or
 	// read, and must return the same indexes for a name every time.
 	Indexes func(resource string) []Index
+	// Codec, when set, returns the codec a version of resource holding
+	// obj is kept in (see [Codec]), called at every write; nil (or a nil
+	// Codec) keeps obj itself, decoded, for as long as the version lives.
+	Codec func(resource string, obj runtime.Object) Codec
+	// HotObjects is how many of the latest writes (of any resource) keep
+	// their decoded objects strongly when they have a Codec; 0 means
+	// 1024, negative none.
+	HotObjects int
+	// DecodeEveryRead keeps no decoded object of a version with a Codec
+	// past its write (HotObjects is then ignored): every read decodes.
+	// It is for tests of the Codec and of the code reading objects, which
+	// must not tell the difference.
+	DecodeEveryRead bool
 }
 
 // Store is an in-memory multi-version store of Kubernetes objects, grouped by
@@ -51,12 +64,47 @@ type Store struct {
 	// checkpoints of its state (see resource.snapshots); tests lower it
 	// to exercise reads between checkpoints.
 	checkpointEvery int
+	// codec is Options.Codec.
+	codec func(resource string, obj runtime.Object) Codec
+	// hot holds the latest writes' objects strongly (Options.HotObjects).
+	hot hotRing
 }
 
 // New returns an empty store whose [Store.CurrentRV] is 1 and
 // [Store.CompactedRV] is 0.
 func New(opts Options) *Store {
-	return &Store{currentRV: initialRV, resources: make(map[string]*resource), droppedRV: make(map[string]int64), indexes: opts.Indexes, checkpointEvery: defaultCheckpointEvery}
+	hot := opts.HotObjects
+	switch {
+	case opts.DecodeEveryRead:
+		hot = 0
+	case hot == 0:
+		hot = defaultHotObjects
+	}
+	return &Store{
+		currentRV: initialRV, resources: make(map[string]*resource), droppedRV: make(map[string]int64),
+		indexes: opts.Indexes, checkpointEvery: defaultCheckpointEvery, codec: opts.Codec,
+		hot: hotRing{ring: make([]*Encodings, max(hot, 0)), keep: !opts.DecodeEveryRead},
+	}
+}
+
+// newVersion returns the version holding obj, written to resource at rv
+// (already stamped into obj), with its canonical encoding if resource has
+// a codec. The caller holds mu.
+func (s *Store) newVersion(resource string, obj runtime.Object, rv int64) (*version, error) {
+	v := &version{rv: rv}
+	if err := s.hold(&v.enc, resource, obj); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// hold makes e hold obj, a state of resource, as newVersion does.
+func (s *Store) hold(e *Encodings, resource string, obj runtime.Object) error {
+	var c Codec
+	if s.codec != nil {
+		c = s.codec(resource, obj)
+	}
+	return e.hold(obj, c)
 }
 
 // Create stores obj under (resource, key) with the next RV, stamps that RV into
@@ -77,10 +125,14 @@ func (s *Store) Create(resource, key string, obj runtime.Object) (runtime.Object
 	if _, ok := r.latest().get(key); ok {
 		return nil, fmt.Errorf("create %s %q: %w", resource, key, ErrAlreadyExists)
 	}
-	rv := s.nextRVLocked()
+	rv := s.currentRV + 1
 	setRV(acc, rv)
-	v := &version{obj: obj, rv: rv}
-	ev := Event{Type: watch.Added, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: &v.enc}
+	v, err := s.newVersion(resource, obj, rv)
+	if err != nil {
+		return nil, fmt.Errorf("create %s %q: %w", resource, key, err)
+	}
+	s.nextRVLocked()
+	ev := Event{Type: watch.Added, Resource: resource, Key: key, RV: rv, Encodings: &v.enc}
 	s.commitLocked(r, ev, v)
 	return obj, nil
 }
@@ -103,10 +155,14 @@ func (s *Store) Update(resource, key string, obj runtime.Object, expectRV int64)
 	if err != nil {
 		return nil, fmt.Errorf("update %s %q: %w", resource, key, err)
 	}
-	rv := s.nextRVLocked()
+	rv := s.currentRV + 1
 	setRV(acc, rv)
-	v := &version{obj: obj, rv: rv}
-	ev := Event{Type: watch.Modified, Resource: resource, Key: key, RV: rv, Object: obj, Encodings: &v.enc, PrevObject: prev.obj}
+	v, err := s.newVersion(resource, obj, rv)
+	if err != nil {
+		return nil, fmt.Errorf("update %s %q: %w", resource, key, err)
+	}
+	s.nextRVLocked()
+	ev := Event{Type: watch.Modified, Resource: resource, Key: key, RV: rv, Encodings: &v.enc, Prev: &prev.enc}
 	s.commitLocked(r, ev, v)
 	return obj, nil
 }
@@ -126,14 +182,19 @@ func (s *Store) Delete(resource, key string, expectRV int64) (runtime.Object, er
 	// The stored object is shared with readers of older RVs, so the new RV
 	// goes on a copy. The copy cannot fail the Accessor check: the original
 	// passed it when it was stored.
-	last := prev.obj.DeepCopyObject()
+	last := prev.obj().DeepCopyObject()
 	acc, err := meta.Accessor(last)
 	if err != nil {
 		return nil, fmt.Errorf("delete %s %q: %w", resource, key, err)
 	}
-	rv := s.nextRVLocked()
+	rv := s.currentRV + 1
 	setRV(acc, rv)
-	ev := Event{Type: watch.Deleted, Resource: resource, Key: key, RV: rv, Object: last, Encodings: newEncodings(), PrevObject: prev.obj}
+	enc := &Encodings{}
+	if err := s.hold(enc, resource, last); err != nil {
+		return nil, fmt.Errorf("delete %s %q: %w", resource, key, err)
+	}
+	s.nextRVLocked()
+	ev := Event{Type: watch.Deleted, Resource: resource, Key: key, RV: rv, Encodings: enc, Prev: &prev.enc}
 	s.commitLocked(r, ev, nil)
 	return last, nil
 }
@@ -209,6 +270,7 @@ func (s *Store) nextRVLocked() int64 {
 // blocks, so this is safe under mu.
 func (s *Store) commitLocked(r *resource, ev Event, v *version) {
 	r.record(ev, v, s.checkpointEvery)
+	s.hot.add(ev.Encodings)
 	s.retainLocked()
 	wake(&s.notify)
 }

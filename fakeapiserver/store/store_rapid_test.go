@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"k8s.io/apimachinery/pkg/runtime"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"pgregory.net/rapid"
 )
@@ -29,13 +30,13 @@ var (
 // (odd ones left out) and by name.
 func machineIndexes(string) []Index {
 	return []Index{
-		{Name: "parity", Values: func(obj runtime.Object) []string {
+		{Name: "parity", Values: func(obj kruntime.Object) []string {
 			if isEven(obj) {
 				return []string{"even"}
 			}
 			return nil
 		}},
-		{Name: "name", Values: func(obj runtime.Object) []string { return []string{view(obj).Name} }},
+		{Name: "name", Values: func(obj kruntime.Object) []string { return []string{view(obj).Name} }},
 	}
 }
 
@@ -260,6 +261,9 @@ func (m *storeMachine) List(t *rapid.T) {
 		Prefix: rapid.SampledFrom(machinePrefixes).Draw(t, "prefix"),
 		Start:  rapid.SampledFrom(machineStarts).Draw(t, "start"),
 		Limit:  rapid.IntRange(0, 4).Draw(t, "limit"),
+		// Undecoded items are read through their Encodings (as
+		// fakeapiserver's LIST does) before the page is compared.
+		Undecoded: rapid.Bool().Draw(t, "undecoded"),
 	}
 	keep := func(*objView) bool { return true }
 	switch rapid.IntRange(0, 4).Draw(t, "filter") {
@@ -271,7 +275,7 @@ func (m *storeMachine) List(t *rapid.T) {
 		opts.IndexMore = rapid.Bool().Draw(t, "indexMore")
 	case 3: // the name index, or the per-namespace lookup, narrows the walk to one name
 		name := rapid.SampledFrom(machineNames).Draw(t, "name")
-		opts.Filter = func(obj runtime.Object) bool { return view(obj).Name == name }
+		opts.Filter = func(obj kruntime.Object) bool { return view(obj).Name == name }
 		keep = func(o *objView) bool { return o.Name == name }
 		if rapid.Bool().Draw(t, "byIndex") {
 			opts.Index = &IndexValue{Name: "name", Value: name}
@@ -280,7 +284,7 @@ func (m *storeMachine) List(t *rapid.T) {
 		}
 	case 4: // a narrower scan prefix: one namespace under Prefix
 		ns := rapid.SampledFrom(machineNamespaces).Draw(t, "namespace")
-		opts.Filter = func(obj runtime.Object) bool { return view(obj).Namespace == ns }
+		opts.Filter = func(obj kruntime.Object) bool { return view(obj).Namespace == ns }
 		keep = func(o *objView) bool { return o.Namespace == ns }
 		opts.Scan = ns + "/"
 	}
@@ -288,6 +292,19 @@ func (m *storeMachine) List(t *rapid.T) {
 	checkErr(t, "List("+res+")", err, wantErr)
 	if err != nil {
 		return
+	}
+	for i, obj := range got.Items {
+		// An item at hand is what its Encodings hold, unless they keep
+		// nothing decoded.
+		if dec := got.Encodings[i].Object(); obj != nil && obj != dec && m.s.hot.keep {
+			t.Fatalf("List(%s) item %d is %p, its Encodings hold %p", res, i, obj, dec)
+		}
+		if obj == nil {
+			if !opts.Undecoded {
+				t.Fatalf("List(%s) item %d is nil without Undecoded", res, i)
+			}
+			got.Items[i] = got.Encodings[i].Object()
+		}
 	}
 	want := m.listModel(res, opts, keep)
 	if diff := cmp.Diff(want, viewPage(got), cmpopts.EquateEmpty()); diff != "" {
@@ -371,6 +388,10 @@ func (m *storeMachine) Changes(t *rapid.T) {
 	m.handed = lastN(append(m.handed, handedOut{got: got, want: wantEvents}), maxTracked)
 }
 
+// GC collects, so the versions the store holds weakly lose their decoded
+// objects and later reads decode them again (with a codec).
+func (m *storeMachine) GC(*rapid.T) { runtime.GC() }
+
 func (m *storeMachine) Notify(t *rapid.T) {
 	m.waits = lastN(append(m.waits, wait{rv: m.current(), ch: m.s.Notify()}), maxTracked)
 }
@@ -442,7 +463,17 @@ func (m *storeMachine) checkWaits(t *rapid.T) {
 // replayed over one) and compactions replay writes into a checkpoint.
 func TestStoreStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := New(Options{Indexes: machineIndexes})
+		opts := Options{Indexes: machineIndexes}
+		// How objects are held: as written (no codec), encoded with the
+		// latest few writes decoded and the rest held weakly, or encoded
+		// with nothing decoded kept, so every read decodes.
+		mode := rapid.SampledFrom([]string{"decoded", "weak", "encoded"}).Draw(t, "objects")
+		if mode != "decoded" {
+			opts.Codec = withCodec
+			opts.HotObjects = rapid.SampledFrom([]int{-1, 1, 3}).Draw(t, "hotObjects")
+		}
+		opts.DecodeEveryRead = mode == "encoded"
+		s := New(opts)
 		s.checkpointEvery = rapid.IntRange(1, 6).Draw(t, "checkpointEvery")
 		t.Repeat(rapid.StateMachineActions(&storeMachine{s: s}))
 	})

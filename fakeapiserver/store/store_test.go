@@ -120,8 +120,8 @@ func TestDeleteEvent(t *testing.T) {
 	if diff := cmp.Diff(want, viewEvents(evs)); diff != "" {
 		t.Errorf("Changes() mismatch (-want +got):\n%s", diff)
 	}
-	if evs[0].Object != got || evs[0].PrevObject != old {
-		t.Errorf("Delete() returned %p, event has %p (prev %p, stored %p); want the event's objects", got, evs[0].Object, evs[0].PrevObject, old)
+	if evs[0].Object() != got || evs[0].PrevObject() != old {
+		t.Errorf("Delete() returned %p, event has %p (prev %p, stored %p); want the event's objects", got, evs[0].Object(), evs[0].PrevObject(), old)
 	}
 }
 
