@@ -53,12 +53,13 @@ With --scale the workloads are those of scale instead: ConfigMap collections
 of --scale-objects sizes (first and 10th LIST page, a label-selector page, an
 unpaged LIST, RSS per object) and watch fan-out to --scale-watchers watches
 (events/s, RSS per watch), then a CRD whose schema has --scale-crd-properties
-properties (create to Established) and --scale-custom-objects custom objects
-of it (JSON LIST pages, RSS per object, fan-out to the fewest watchers), and
-a CRD whose schema nests --scale-crd-depth objects (create to Established;
--1 leaves this row out; --scale-custom-objects -1 leaves all the CRD rows
-out); the in-process fake then serves HTTPS, so the
-clients speak HTTP/2 to it as client-go does to a cluster. RSS is read for
+properties (its create request, and create to Established) and
+--scale-custom-objects custom objects of it (JSON LIST pages, RSS per object,
+fan-out to the fewest watchers), and a CRD whose schema nests
+--scale-crd-depth objects (the same two rows; -1 leaves them out;
+--scale-custom-objects -1 leaves all the CRD rows out); the in-process fake
+then serves HTTPS, so the clients speak HTTP/2 to it as client-go does to a
+cluster. RSS is read for
 an in-process fake only, and counts the bench's clients too.
 
 Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
