@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -59,36 +58,61 @@ func acceptsGzip(r *http.Request) bool {
 type gzipWriters struct {
 	level   int       // [Config.ResponseCompressionLevel]
 	writers sync.Pool // of *gzip.Writer
-	bufs    sync.Pool // of *bytes.Buffer
+	bufs    sync.Pool // of *gzipBuffer
 }
 
-// gzipBody returns body's gzip stream at g's level, in a recycled buffer
-// that release gives back once the caller has written it. The whole stream
-// is built before anything is sent, so the response can carry its
-// Content-Length and go out in one Write (respond).
-func (g *gzipWriters) gzipBody(body []byte) (zipped []byte, release func(), err error) {
-	buf, ok := g.bufs.Get().(*bytes.Buffer)
+// gzipBuffer is a compressed body being assembled: an io.Writer that
+// appends.
+type gzipBuffer struct{ b []byte }
+
+// Write appends p.
+func (w *gzipBuffer) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// gzipBody returns the gzip stream of the body made of pieces (in order)
+// at g's level, in a recycled buffer that release gives back once the
+// caller has written it. The whole stream is built before anything is
+// sent, so the response can carry its Content-Length and go out in one
+// Write (respond). The bytes are compress/gzip's for the joined body at
+// g's level, whatever the pieces: compress/flate compresses, or stores,
+// a block once its window is full or the stream ends, never at a Write's
+// end (TestGzipBodyMatchesCompressGzip).
+func (g *gzipWriters) gzipBody(pieces [][]byte) (zipped []byte, release func(), err error) {
+	buf, ok := g.bufs.Get().(*gzipBuffer)
 	if !ok {
-		buf = new(bytes.Buffer)
+		buf = new(gzipBuffer)
 	}
-	// A stored stream is the body plus 5 bytes per 64 KiB block and the
-	// gzip header and trailer; a compressed one is smaller.
-	buf.Grow(len(body) + len(body)/8192 + 64)
-	if err := g.compress(buf, body); err != nil {
+	if g.level == gzip.NoCompression {
+		buf.b = appendStoredGzip(buf.b[:0], pieces)
+		return buf.b, func() { g.putBuffer(buf) }, nil
+	}
+	// A compressed stream is seldom larger than a stored one.
+	size := 0
+	for _, b := range pieces {
+		size += len(b)
+	}
+	if n := storedGzipLen(size); cap(buf.b) < n {
+		buf.b = make([]byte, 0, n)
+	}
+	if err := g.compress(buf, pieces); err != nil {
 		g.putBuffer(buf)
 		return nil, nil, err
 	}
-	return buf.Bytes(), func() { g.putBuffer(buf) }, nil
+	return buf.b, func() { g.putBuffer(buf) }, nil
 }
 
-// compress appends body's gzip stream at g's level to buf.
-func (g *gzipWriters) compress(buf *bytes.Buffer, body []byte) error {
+// compress appends the gzip stream of pieces, joined, at g's level to buf.
+func (g *gzipWriters) compress(buf io.Writer, pieces [][]byte) error {
 	zw, err := g.writer(buf)
 	if err != nil {
 		return err
 	}
-	if _, err := zw.Write(body); err != nil {
-		return err
+	for _, b := range pieces {
+		if _, err := zw.Write(b); err != nil {
+			return err
+		}
 	}
 	err = zw.Close()
 	g.put(zw)
@@ -112,10 +136,10 @@ func (g *gzipWriters) put(zw *gzip.Writer) {
 }
 
 // putBuffer recycles buf unless it grew past maxPooledGzip.
-func (g *gzipWriters) putBuffer(buf *bytes.Buffer) {
-	if buf.Cap() > maxPooledGzip {
+func (g *gzipWriters) putBuffer(buf *gzipBuffer) {
+	if cap(buf.b) > maxPooledGzip {
 		return
 	}
-	buf.Reset()
+	buf.b = buf.b[:0]
 	g.bufs.Put(buf)
 }

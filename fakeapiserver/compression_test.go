@@ -53,7 +53,8 @@ func TestListGzip(t *testing.T) {
 
 // TestResponseCompressionLevel checks that every accepted
 // Config.ResponseCompressionLevel sends the same valid gzip framing
-// (Content-Encoding, Vary, a stream that decompresses to the plain body),
+// (Content-Encoding, Vary, a stream that decompresses to the plain body
+// and is compress/gzip's for it at that level, in JSON and protobuf),
 // that the default stores (the stream is no smaller than the body) while
 // kube-apiserver's level deflates (this list of repeated blobs shrinks
 // tenfold or more), and that New refuses a level compress/gzip has not.
@@ -72,17 +73,25 @@ func TestResponseCompressionLevel(t *testing.T) {
 		t.Run(fmt.Sprintf("level=%d", tc.level), func(t *testing.T) {
 			srv := Start(t, WithConfig(func(cfg *Config) { cfg.ResponseCompressionLevel = tc.level }))
 			all := createBlobs(t, srv, 40)
-			plain := getRaw(t, srv, "GET", all, map[string]string{"Accept": "application/json", "Accept-Encoding": "identity"})
-			zipped := getRaw(t, srv, "GET", all, map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip"})
-			if got := zipped.header.Get("Content-Encoding"); got != "gzip" || zipped.header.Get("Vary") != "Accept-Encoding" {
-				t.Errorf("Content-Encoding %q, Vary %q; want gzip, Accept-Encoding", got, zipped.header.Get("Vary"))
-			}
-			if diff := cmp.Diff(plain.body, gunzip(t, zipped.body)); diff != "" {
-				t.Errorf("gunzipped body differs from the plain one (-plain +gunzipped):\n%s", diff)
-			}
-			ratio := float64(len(zipped.body)) / float64(len(plain.body))
-			if ratio > tc.smaller || ratio < tc.larger {
-				t.Errorf("gzip stream is %d bytes for a %d-byte body (%.3f); want %.2f to %.2f of it", len(zipped.body), len(plain.body), ratio, tc.larger, tc.smaller)
+			for _, accept := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
+				plain := getRaw(t, srv, "GET", all, map[string]string{"Accept": accept, "Accept-Encoding": "identity"})
+				zipped := getRaw(t, srv, "GET", all, map[string]string{"Accept": accept, "Accept-Encoding": "gzip"})
+				if got := zipped.header.Get("Content-Encoding"); got != "gzip" || zipped.header.Get("Vary") != "Accept-Encoding" {
+					t.Errorf("%s: Content-Encoding %q, Vary %q; want gzip, Accept-Encoding", accept, got, zipped.header.Get("Vary"))
+				}
+				if diff := cmp.Diff(plain.body, gunzip(t, zipped.body)); diff != "" {
+					t.Errorf("%s: gunzipped body differs from the plain one (-plain +gunzipped):\n%s", accept, diff)
+				}
+				// The stream is compress/gzip's for the body at the level,
+				// byte for byte, though the server gzips a page from its
+				// pieces (and at level 0 frames the blocks itself).
+				if want := gzipAt(t, tc.level, plain.body); !bytes.Equal(zipped.body, want) {
+					t.Errorf("%s: gzip stream (%d bytes) is not compress/gzip's at level %d (%d bytes)", accept, len(zipped.body), tc.level, len(want))
+				}
+				ratio := float64(len(zipped.body)) / float64(len(plain.body))
+				if ratio > tc.smaller || ratio < tc.larger {
+					t.Errorf("%s: gzip stream is %d bytes for a %d-byte body (%.3f); want %.2f to %.2f of it", accept, len(zipped.body), len(plain.body), ratio, tc.larger, tc.smaller)
+				}
 			}
 		})
 	}
@@ -112,6 +121,23 @@ func createBlobs(t *testing.T, srv *Server, n int) string {
 		}
 	}
 	return fmt.Sprintf("/api/v1/namespaces/default/configmaps?resourceVersion=%d&resourceVersionMatch=Exact", srv.store.CurrentRV())
+}
+
+// gzipAt is compress/gzip's stream of body at level.
+func gzipAt(t *testing.T, level int, body []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, level)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zw.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // gunzip decompresses a gzip stream, failing the test on a bad one (the

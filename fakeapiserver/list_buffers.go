@@ -8,21 +8,40 @@ import "sync"
 const maxPooledPage = 16 << 20
 
 // pageBuffers recycles the buffers LIST pages are encoded into (one pool
-// per Server: nothing is shared between servers). A page is written from
-// its items' cached encodings into a buffer that an earlier page already
-// grew, so serving a page allocates nothing in proportion to it: no fresh
-// memory to clear and no garbage whose collection would scan the store's
-// whole heap. Buffers a page took go back after its body was written
-// (listPage.releaseBody).
+// per Server: nothing is shared between servers). A page is spliced from
+// its items' cached encodings, kept by reference, and the few bytes
+// between them, written into a buffer that an earlier page already grew;
+// the body is joined from these into another such buffer, or gzipped
+// straight from them (respond), so serving a page allocates nothing in
+// proportion to it: no fresh memory to clear and no garbage whose
+// collection would scan the store's whole heap. Buffers a page took go
+// back after its body was written (listPage.releaseBody).
 type pageBuffers struct {
 	pool sync.Pool // of *pageBuffer
 }
 
-// pageBuffer is one page's scratch: the body and the item encodings it is
-// assembled from.
+// pageBuffer is one page's scratch: the item encodings it is spliced
+// from, the splice itself (glue and spans) and the joined body.
 type pageBuffer struct {
 	body  []byte
 	parts [][]byte
+	// glue holds the bytes between the shared pieces (a list's frame,
+	// each item's field key and length or separators), glued up to
+	// where spans covers it.
+	glue  []byte
+	glued int
+	// spans is the body in order: shared pieces and stretches of glue.
+	spans []span
+	// pieces is spans resolved to byte slices, for pieces().
+	pieces [][]byte
+}
+
+// span is one piece of a spliced body: shared bytes (a cached encoding,
+// by reference, never written to) or, when shared is nil, glue[from:to].
+// Glue is referred to by offsets because it may move as it grows.
+type span struct {
+	shared   []byte
+	from, to int
 }
 
 // get returns an empty buffer, recycled when the pool has one.
@@ -36,10 +55,61 @@ func (b *pageBuffers) get() *pageBuffer {
 // put recycles pb; the caller must not use it, or the body it returned,
 // afterwards.
 func (b *pageBuffers) put(pb *pageBuffer) {
-	if cap(pb.body) > maxPooledPage {
+	if cap(pb.body) > maxPooledPage || cap(pb.glue) > maxPooledPage {
 		return
 	}
 	clear(pb.parts) // drop the references into the store's encodings
-	pb.body, pb.parts = pb.body[:0], pb.parts[:0]
+	clear(pb.spans)
+	clear(pb.pieces)
+	pb.body, pb.parts, pb.glue, pb.glued, pb.spans, pb.pieces = pb.body[:0], pb.parts[:0], pb.glue[:0], 0, pb.spans[:0], pb.pieces[:0]
 	b.pool.Put(pb)
+}
+
+// share appends b to the splice by reference, after the glue written
+// since the last span.
+func (pb *pageBuffer) share(b []byte) {
+	pb.closeGlue()
+	if len(b) > 0 {
+		pb.spans = append(pb.spans, span{shared: b})
+	}
+}
+
+// closeGlue makes the glue appended since the last span a span.
+func (pb *pageBuffer) closeGlue() {
+	if len(pb.glue) > pb.glued {
+		pb.spans = append(pb.spans, span{from: pb.glued, to: len(pb.glue)})
+		pb.glued = len(pb.glue)
+	}
+}
+
+// splice returns the spliced body as its pieces, in order, and their total
+// length; the pieces stay valid until pb is put back or spliced again.
+func (pb *pageBuffer) splice() (pieces [][]byte, size int) {
+	pb.closeGlue()
+	pieces = pb.pieces[:0]
+	for _, s := range pb.spans {
+		b := s.shared
+		if b == nil {
+			b = pb.glue[s.from:s.to]
+		}
+		pieces = append(pieces, b)
+		size += len(b)
+	}
+	pb.pieces = pieces
+	return pieces, size
+}
+
+// join is the spliced body in one slice, in pb's body buffer, grown once
+// to its exact size.
+func (pb *pageBuffer) join() []byte {
+	pieces, size := pb.splice()
+	out := pb.body[:0]
+	if cap(out) < size {
+		out = make([]byte, 0, size)
+	}
+	for _, b := range pieces {
+		out = append(out, b...)
+	}
+	pb.body = out
+	return out
 }

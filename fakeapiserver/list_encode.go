@@ -123,19 +123,33 @@ func (p *listPage) GetListMeta() metav1.ListInterface {
 
 // encodeBody encodes the page in info's media type.
 func (p *listPage) encodeBody(info runtime.SerializerInfo) ([]byte, error) {
-	if p.cached {
-		switch info.MediaType {
-		case runtime.ContentTypeJSON:
-			return p.encodeJSON(info)
-		case runtime.ContentTypeProtobuf:
-			return p.encodeProtobuf()
-		}
+	pb, err := p.spliceBody(info)
+	if err != nil {
+		return nil, err
+	}
+	if pb != nil {
+		return pb.join(), nil
 	}
 	full, err := p.materialize()
 	if err != nil {
 		return nil, err
 	}
 	return encode(info, full)
+}
+
+// spliceBody splices the page in info's media type from its items' cached
+// encodings (a built-in resource in JSON or protobuf), into a buffer the
+// caller joins or gzips; nil when the page is encoded whole instead.
+func (p *listPage) spliceBody(info runtime.SerializerInfo) (*pageBuffer, error) {
+	if p.cached {
+		switch info.MediaType {
+		case runtime.ContentTypeJSON:
+			return p.spliceJSON(info)
+		case runtime.ContentTypeProtobuf:
+			return p.spliceProtobuf()
+		}
+	}
+	return nil, nil
 }
 
 // materialize builds the full typed list: a copy of the frame with the
@@ -153,11 +167,10 @@ func (p *listPage) materialize() (runtime.Object, error) {
 // escaped, and no other top-level member is called items.
 var itemsOpen = []byte(`"items":[`)
 
-// encodeJSON writes the list frame as the serializer does, with an empty
+// spliceJSON writes the list frame as the serializer does, with an empty
 // items array, and splices the items in: each version's cached JSON
-// without its kind and apiVersion, joined by commas. The body goes into
-// a recycled buffer, grown once to its exact size.
-func (p *listPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
+// without its kind and apiVersion, joined by commas.
+func (p *listPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) {
 	frame, err := encode(info, p.list)
 	if err != nil {
 		return nil, err
@@ -168,7 +181,6 @@ func (p *listPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
 	}
 	head, tail := frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):]
 	pb := p.takeBuffer()
-	size := len(frame)
 	for k, obj := range p.items {
 		b, err := cachedJSON(info, p.encs[k], obj)
 		if err != nil {
@@ -179,19 +191,17 @@ func (p *listPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
 			return nil, fmt.Errorf("encode list item %T: %w", obj, err)
 		}
 		pb.parts = append(pb.parts, item)
-		size += len(item) + 2 // "{" and ","
 	}
-	out := slices.Grow(pb.body[:0], size)
-	out = append(out, head...)
+	pb.glue = append(pb.glue, head...)
 	for k, b := range pb.parts {
 		if k > 0 {
-			out = append(out, ',')
+			pb.glue = append(pb.glue, ',')
 		}
-		out = append(out, '{')
-		out = append(out, b...)
+		pb.glue = append(pb.glue, '{')
+		pb.share(b)
 	}
-	pb.body = append(out, tail...)
-	return pb.body, nil
+	pb.glue = append(pb.glue, tail...)
+	return pb, nil
 }
 
 // cachedJSON is obj's JSON encoding (kind and apiVersion included, no

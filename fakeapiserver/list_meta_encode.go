@@ -3,7 +3,6 @@ package fakeapiserver
 import (
 	"bytes"
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,20 +70,34 @@ func (m *metaListPage) releaseBody() { m.page.releaseBody() }
 
 // encodeBody encodes the metadata list in info's media type.
 func (m *metaListPage) encodeBody(info runtime.SerializerInfo) ([]byte, error) {
-	switch {
-	case len(m.page.items) == 0:
-		// No splice: the frame alone, with items null as the real list
-		// (whose Items nobody appended to) has it.
-	case info.MediaType == runtime.ContentTypeJSON:
-		return m.encodeJSON(info)
-	case info.MediaType == runtime.ContentTypeProtobuf && m.gv == metav1.SchemeGroupVersion:
-		return m.encodeProtobuf()
+	pb, err := m.spliceBody(info)
+	if err != nil {
+		return nil, err
+	}
+	if pb != nil {
+		return pb.join(), nil
 	}
 	full, err := m.materialize()
 	if err != nil {
 		return nil, err
 	}
 	return encode(info, full)
+}
+
+// spliceBody splices the metadata list in info's media type from its
+// items' cached metadata, into a buffer the caller joins or gzips; nil
+// when the list is encoded whole instead.
+func (m *metaListPage) spliceBody(info runtime.SerializerInfo) (*pageBuffer, error) {
+	switch {
+	case len(m.page.items) == 0:
+		// No splice: the frame alone, with items null as the real list
+		// (whose Items nobody appended to) has it.
+	case info.MediaType == runtime.ContentTypeJSON:
+		return m.spliceJSON(info)
+	case info.MediaType == runtime.ContentTypeProtobuf && m.gv == metav1.SchemeGroupVersion:
+		return m.spliceProtobuf()
+	}
+	return nil, nil
 }
 
 // materialize builds the list asPartialObjectMetadataList returns: the
@@ -121,10 +134,10 @@ func (m *metaListPage) frame() runtime.Object {
 	return l
 }
 
-// encodeJSON writes the frame as the serializer does and splices the
+// spliceJSON writes the frame as the serializer does and splices the
 // items in, each its PartialObjectMetadata type meta around the cached
-// metadata member, into a recycled buffer grown once to its exact size.
-func (m *metaListPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
+// metadata member.
+func (m *metaListPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) {
 	frame, err := encode(info, m.frame())
 	if err != nil {
 		return nil, err
@@ -136,34 +149,31 @@ func (m *metaListPage) encodeJSON(info runtime.SerializerInfo) ([]byte, error) {
 	head, tail := frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):]
 	open := partialJSONOpen(m.gv)
 	pb := m.page.takeBuffer()
-	size := len(frame)
 	for k, obj := range m.page.items {
 		b, err := cachedMetaJSON(info, m.page.encs[k], obj)
 		if err != nil {
 			return nil, err
 		}
 		pb.parts = append(pb.parts, b)
-		size += len(open) + len(b) + 2 // "}" and ","
 	}
-	out := slices.Grow(pb.body[:0], size)
-	out = append(out, head...)
+	pb.glue = append(pb.glue, head...)
 	for k, b := range pb.parts {
 		if k > 0 {
-			out = append(out, ',')
+			pb.glue = append(pb.glue, ',')
 		}
-		out = append(out, open...)
-		out = append(out, b...)
-		out = append(out, '}')
+		pb.glue = append(pb.glue, open...)
+		pb.share(b)
+		pb.glue = append(pb.glue, '}')
 	}
-	pb.body = append(out, tail...)
-	return pb.body, nil
+	pb.glue = append(pb.glue, tail...)
+	return pb, nil
 }
 
-// encodeProtobuf writes the v1 list as the protobuf serializer does: the
+// spliceProtobuf writes the v1 list as the protobuf serializer does: the
 // envelope, the list metadata (field 1), then each item's cached message as
 // field 2. (v1beta1 numbers its items 1 and its metadata 2, so the
 // serializer writes those.)
-func (m *metaListPage) encodeProtobuf() ([]byte, error) {
+func (m *metaListPage) spliceProtobuf() (*pageBuffer, error) {
 	head := &metav1.PartialObjectMetadataList{ListMeta: m.lm}
 	frame, err := head.Marshal()
 	if err != nil {
@@ -179,15 +189,8 @@ func (m *metaListPage) encodeProtobuf() ([]byte, error) {
 		pb.parts = append(pb.parts, b)
 		raw += fieldLen(len(b))
 	}
-	gvk := m.gv.WithKind(partialListKind)
-	out := slices.Grow(pb.body[:0], envelopeLen(gvk, raw))
-	out = appendEnvelopeHead(out, gvk, raw)
-	out = append(out, frame...)
-	for _, b := range pb.parts {
-		out = appendField(out, tagField2, b)
-	}
-	pb.body = appendEnvelopeTail(out)
-	return pb.body, nil
+	spliceProtobufList(pb, m.gv.WithKind(partialListKind), frame, raw)
+	return pb, nil
 }
 
 // partialJSONOpen is a PartialObjectMetadata of gv in JSON up to its

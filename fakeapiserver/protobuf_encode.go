@@ -3,7 +3,6 @@ package fakeapiserver
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -53,11 +52,10 @@ func cachedProtobuf(enc *store.Encodings, obj runtime.Object) ([]byte, error) {
 	})
 }
 
-// encodeProtobuf writes the page as the protobuf serializer writes the
+// spliceProtobuf writes the page as the protobuf serializer writes the
 // full list: the envelope, the list's metadata (the frame's own Marshal,
 // its items being empty), then every item's cached message as field 2.
-// The body goes into a recycled buffer, grown once to its exact size.
-func (p *listPage) encodeProtobuf() ([]byte, error) {
+func (p *listPage) spliceProtobuf() (*pageBuffer, error) {
 	m, ok := p.list.(protoMarshaler)
 	if !ok {
 		return nil, fmt.Errorf("%T does not implement the protobuf marshalling interface", p.list)
@@ -76,15 +74,22 @@ func (p *listPage) encodeProtobuf() ([]byte, error) {
 		pb.parts = append(pb.parts, b)
 		raw += fieldLen(len(b))
 	}
-	gvk := p.list.GetObjectKind().GroupVersionKind()
-	out := slices.Grow(pb.body[:0], envelopeLen(gvk, raw))
-	out = appendEnvelopeHead(out, gvk, raw)
-	out = append(out, frame...)
+	spliceProtobufList(pb, p.list.GetObjectKind().GroupVersionKind(), frame, raw)
+	return pb, nil
+}
+
+// spliceProtobufList splices a list of kind gvk into pb: the envelope
+// around a message of raw bytes, the list's own fields (frame), then
+// pb.parts, each as field 2.
+func spliceProtobufList(pb *pageBuffer, gvk schema.GroupVersionKind, frame []byte, raw int) {
+	pb.glue = appendEnvelopeHead(pb.glue, gvk, raw)
+	pb.glue = append(pb.glue, frame...)
 	for _, b := range pb.parts {
-		out = appendField(out, tagField2, b)
+		pb.glue = append(pb.glue, tagField2)
+		pb.glue = binary.AppendUvarint(pb.glue, uint64(len(b)))
+		pb.share(b)
 	}
-	pb.body = appendEnvelopeTail(out)
-	return pb.body, nil
+	pb.glue = appendEnvelopeTail(pb.glue)
 }
 
 // protobufObject is one object in the protobuf serializer's form, from

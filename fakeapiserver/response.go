@@ -78,28 +78,40 @@ func (s *Server) tableOf(req *request, rows *tableRows, gv schema.GroupVersion) 
 // becomes a clean 500 instead of a truncated response. A body over
 // gzipThreshold goes out gzipped when r accepts it, as kube-apiserver's
 // SerializeObject sends it (compression.go), and every body with its
-// Content-Length.
+// Content-Length. A LIST page a client accepts gzip for is gzipped
+// straight from the pieces it is spliced from (splicer), never joined.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, out outputType, code int, obj runtime.Object) {
 	if rel, ok := obj.(bodyReleaser); ok {
 		defer rel.releaseBody() // after the Write below, which keeps no reference
 	}
-	body, err := encode(out.info, obj)
+	zip := acceptsGzip(r)
+	var one [1][]byte
+	pieces, size, spliced, err := encodePieces(out.info, obj, zip, one[:0])
 	if err != nil {
 		st := toStatus(err)
-		body, _ = encode(s.codecs.SupportedMediaTypes()[0], st)
+		body, _ := encode(s.codecs.SupportedMediaTypes()[0], st)
 		out, code = outputType{info: s.codecs.SupportedMediaTypes()[0]}, int(st.Code)
+		pieces, size, spliced = append(one[:0], body), len(body), nil
 	}
 	h := w.Header()
 	h.Set("Content-Type", out.info.MediaType)
-	if len(body) > gzipThreshold && acceptsGzip(r) {
+	var body []byte
+	if size > gzipThreshold && zip {
 		// gzipBody cannot fail at a level New accepted (it writes to
 		// memory); if it did, the plain body is still a valid answer.
-		if zipped, release, err := s.gzips.gzipBody(body); err == nil {
+		if zipped, release, err := s.gzips.gzipBody(pieces); err == nil {
 			defer release()
 			h.Set("Content-Encoding", "gzip")
 			h.Add("Vary", "Accept-Encoding")
 			body = zipped
 		}
+	}
+	switch {
+	case body != nil:
+	case spliced != nil:
+		body = spliced.join()
+	case len(pieces) == 1:
+		body = pieces[0]
 	}
 	// With its length known, a body ends with its last byte: without it,
 	// net/http sends a body over 2 KiB chunked and the terminating chunk
@@ -109,6 +121,37 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, out outputType,
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
 	_, _ = w.Write(body) // an error: the client is gone, or the LIST is cut
+}
+
+// splicer is a body spliced from pieces (a LIST page: list_buffers.go):
+// spliceBody returns the buffer holding them, for the caller to join or
+// gzip, or nil when this body is encoded whole (encodeBody).
+type splicer interface {
+	selfEncoder
+	spliceBody(info runtime.SerializerInfo) (*pageBuffer, error)
+}
+
+// encodePieces encodes obj in info's media type as the pieces of its body
+// in order and their total length: when zip (the body may go out gzipped,
+// compressed from its pieces) and obj is a splicer, its own pieces and
+// the buffer that joins them (spliced); otherwise the whole encoded body,
+// appended to dst as the one piece.
+func encodePieces(info runtime.SerializerInfo, obj runtime.Object, zip bool, dst [][]byte) (pieces [][]byte, size int, spliced *pageBuffer, err error) {
+	if sp, ok := obj.(splicer); ok && zip {
+		pb, err := sp.spliceBody(info)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if pb != nil {
+			pieces, size := pb.splice()
+			return pieces, size, pb, nil
+		}
+	}
+	body, err := encode(info, obj)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return append(dst, body), len(body), nil, nil
 }
 
 // bodyReleaser is an object whose encoded body lives in a recycled buffer

@@ -53,10 +53,13 @@ With --scale the workloads are those of scale instead: ConfigMap collections
 of --scale-objects sizes (first and 10th LIST page, a label-selector page, an
 unpaged LIST, RSS per object) and watch fan-out to --scale-watchers watches
 (events/s, RSS per watch), then a CRD whose schema has --scale-crd-properties
-properties (create to Established) and --scale-custom-objects custom objects
-of it (JSON LIST pages, RSS per object, fan-out to the fewest watchers;
---scale-custom-objects -1 leaves these rows out); the in-process fake then serves HTTPS, so the
-clients speak HTTP/2 to it as client-go does to a cluster. RSS is read for
+properties (its create request, and create to Established) and
+--scale-custom-objects custom objects of it (JSON LIST pages, RSS per object,
+fan-out to the fewest watchers), and a CRD whose schema nests
+--scale-crd-depth objects (the same two rows; -1 leaves them out;
+--scale-custom-objects -1 leaves all the CRD rows out); the in-process fake
+then serves HTTPS, so the clients speak HTTP/2 to it as client-go does to a
+cluster. RSS is read for
 an in-process fake only, and counts the bench's clients too.
 
 Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
@@ -86,6 +89,7 @@ Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 	f.IntVar(&o.scaleOpts.Writes, "scale-writes", 20, "configmaps each --scale fan-out round creates")
 	f.IntVar(&o.scaleOpts.CustomObjects, "scale-custom-objects", 10_000, "custom objects of --scale's CRD rows (-1: no CRD rows)")
 	f.IntVar(&o.scaleOpts.CRDProperties, "scale-crd-properties", 2_000, "schema properties of --scale's CRD")
+	f.IntVar(&o.scaleOpts.CRDDepth, "scale-crd-depth", 3_000, "nesting depth of the schema of --scale's second CRD (-1: no such row)")
 	addOutputFlag(cmd, &o.output)
 	return cmd
 }

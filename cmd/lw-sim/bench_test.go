@@ -100,7 +100,7 @@ func TestBenchFakeKubeconfig(t *testing.T) {
 func TestBenchScalePrintsTable(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	args := []string{"bench", "--scale", "--scale-objects", "40,25", "--scale-watchers", "2,3", "--scale-writes", "3",
-		"--scale-custom-objects", "30", "--scale-crd-properties", "50",
+		"--scale-custom-objects", "30", "--scale-crd-properties", "50", "--scale-crd-depth", "20",
 		"--page-size", "2", "--rounds", "1", "--workers", "2"}
 	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("run(%q) = %v; stderr:\n%s", args, err, stderr.String())
@@ -109,7 +109,8 @@ func TestBenchScalePrintsTable(t *testing.T) {
 	for _, want := range []string{
 		"25 objects: first page (ms)", "40 objects: 10th page (ms)", "40 objects: selector page, 1 in 50 (ms)",
 		"40 objects: full list (ms)", "2 watchers: fan-out of 3 creates (events/s)", "3 watchers: fan-out of 3 creates (events/s)",
-		"CRD of 50 schema properties: create to Established (ms)", "30 custom objects: first page, JSON (ms)",
+		"CRD of 50 schema properties: create to Established (ms)", "CRD of schema depth 20: create to Established (ms)",
+		"CRD of 50 schema properties: create (ms)", "CRD of schema depth 20: create (ms)", "30 custom objects: first page, JSON (ms)",
 		"30 custom objects: selector page, 1 in 50, JSON (ms)", "30 custom objects: full list, JSON (ms)",
 		"2 watchers of custom objects: fan-out of 3 creates (events/s)",
 	} {

@@ -37,6 +37,9 @@ type ScaleOptions struct {
 	// CRDProperties is how many properties the CRD rows' schema has
 	// (2 000).
 	CRDProperties int
+	// CRDDepth is how deep the schema of the CRD rows' second CRD nests
+	// objects (3 000); negative leaves its row out.
+	CRDDepth int
 }
 
 // withDefaults fills the zero fields.
@@ -61,6 +64,9 @@ func (o ScaleOptions) withDefaults() ScaleOptions {
 		o.CustomObjects = 10_000
 	}
 	def(&o.CRDProperties, 2_000)
+	if o.CRDDepth == 0 {
+		o.CRDDepth = 3_000
+	}
 	return o
 }
 

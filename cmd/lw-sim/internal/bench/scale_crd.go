@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,8 +22,11 @@ import (
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // scaleCustom measures the custom-resource rows of a scale run in ns: a
-// CRD whose spec schema has opts.CRDProperties string properties, from
-// its create to Established; opts.CustomObjects namespaced custom objects
+// CRD whose spec schema has opts.CRDProperties string properties, its
+// create request and from its create to Established (which a real server
+// reports later than it answers the create); another whose spec nests
+// opts.CRDDepth object schemas (unless CRDDepth is negative), likewise,
+// deleted once Established; opts.CustomObjects namespaced custom objects
 // of it, labelled as the ConfigMaps are, listed in JSON (first page, a
 // label-selector page, the unpaged LIST, RSS per object); and the fan-out
 // of opts.Writes creates to the smallest of opts.Watchers watches of
@@ -34,18 +38,41 @@ func scaleCustom(ctx context.Context, c *clients, t Target, ns string, opts Scal
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
 	group := ns + ".lwsim.example.com"
-	crd := scaleCRD(group, opts.CRDProperties)
+	crd := scaleCRD(group, "scaleobjects", "ScaleObject", flatSchema(opts.CRDProperties))
 	crds := dyn.Resource(crdGVR)
 	start := time.Now()
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("create CRD: %w", err)
 	}
+	created := time.Since(start)
 	defer func() { _ = crds.Delete(context.WithoutCancel(ctx), crd.GetName(), metav1.DeleteOptions{}) }()
 	if err := waitEstablished(ctx, crds, crd.GetName()); err != nil {
 		return nil, err
 	}
 	label := fmt.Sprintf("CRD of %d schema properties: ", opts.CRDProperties)
-	m := []Measurement{{Workload: label + "create to Established (ms)", Value: ms(time.Since(start))}}
+	m := []Measurement{
+		{Workload: label + "create (ms)", Value: ms(created)},
+		{Workload: label + "create to Established (ms)", Value: ms(time.Since(start))},
+	}
+	if opts.CRDDepth > 0 {
+		deep := scaleCRD(group, "deepobjects", "DeepObject", deepSchema(opts.CRDDepth))
+		start := time.Now()
+		if _, err := crds.Create(ctx, deep, metav1.CreateOptions{}); err != nil {
+			return nil, fmt.Errorf("create CRD of depth %d: %w", opts.CRDDepth, err)
+		}
+		created := time.Since(start)
+		err := waitEstablished(ctx, crds, deep.GetName())
+		established := time.Since(start)
+		if derr := crds.Delete(ctx, deep.GetName(), metav1.DeleteOptions{}); err == nil && derr != nil {
+			err = fmt.Errorf("delete CRD of depth %d: %w", opts.CRDDepth, derr)
+		}
+		if err != nil {
+			return nil, err
+		}
+		label := fmt.Sprintf("CRD of schema depth %d: ", opts.CRDDepth)
+		m = append(m, Measurement{Workload: label + "create (ms)", Value: ms(created)},
+			Measurement{Workload: label + "create to Established (ms)", Value: ms(established)})
+	}
 
 	objects := dyn.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "scaleobjects"}).Namespace(ns)
 	before := t.rss()
@@ -109,32 +136,48 @@ func scaleCustom(ctx context.Context, c *clients, t Target, ns string, opts Scal
 	return m, nil
 }
 
-// scaleCRD is the namespaced CRD of group's ScaleObjects (v1, served and
-// stored), whose spec has properties string properties f00000, f00001, ….
-func scaleCRD(group string, properties int) *unstructured.Unstructured {
-	props := make(map[string]any, properties)
-	for i := range properties {
-		props[fmt.Sprintf("f%05d", i)] = map[string]any{"type": "string"}
-	}
+// scaleCRD is the namespaced CRD of group's resource plural of kind
+// (v1, served and stored), whose spec has the schema spec.
+func scaleCRD(group, plural, kind string, spec map[string]any) *unstructured.Unstructured {
+	singular := strings.ToLower(kind)
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": "scaleobjects." + group},
+		"metadata":   map[string]any{"name": plural + "." + group},
 		"spec": map[string]any{
 			"group": group,
 			"scope": "Namespaced",
-			"names": map[string]any{"plural": "scaleobjects", "singular": "scaleobject", "kind": "ScaleObject", "listKind": "ScaleObjectList"},
+			"names": map[string]any{"plural": plural, "singular": singular, "kind": kind, "listKind": kind + "List"},
 			"versions": []any{map[string]any{
 				"name": "v1", "served": true, "storage": true,
 				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"spec": map[string]any{"type": "object", "properties": props},
-					},
+					"type":       "object",
+					"properties": map[string]any{"spec": spec},
 				}},
 			}},
 		},
 	}}
+}
+
+// flatSchema is an object schema with properties string properties f00000,
+// f00001, ….
+func flatSchema(properties int) map[string]any {
+	props := make(map[string]any, properties)
+	for i := range properties {
+		props[fmt.Sprintf("f%05d", i)] = map[string]any{"type": "string"}
+	}
+	return map[string]any{"type": "object", "properties": props}
+}
+
+// deepSchema is an object schema depth objects deep: each has a string
+// property p0, and all but the innermost an object property a, the next
+// level (as fakeapiserver's BenchmarkCRDLargeSchema nests them).
+func deepSchema(depth int) map[string]any {
+	s := map[string]any{"type": "object", "properties": map[string]any{"p0": map[string]any{"type": "string"}}}
+	for range depth - 1 {
+		s = map[string]any{"type": "object", "properties": map[string]any{"p0": map[string]any{"type": "string"}, "a": s}}
+	}
+	return s
 }
 
 // waitEstablished waits until the CRD name has the condition Established
