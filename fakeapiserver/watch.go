@@ -296,10 +296,11 @@ func (w *watchStream) waitInitialRV(startRV int64) error {
 //  3. advance cursor, send a bookmark at cursor if one is due;
 //  4. flush, unless more is pending already (see [watchStream.morePending]);
 //  5. wait for the next write, the bookmark timer or the end of the watch
-//     (its context, or CompactWatchHistory).
+//     (its context, a restart of its instance or CompactWatchHistory,
+//     which wake it through the instance's changed channel).
 func (w *watchStream) follow(cursor int64) {
 	hub := w.s.watch
-	relisted, restarted := w.relisted, w.restarted
+	relisted := w.relisted
 	bookmark := w.bookmark
 	ending, unflushed := false, false
 	stopDue := func() {}
@@ -356,19 +357,25 @@ func (w *watchStream) follow(cursor int64) {
 			return
 		}
 		w.enc.deadline.idle() // nothing in flight: no write deadline while idle (watch_deadline.go)
+		// A restart and a re-list end the watch here, after the round, and
+		// wake it through instChanged while it waits (a case less each to
+		// wait on: each costs the goroutine a wait record). One before this
+		// round's wakeups closed an older instChanged: it is seen here.
+		if w.endedByRestart() {
+			return // ended as the restarted cacher ends its watchers: no ERROR
+		}
 		select {
 		case <-instChanged:
+			if w.endedByRestart() {
+				return // ended as the restarted cacher ends its watchers: no ERROR
+			}
 		case <-anyWrite:
 		case <-due:
-		case <-restarted:
-			return // ended as the restarted cacher ends its watchers: no ERROR
 		case <-changed:
 		case <-bookmark.c():
 			// Read once more before the bookmark, so its RV never runs
 			// ahead of an event this watcher has not been sent yet.
 			bookmark.due = true
-		case <-relisted:
-			return
 		case <-w.req.res.gone():
 			// The CRD was deleted: send the DELETED events written before
 			// (one more read), then end cleanly, as the real server ends

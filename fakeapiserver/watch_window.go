@@ -153,6 +153,10 @@ func (s *Server) CompactWatchHistory() int64 {
 	// Under the window's lock, so a watch start that finds the new floor
 	// finds the watches registered before it ended (watch.go run).
 	s.watch.endAll()
+	for _, inst := range s.apiservers.instances {
+		inst.wake() // the watches wait on their instance's changes (watch.go follow)
+		inst.storage.wake()
+	}
 	return ww.floor
 }
 
