@@ -227,8 +227,7 @@ func (a *apiserverInstance) updateView(change func()) {
 	if a.lagTime > 0 {
 		a.stamps = []rvStamp{{rv: a.pos, at: a.clk.Now()}}
 	}
-	close(a.changed)
-	a.changed = make(chan struct{})
+	a.wakeLocked()
 }
 
 // restart re-initialises the cache from the store (apiserver
@@ -250,8 +249,7 @@ func (a *apiserverInstance) restart() int64 {
 	}
 	close(a.restarted)
 	a.restarted = make(chan struct{})
-	close(a.changed)
-	a.changed = make(chan struct{})
+	a.wakeLocked()
 	if v := a.storage; v != nil {
 		v.endWatches()
 	}
@@ -266,4 +264,23 @@ func (a *apiserverInstance) endWatches() {
 	defer a.mu.Unlock()
 	close(a.restarted)
 	a.restarted = make(chan struct{})
+	a.wakeLocked()
+}
+
+// wake wakes every waiter on the instance (its settings-changed channel),
+// to recompute: a re-list (CompactWatchHistory) wakes them so, its watches
+// to end.
+func (a *apiserverInstance) wake() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.wakeLocked()
+}
+
+// wakeLocked is wake under a.mu. A restart, a re-list and a change of the
+// settings all close the channel, after what ends the watches (restarted,
+// the hub's relisted), so a watch waits on the one channel for all three
+// (watch.go follow).
+func (a *apiserverInstance) wakeLocked() {
+	close(a.changed)
+	a.changed = make(chan struct{})
 }

@@ -290,6 +290,44 @@ func TestRestartedAPIServerEndsWatchesAndRefusesOlderRVs(t *testing.T) {
 	})
 }
 
+// TestRestartedAPIServerEndsWaitingWatchList: a watch-list waiting for its
+// RV when its instance restarts is one of the instance's watches: the
+// restart ends it, with no initial events and no ERROR, though the store
+// reaches the RV within its 3 s. This is the restart that lands after a
+// watch's headers and before it begins to follow (what made
+// TestRestartedAPIServerEndsWatchesAndRefusesOlderRVs flaky), made
+// deterministic by the wait: before the watch was registered ahead of its
+// headers, it took the restart channel after it, missed the restart, sent
+// the initial events and stayed open until its timeout.
+func TestRestartedAPIServerEndsWaitingWatchList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := startBubble(t, withAPIServers(2, BalanceRoundRobin))
+		one := b.pinned(t, "apiserver-1")
+		ensureNamespace(t, one, "t1")
+		rv := createCM(t, one, newCM("t1", "a", 0, nil))
+		w, err := one.CoreV1().ConfigMaps("t1").Watch(t.Context(), metav1.ListOptions{
+			SendInitialEvents: ptrTo(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+			AllowWatchBookmarks: true, ResourceVersion: formatRV(rv + 1),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		synctest.Wait() // the watch has its headers and waits for rv+1
+		restarted := time.Now()
+		if _, err := b.srv.RestartAPIServer("apiserver-1"); err != nil {
+			t.Fatal(err)
+		}
+		createCM(t, one, newCM("t1", "b", 0, nil)) // the store reaches rv+1
+		for ev := range w.ResultChan() {
+			t.Errorf("watch-list waiting across the restart sent %s, want nothing, then its end", ev.Type)
+		}
+		if d := time.Since(restarted); d != 0 {
+			t.Errorf("watch-list ended %v after the restart, want at the write that ended its wait", d)
+		}
+	})
+}
+
 // TestPartitionedAPIServer: writes and storage reads time out, cache reads
 // serve what the cache has; healing restores both.
 func TestPartitionedAPIServer(t *testing.T) {

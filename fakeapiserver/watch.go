@@ -108,6 +108,12 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	// progress notifications (etcd3 watcher.go
 	// isInitialEventsEndBookmarkRequired).
 	inst := s.viewOf(req.r, req.res) // the instance's watch cache, or storage (watch_cache.go)
+	// The watch is registered here, before its headers, as the cacher
+	// adds its watcher before the handler writes them: a restart or
+	// re-list from now on ends it cleanly, even one that comes before the
+	// stream has checked its start RV (which the restart's floor would
+	// then refuse) or begun to follow.
+	restarted, relisted := inst.restartedChan(), s.watch.relistChan()
 	bookmark := newBookmarkTimer(s.cfg.Clock, s.watch.cfg.BookmarkInterval, deadline, p.opts.AllowWatchBookmarks && !inst.uncached)
 	ends = append(ends, bookmark.stop)
 	startRV = storeRV(requestedRV) // one past int64 is a future no event reaches: a silent watch
@@ -124,6 +130,7 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	}
 	st.bookmark = bookmark
 	st.inst = inst
+	st.restarted, st.relisted = restarted, relisted
 	st.enc.faults = faulted
 	faulted.drain = st.enc.drain // a fault's flush pushes the batch too
 	faulted.w = st.enc.w         // and a cut's half frame goes out as the stream's bytes do (gzipped)
@@ -167,6 +174,20 @@ type watchStream struct {
 	// inst is the apiserver instance serving the watch: no event past its
 	// cache's position is sent, and its restart ends the watch.
 	inst *apiserverInstance
+	// restarted and relisted are closed when inst restarts or the watch
+	// cache re-lists (CompactWatchHistory) after the watch was registered
+	// (before its headers), which ends it without an ERROR.
+	restarted, relisted <-chan struct{}
+}
+
+// errRestarted is start's error for a watch a restart or re-list ended
+// before it began to follow: run ends it without an ERROR.
+var errRestarted = errors.New("watch ended by an apiserver restart or watch-cache re-list")
+
+// endedByRestart reports whether inst restarted or the watch cache
+// re-listed since the watch was registered.
+func (w *watchStream) endedByRestart() bool {
+	return closed(w.restarted) || closed(w.relisted)
 }
 
 // run sends the initial state (if asked for), then every change after the
@@ -175,6 +196,11 @@ func (w *watchStream) run(startRV int64) {
 	cursor, err := w.start(startRV)
 	if errors.Is(err, errNotAList) {
 		return // ends without an ERROR (watch_encode.go)
+	}
+	if err != nil && w.endedByRestart() {
+		// Registered before the restart: ended by it, whatever start
+		// found after it (the restart floor's 410, a watch-list's 504).
+		return
 	}
 	if err != nil {
 		w.sendError(err)
@@ -215,6 +241,9 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 	}
 	if err := w.waitInitialRV(startRV); err != nil {
 		return 0, err
+	}
+	if w.endedByRestart() {
+		return 0, errRestarted // restarted while it waited: no initial events
 	}
 	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{RV: cacheListRV(w.inst), Prefix: w.p.prefix, Filter: w.p.filter})
 	if err != nil {
@@ -267,11 +296,11 @@ func (w *watchStream) waitInitialRV(startRV int64) error {
 //  3. advance cursor, send a bookmark at cursor if one is due;
 //  4. flush, unless more is pending already (see [watchStream.morePending]);
 //  5. wait for the next write, the bookmark timer or the end of the watch
-//     (its context, or CompactWatchHistory).
+//     (its context, a restart of its instance or CompactWatchHistory,
+//     which wake it through the instance's changed channel).
 func (w *watchStream) follow(cursor int64) {
 	hub := w.s.watch
-	relisted := hub.relistChan()
-	restarted := w.inst.restartedChan()
+	relisted := w.relisted
 	bookmark := w.bookmark
 	ending, unflushed := false, false
 	stopDue := func() {}
@@ -328,19 +357,25 @@ func (w *watchStream) follow(cursor int64) {
 			return
 		}
 		w.enc.deadline.idle() // nothing in flight: no write deadline while idle (watch_deadline.go)
+		// A restart and a re-list end the watch here, after the round, and
+		// wake it through instChanged while it waits (a case less each to
+		// wait on: each costs the goroutine a wait record). One before this
+		// round's wakeups closed an older instChanged: it is seen here.
+		if w.endedByRestart() {
+			return // ended as the restarted cacher ends its watchers: no ERROR
+		}
 		select {
 		case <-instChanged:
+			if w.endedByRestart() {
+				return // ended as the restarted cacher ends its watchers: no ERROR
+			}
 		case <-anyWrite:
 		case <-due:
-		case <-restarted:
-			return // ended as the restarted cacher ends its watchers: no ERROR
 		case <-changed:
 		case <-bookmark.c():
 			// Read once more before the bookmark, so its RV never runs
 			// ahead of an event this watcher has not been sent yet.
 			bookmark.due = true
-		case <-relisted:
-			return
 		case <-w.req.res.gone():
 			// The CRD was deleted: send the DELETED events written before
 			// (one more read), then end cleanly, as the real server ends

@@ -147,12 +147,17 @@ func (s *Server) CompactWatchHistory() int64 {
 	rv := s.store.CurrentRV()
 	ww := s.watch.window
 	ww.mu.Lock()
+	defer ww.mu.Unlock()
 	ww.floor = max(ww.floor, rv)
-	floor := ww.floor
 	clear(ww.logs)
-	ww.mu.Unlock()
+	// Under the window's lock, so a watch start that finds the new floor
+	// finds the watches registered before it ended (watch.go run).
 	s.watch.endAll()
-	return floor
+	for _, inst := range s.apiservers.instances {
+		inst.wake() // the watches wait on their instance's changes (watch.go follow)
+		inst.storage.wake()
+	}
+	return ww.floor
 }
 
 // checkWatchWindow fails with the watch cache's 410 when a watch from rv
