@@ -56,7 +56,11 @@ type customResource struct {
 	storageVersion string
 	// structural holds the structural schema of every version with one,
 	// defaults pruned as the handler prunes them; nil entries for none.
-	structural            map[string]*structuralschema.Structural
+	structural map[string]*structuralschema.Structural
+	// defaulting holds every version's defaulting schema: its structural
+	// schema trimmed to the paths to its defaults, nil for none
+	// (customresource_defaulting.go).
+	defaulting            map[string]*structuralschema.Structural
 	preserveUnknownFields bool
 	strategy              crStrategy
 	statusStrategy        crStrategy       // nil without a status subresource
@@ -97,6 +101,7 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 	if err != nil {
 		return nil, err
 	}
+	defaulting := defaultingSchemas(structural)
 	var infos []*resourceInfo
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
@@ -106,6 +111,7 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 		if err != nil {
 			return nil, err
 		}
+		cr.defaulting = defaulting
 		cr.converter = conv
 		info := cr.resourceInfo(crd, v)
 		info.TypeConverter = tc
@@ -279,13 +285,14 @@ func (cr *customResource) selectableFields(obj runtime.Object) fields.Set {
 }
 
 // defaultObject applies the structural schema's defaults of the object's
-// version, as the handler's unstructuredDefaulter does after decoding.
+// version, as the handler's unstructuredDefaulter does after decoding
+// (walking only the paths to them: customresource_defaulting.go).
 func (cr *customResource) defaultObject(obj runtime.Object) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return
 	}
-	structuraldefaulting.Default(u.UnstructuredContent(), cr.structural[u.GroupVersionKind().Version])
+	structuraldefaulting.Default(u.UnstructuredContent(), cr.defaulting[u.GroupVersionKind().Version])
 }
 
 // gone is closed when the CRD is deleted; nil (never ready) for built-ins.

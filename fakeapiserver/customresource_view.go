@@ -87,9 +87,9 @@ func (s *Server) readViews(res *resourceInfo, items []runtime.Object, encs []*st
 // error is the webhook converter's.
 func (cr *customResource) readView(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	out := u.DeepCopy()
-	stored := cr.structural[out.GroupVersionKind().Version]
-	cr.pruneForRead(out, stored)
-	structuraldefaulting.Default(out.Object, stored)
+	stored := out.GroupVersionKind().Version
+	cr.pruneForRead(out, cr.structural[stored])
+	structuraldefaulting.Default(out.Object, cr.defaulting[stored]) // customresource_defaulting.go
 	if out.GroupVersionKind().Version == cr.version {
 		return out, nil
 	}

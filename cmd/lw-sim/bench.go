@@ -54,8 +54,9 @@ of --scale-objects sizes (first and 10th LIST page, a label-selector page, an
 unpaged LIST, RSS per object) and watch fan-out to --scale-watchers watches
 (events/s, RSS per watch), then a CRD whose schema has --scale-crd-properties
 properties (its create request, and create to Established) and
---scale-custom-objects custom objects of it (JSON LIST pages, RSS per object,
-fan-out to the fewest watchers), and a CRD whose schema nests
+--scale-custom-objects custom objects of it (JSON LIST pages: the first page
+once right after the creates, as the first read of its objects, then each page
+row the best of --rounds; RSS per object; fan-out to the fewest watchers), and a CRD whose schema nests
 --scale-crd-depth objects (the same two rows; -1 leaves them out;
 --scale-custom-objects -1 leaves all the CRD rows out); the in-process fake
 then serves HTTPS, so the clients speak HTTP/2 to it as client-go does to a

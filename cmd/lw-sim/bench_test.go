@@ -111,6 +111,7 @@ func TestBenchScalePrintsTable(t *testing.T) {
 		"40 objects: full list (ms)", "2 watchers: fan-out of 3 creates (events/s)", "3 watchers: fan-out of 3 creates (events/s)",
 		"CRD of 50 schema properties: create to Established (ms)", "CRD of schema depth 20: create to Established (ms)",
 		"CRD of 50 schema properties: create (ms)", "CRD of schema depth 20: create (ms)", "30 custom objects: first page, JSON (ms)",
+		"30 custom objects: first page, first read after the creates, JSON (ms)",
 		"30 custom objects: selector page, 1 in 50, JSON (ms)", "30 custom objects: full list, JSON (ms)",
 		"2 watchers of custom objects: fan-out of 3 creates (events/s)",
 	} {
