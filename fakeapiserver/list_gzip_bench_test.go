@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/lw-sim/lw-sim/internal/cputime"
 )
 
 // BenchmarkListPageGzip is the server's side of the pages client-go reads
@@ -41,7 +43,7 @@ func BenchmarkListPageGzip(b *testing.B) {
 					w.serve(b, h, r)
 				}
 				n, size := 0, 0
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					for _, r := range reqs {
 						size += w.serve(b, h, r)
@@ -49,7 +51,7 @@ func BenchmarkListPageGzip(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/page")
-				b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(n), "cpu-ns/page")
+				b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(n), "cpu-ns/page")
 				b.ReportMetric(float64(size)/float64(n), "bytes/page")
 			})
 		}

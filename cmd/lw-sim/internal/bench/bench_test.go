@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver"
+	"github.com/lw-sim/lw-sim/internal/cputime"
 )
 
 // benchNS is the namespace the benchmarks seed.
@@ -129,7 +130,7 @@ func benchListFlat(b *testing.B, cs [2]*clients, mt string) {
 	for b.Loop() {
 		var wall, cpu [2]float64
 		for k, c := range cs {
-			cpu0, start, n := processCPU(), time.Now(), 0
+			cpu0, start, n := cputime.Process(), time.Now(), 0
 			for range reps[k] {
 				st, err := listRaw(b.Context(), c, benchNS, mt, 500, false)
 				if err != nil {
@@ -138,7 +139,7 @@ func benchListFlat(b *testing.B, cs [2]*clients, mt string) {
 				n += st.Pages
 			}
 			wall[k] = float64(time.Since(start).Nanoseconds()) / float64(n)
-			cpu[k] = float64((processCPU() - cpu0).Nanoseconds()) / float64(n)
+			cpu[k] = float64((cputime.Process() - cpu0).Nanoseconds()) / float64(n)
 			perPage[k], cpuPerPage[k] = append(perPage[k], wall[k]), append(cpuPerPage[k], cpu[k])
 			pages += n
 		}
@@ -335,16 +336,16 @@ func benchClientGo(b *testing.B, c *clients, cs kubernetes.Interface) {
 		var cpu0, cpu1, cpu2 time.Duration
 		var start, end, decStart time.Time
 		err := collected(func() (err error) {
-			cpu0, start = processCPU(), time.Now()
+			cpu0, start = cputime.Process(), time.Now()
 			st, err = listWith(b.Context(), cs, benchNS, 500)
-			cpu1, end = processCPU(), time.Now()
+			cpu1, end = cputime.Process(), time.Now()
 			return err
 		})
 		if err != nil {
 			b.Fatal(err)
 		}
 		err = collected(func() (err error) {
-			cpu2, decStart = processCPU(), time.Now()
+			cpu2, decStart = cputime.Process(), time.Now()
 			_, err = decodeProtobuf(raw.Bodies)
 			return err
 		})
@@ -352,7 +353,7 @@ func benchClientGo(b *testing.B, c *clients, cs kubernetes.Interface) {
 			b.Fatal(err)
 		}
 		list, dec = list+end.Sub(start), dec+time.Since(decStart)
-		listCPU, decCPU = listCPU+cpu1-cpu0, decCPU+processCPU()-cpu2
+		listCPU, decCPU = listCPU+cpu1-cpu0, decCPU+cputime.Process()-cpu2
 		pages += st.Pages
 	}
 	b.ReportMetric(float64(list.Nanoseconds())/float64(pages), "ns/page")
@@ -496,14 +497,14 @@ func BenchmarkPageGzip(b *testing.B) {
 				for _, body := range raw.Bodies {
 					zipped.Reset()
 					zw.Reset(&zipped)
-					t0 := processCPU()
+					t0 := cputime.Process()
 					if _, err := zw.Write(body); err != nil {
 						b.Fatal(err)
 					}
 					if err := zw.Close(); err != nil {
 						b.Fatal(err)
 					}
-					t1 := processCPU()
+					t1 := cputime.Process()
 					zr, err := gzip.NewReader(bytes.NewReader(zipped.Bytes()))
 					if err != nil {
 						b.Fatal(err)
@@ -511,7 +512,7 @@ func BenchmarkPageGzip(b *testing.B) {
 					if _, err := io.ReadAll(zr); err != nil {
 						b.Fatal(err)
 					}
-					comp, decomp = comp+t1-t0, decomp+processCPU()-t1
+					comp, decomp = comp+t1-t0, decomp+cputime.Process()-t1
 					in, out = in+int64(len(body)), out+int64(zipped.Len())
 					pages++
 				}
@@ -526,11 +527,11 @@ func BenchmarkPageGzip(b *testing.B) {
 		pages := 0
 		for b.Loop() {
 			for _, body := range raw.Bodies {
-				t0 := processCPU()
+				t0 := cputime.Process()
 				if _, err := io.ReadAll(bytes.NewReader(body)); err != nil {
 					b.Fatal(err)
 				}
-				read += processCPU() - t0
+				read += cputime.Process() - t0
 				pages++
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/lw-sim/lw-sim/internal/cputime"
 )
 
 // meter measures what a timed loop cost the whole process besides wall
@@ -22,8 +24,8 @@ type meter struct {
 // counters.
 func startMeter() *meter {
 	runtime.GC()
-	m := &meter{cpu: processCPU()}
-	m.vcsw, _ = contextSwitches()
+	m := &meter{cpu: cputime.Process()}
+	m.vcsw, _ = cputime.ContextSwitches()
 	runtime.ReadMemStats(&m.ms)
 	return m
 }
@@ -38,10 +40,10 @@ func (m *meter) report(b *testing.B, pages int) {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	if cpu := processCPU(); cpu > 0 {
+	if cpu := cputime.Process(); cpu > 0 {
 		b.ReportMetric(float64((cpu-m.cpu).Nanoseconds())/float64(pages), "cpu-ns/page")
 	}
-	if vcsw, _ := contextSwitches(); vcsw >= 0 && m.vcsw >= 0 {
+	if vcsw, _ := cputime.ContextSwitches(); vcsw >= 0 && m.vcsw >= 0 {
 		b.ReportMetric(float64(vcsw-m.vcsw)/float64(pages), "vcsw/page")
 	}
 	b.ReportMetric(float64(ms.TotalAlloc-m.ms.TotalAlloc)/float64(pages), "alloc-B/page")
