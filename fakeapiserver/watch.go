@@ -83,7 +83,7 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	}
 	// ends run last first, as deferred calls, so each runs even when one
 	// panics (a fault's idle cut in faulted.finish ends the handler so).
-	var ends []func()
+	ends := make([]func(), 0, 5) // as many as are added below
 	end = func() {
 		for _, f := range ends {
 			defer f()
@@ -165,7 +165,10 @@ type watchStream struct {
 	filter        func(apiruntime.Object) bool
 	initialEvents bool
 	rvGiven       bool
-	enc           *eventWriter
+	// bookmarks is set when the client allowed BOOKMARK events (kept with
+	// the flags above: a word less per open watch).
+	bookmarks bool
+	enc       *eventWriter
 	// lastRV is the highest RV sent or implied by the start point; no
 	// event at or below it is ever sent (the cacher's processInterval rule),
 	// and the one send path panics if one would be.
@@ -173,8 +176,6 @@ type watchStream struct {
 	// requestedRV is the resourceVersion the watch asked for, which a
 	// watch-list's 504 names (it may be past int64).
 	requestedRV uint64
-	// bookmarks is set when the client allowed BOOKMARK events.
-	bookmarks bool
 	// bookmark schedules the periodic bookmarks (disabled without
 	// bookmarks); it runs from before the headers were written.
 	bookmark *bookmarkTimer
