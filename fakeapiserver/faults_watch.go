@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/lw-sim/lw-sim/faults"
 	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
@@ -19,7 +21,10 @@ type watchFaults struct {
 	st  *faults.Stream
 	ctx context.Context
 	w   http.ResponseWriter
-	out outputType
+	// stream is the response's stream serializer, whose framer frames a
+	// cut's half event (the outputType's, not a copy of the whole
+	// outputType: an idle watch holds its hook for its life).
+	stream *runtime.StreamSerializerInfo
 	// done is set once the stream was cut or hung from the send path, so
 	// finish does not do it again.
 	done bool
@@ -37,7 +42,7 @@ type watchFaults struct {
 // for its write deadline (watchLife).
 func (s *Server) faultStream(life *watchLife, req *request, out outputType) *watchFaults {
 	st := s.faults.inj.OpenStreamCancel(req.r.Context(), faults.ParseRequest(req.r), life.cancel)
-	return &watchFaults{st: st, ctx: life.ctx, w: req.w, out: out}
+	return &watchFaults{st: st, ctx: life.ctx, w: req.w, stream: out.info.StreamSerializer}
 }
 
 // before is the hook of eventWriter.send, with the event's encoding: skip
@@ -80,7 +85,7 @@ func (wf *watchFaults) cut(data []byte) {
 	// The events before this one were sent; only this one is cut.
 	wf.flush()
 	var frame bytes.Buffer
-	_, _ = wf.out.info.StreamSerializer.Framer.NewFrameWriter(&frame).Write(data)
+	_, _ = wf.stream.Framer.NewFrameWriter(&frame).Write(data)
 	kubewire.Cut(wf.w, frame.Bytes())
 }
 

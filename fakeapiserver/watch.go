@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/tables"
@@ -82,7 +83,7 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	}
 	// ends run last first, as deferred calls, so each runs even when one
 	// panics (a fault's idle cut in faulted.finish ends the handler so).
-	var ends []func()
+	ends := make([]func(), 0, 5) // as many as are added below
 	end = func() {
 		for _, f := range ends {
 			defer f()
@@ -155,8 +156,19 @@ type watchStream struct {
 	s   *Server
 	ctx context.Context
 	req *request
-	p   listParams
-	enc *eventWriter
+	// prefix and filter are the request's scope and selectors
+	// (listParams); initialEvents and rvGiven what start needs of its
+	// options: sendInitialEvents, and whether a resourceVersion was given.
+	// Only these are kept, not the whole listParams: an idle watch holds
+	// its stream for its life.
+	prefix        string
+	filter        func(apiruntime.Object) bool
+	initialEvents bool
+	rvGiven       bool
+	// bookmarks is set when the client allowed BOOKMARK events (kept with
+	// the flags above: a word less per open watch).
+	bookmarks bool
+	enc       *eventWriter
 	// lastRV is the highest RV sent or implied by the start point; no
 	// event at or below it is ever sent (the cacher's processInterval rule),
 	// and the one send path panics if one would be.
@@ -164,8 +176,6 @@ type watchStream struct {
 	// requestedRV is the resourceVersion the watch asked for, which a
 	// watch-list's 504 names (it may be past int64).
 	requestedRV uint64
-	// bookmarks is set when the client allowed BOOKMARK events.
-	bookmarks bool
 	// bookmark schedules the periodic bookmarks (disabled without
 	// bookmarks); it runs from before the headers were written.
 	bookmark *bookmarkTimer
@@ -227,8 +237,7 @@ func (w *watchStream) run(startRV int64) {
 // the WatchList defaulting parseListOptions applies (apimachinery
 // pkg/apis/meta/internalversion/defaults.go SetListOptionsDefaults).
 func (w *watchStream) start(startRV int64) (int64, error) {
-	opts := w.p.opts
-	if !sendsInitialEvents(opts) {
+	if !w.initialEvents {
 		if startRV == 0 {
 			w.lastRV, _ = w.inst.cacheRV()
 			return w.lastRV, nil
@@ -245,7 +254,7 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 	if w.endedByRestart() {
 		return 0, errRestarted // restarted while it waited: no initial events
 	}
-	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{RV: cacheListRV(w.inst), Prefix: w.p.prefix, Filter: w.p.filter})
+	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{RV: cacheListRV(w.inst), Prefix: w.prefix, Filter: w.filter})
 	if err != nil {
 		return 0, err
 	}
@@ -275,7 +284,7 @@ func (w *watchStream) waitInitialRV(startRV int64) error {
 		_, err := w.s.waitForRV(w.ctx, w.inst, w.requestedRV)
 		return err
 	}
-	if w.p.opts.ResourceVersion != "" {
+	if w.rvGiven {
 		return nil
 	}
 	if _, fresh := w.inst.cacheRV(); fresh {

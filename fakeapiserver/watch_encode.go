@@ -88,8 +88,12 @@ func (s *Server) beginStream(ctx context.Context, req *request, out outputType, 
 		auditID: h.Get("Audit-Id"),
 	}
 	enc.frames = out.info.StreamSerializer.Framer.NewFrameWriter(&enc.batch)
-	bookmarks := p.opts.AllowWatchBookmarks
-	return &watchStream{s: s, ctx: ctx, req: req, p: p, enc: enc, bookmarks: bookmarks}, nil
+	return &watchStream{
+		s: s, ctx: ctx, req: req, enc: enc,
+		prefix: p.prefix, filter: p.filter,
+		initialEvents: sendsInitialEvents(p.opts), rvGiven: p.opts.ResourceVersion != "",
+		bookmarks: p.opts.AllowWatchBookmarks,
+	}, nil
 }
 
 // watchContentType is the stream's Content-Type: plain application/json for

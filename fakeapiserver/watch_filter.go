@@ -73,10 +73,10 @@ func (w *watchStream) wouldSee(ev store.Event) bool {
 // watch's namespace and passes its selectors; only a watch with selectors
 // reads the object (which may decode it: store.Encodings.Object).
 func (w *watchStream) matches(key string, enc *store.Encodings) bool {
-	if !strings.HasPrefix(key, w.p.prefix) {
+	if !strings.HasPrefix(key, w.prefix) {
 		return false
 	}
-	return w.p.filter == nil || w.p.filter(enc.Object())
+	return w.filter == nil || w.filter(enc.Object())
 }
 
 // withResourceVersion returns a copy of a shared store object with another

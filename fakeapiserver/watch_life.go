@@ -43,9 +43,10 @@ func (s *Server) watchLife(parent context.Context, p listParams) (*watchLife, ti
 	}
 	l := &watchLife{}
 	l.ctx, l.cancel = context.WithCancelCause(parent)
-	l.stopOnClose = context.AfterFunc(s.stopCtx, l.end)
-	l.stopOnGone = context.AfterFunc(parent, l.end)
-	l.timer = s.cfg.Clock.AfterFunc(timeout, l.end)
+	end := l.end // one method value for the three: each is an allocation the watch keeps
+	l.stopOnClose = context.AfterFunc(s.stopCtx, end)
+	l.stopOnGone = context.AfterFunc(parent, end)
+	l.timer = s.cfg.Clock.AfterFunc(timeout, end)
 	return l, s.cfg.Clock.Now().Add(timeout)
 }
 
