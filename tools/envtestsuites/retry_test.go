@@ -23,6 +23,14 @@ func TestRerunnable(t *testing.T) {
 		{"pkg/cache", "Informer Cache Cache test as a Reader with structured objects should be able to list objects", "", false},
 		{"pkg/client", "Informer Cache Cache test as a Reader with structured objects should return an error when context is cancelled", "", false},
 		{"pkg/webhook", goTestPrefix + "TestX", "bind: address already in use", false},
+		{"pkg/manager", "manger.Manager should not leak goroutines if the deprecated event broadcaster is used & events are emitted",
+			"found unexpected goroutines:\n[Goroutine 2704 in state IO wait ... golang.org/x/net/http2.(*ClientConn).readLoop(0x167a43c96540)", true},
+		{"pkg/manager", "manger.Manager should not leak goroutines if the default event broadcaster is used & events are emitted",
+			"found unexpected goroutines:\n[Goroutine 2704 in state IO wait ... golang.org/x/net/http2.(*ClientConn).readLoop(0x167a43c96540)", true},
+		{"pkg/manager", "manger.Manager should not leak goroutines if the deprecated event broadcaster is used & events are emitted",
+			"found unexpected goroutines:\n[Goroutine 12 in state chan receive ... k8s.io/client-go/tools/cache.(*Reflector).ListAndWatch", false},
+		{"pkg/manager", "manger.Manager should not leak goroutines when stopped",
+			"found unexpected goroutines:\n[... golang.org/x/net/http2.(*ClientConn).readLoop", false},
 	} {
 		if got := rerunnable(c.pkg, c.name, c.msg); got != c.want {
 			t.Errorf("rerunnable(%q, %q, %q) = %v, want %v", c.pkg, c.name, c.msg, got, c.want)
