@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -106,9 +105,8 @@ func TestLoad(t *testing.T) {
 
 // loadServer is the child process serving the load test.
 type loadServer struct {
+	*childProcess
 	url string
-	in  io.Writer
-	out *bufio.Scanner
 }
 
 // loadStats is what the child reports about itself.
@@ -120,42 +118,8 @@ type loadStats struct {
 // startLoadServer starts this test binary in server mode; it stops when
 // its stdin closes (at the test's end).
 func startLoadServer(t *testing.T) *loadServer {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLoad$", "-test.timeout=0")
-	cmd.Env = append(os.Environ(), "LWSIM_LOAD_SERVER=1")
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// Shutdown chain: stdin closes → the child closes its server and
-		// exits → Wait returns. A child that would outlast the test binary
-		// is killed (testdeadline).
-		in.Close()
-		hung, stop := testdeadline.Derive(context.Background(), t)
-		defer stop()
-		kill := context.AfterFunc(hung, func() { _ = cmd.Process.Kill() })
-		defer kill()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("load server: %v", err)
-		}
-	})
-	ls := &loadServer{in: in, out: bufio.NewScanner(outPipe)}
-	for ls.out.Scan() {
-		if u, ok := strings.CutPrefix(ls.out.Text(), "LOADSERVER "); ok {
-			ls.url = u
-			return ls
-		}
-	}
-	t.Fatalf("load server did not start: %v", ls.out.Err())
-	return nil
+	c, url := startChild(t, "load server", "^TestLoad$", []string{"LWSIM_LOAD_SERVER=1"}, "LOADSERVER ")
+	return &loadServer{childProcess: c, url: url}
 }
 
 // stats asks the child for its goroutines, fds and RSS.

@@ -2,14 +2,12 @@ package fakeapiserver
 
 import (
 	"bufio"
-	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -116,10 +114,9 @@ func TestWatchMemoryProcess(t *testing.T) {
 
 // watchMemServer is the child process of TestWatchMemoryProcess.
 type watchMemServer struct {
+	*childProcess
 	url string
 	ca  []byte
-	in  io.Writer
-	out *bufio.Scanner
 }
 
 // watchMemStats is what the child reports about itself.
@@ -131,43 +128,15 @@ type watchMemStats struct {
 // startWatchMemServer starts this test binary in server mode; it stops
 // when its stdin closes (at the test's end).
 func startWatchMemServer(t *testing.T, proto string) *watchMemServer {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchMemoryProcess$", "-test.timeout=0")
-	cmd.Env = append(os.Environ(), "LWSIM_WATCHMEM_SERVER=1", "LWSIM_WATCHMEM_PROTO="+proto)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
+	c, rest := startChild(t, "watch memory server", "^TestWatchMemoryProcess$",
+		[]string{"LWSIM_WATCHMEM_SERVER=1", "LWSIM_WATCHMEM_PROTO=" + proto}, "WATCHMEMSERVER ")
+	u, ca, _ := strings.Cut(rest, " ")
+	ws := &watchMemServer{childProcess: c, url: u}
+	var err error
+	if ws.ca, err = base64.StdEncoding.DecodeString(ca); err != nil {
 		t.Fatal(err)
 	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		in.Close()
-		hung, stop := testdeadline.Derive(context.Background(), t)
-		defer stop()
-		kill := context.AfterFunc(hung, func() { _ = cmd.Process.Kill() })
-		defer kill()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("watch memory server: %v", err)
-		}
-	})
-	ws := &watchMemServer{in: in, out: bufio.NewScanner(outPipe)}
-	for ws.out.Scan() {
-		if rest, ok := strings.CutPrefix(ws.out.Text(), "WATCHMEMSERVER "); ok {
-			u, ca, _ := strings.Cut(rest, " ")
-			ws.url = u
-			if ws.ca, err = base64.StdEncoding.DecodeString(ca); err != nil {
-				t.Fatal(err)
-			}
-			return ws
-		}
-	}
-	t.Fatalf("watch memory server did not start: %v", ws.out.Err())
-	return nil
+	return ws
 }
 
 // command sends line to the child and returns its answer.
