@@ -84,8 +84,8 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 		return nil, nil, err
 	}
 	filter := p.filter
-	if p.indexDecides {
-		filter = nil // the index selects what it matches (list_index.go)
+	if p.narrowed {
+		filter = nil // the keys walked are what it matches (list_index.go)
 	}
 	res, err := s.store.List(req.res.storageKey, store.ListOptions{
 		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: filter,

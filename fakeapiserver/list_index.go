@@ -123,13 +123,41 @@ func listNarrowing(res *resourceInfo, prefix string, ls labels.Selector, fs fiel
 	return "", "", nil
 }
 
-// indexDecides reports whether the keys of index (listNarrowing's) are
-// exactly what the selectors match: a label index value asked for by the
-// only label requirement, with no field selector.
-func indexDecides(index *store.IndexValue, ls labels.Selector, fs fields.Selector) bool {
-	if index == nil || index.Name != indexLabel || ls == nil || (fs != nil && !fs.Empty()) {
+// narrowingDecides reports whether the keys a LIST walks (under prefix,
+// narrowed by listNarrowing's scan or index) are exactly what the
+// selectors match, so the LIST needs no filter and decodes nothing
+// (store_codec.go): a label index value asked for by the only label
+// requirement with no field selector, or one namespace's keys asked for by
+// a metadata.namespace=X field selector alone.
+func narrowingDecides(prefix, scan string, index *store.IndexValue, ls labels.Selector, fs fields.Selector) bool {
+	noLabels := ls == nil || ls.Empty()
+	noFields := fs == nil || fs.Empty()
+	switch {
+	case index != nil:
+		if index.Name != indexLabel || !noFields || ls == nil {
+			return false
+		}
+		reqs, _ := ls.Requirements()
+		return len(reqs) == 1
+	case noLabels && !noFields:
+		return namespaceDecides(prefix, scan, fs)
+	}
+	return false
+}
+
+// namespaceDecides reports whether fs is the one requirement
+// metadata.namespace=X and the walk is X's keys: its prefix (the path's
+// namespace, or the one listNamespace narrowed to) or listNarrowing's scan
+// (a continue page, read over all namespaces) is "X/". A path namespace
+// other than X keeps the filter, which then matches nothing.
+func namespaceDecides(prefix, scan string, fs fields.Selector) bool {
+	reqs := fs.Requirements()
+	if len(reqs) != 1 || reqs[0].Field != "metadata.namespace" {
 		return false
 	}
-	reqs, _ := ls.Requirements()
-	return len(reqs) == 1
+	if op := reqs[0].Operator; op != selection.Equals && op != selection.DoubleEquals {
+		return false
+	}
+	keys := scopePrefix(reqs[0].Value)
+	return keys != "" && (prefix == keys || (prefix == "" && scan == keys))
 }

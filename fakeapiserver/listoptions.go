@@ -38,10 +38,10 @@ type listParams struct {
 	// prefix.
 	scan, name string
 	index      *store.IndexValue
-	// indexDecides says index alone selects what the selectors match
-	// (indexDecides): a LIST through it needs no filter, so it does not
-	// decode the objects it visits (store_codec.go).
-	indexDecides bool
+	// narrowed says the keys walked (prefix, scan, index) are exactly what
+	// the selectors match (narrowingDecides): a LIST needs no filter then,
+	// so it does not decode the objects it visits (store_codec.go).
+	narrowed bool
 }
 
 // parseListOptions decodes the query as kube-apiserver's listOpts does
@@ -77,7 +77,7 @@ func (s *Server) parseListOptions(req *request) (listParams, error) {
 	p.filter, p.hasSelector = s.selectorFilter(req.res, opts.LabelSelector, opts.FieldSelector)
 	if p.hasSelector {
 		p.scan, p.name, p.index = listNarrowing(req.res, p.prefix, opts.LabelSelector, opts.FieldSelector)
-		p.indexDecides = indexDecides(p.index, opts.LabelSelector, opts.FieldSelector)
+		p.narrowed = narrowingDecides(p.prefix, p.scan, p.index, opts.LabelSelector, opts.FieldSelector)
 	}
 	return p, nil
 }
