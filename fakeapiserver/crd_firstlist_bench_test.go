@@ -3,12 +3,10 @@ package fakeapiserver
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,30 +30,11 @@ func BenchmarkCustomFirstList(b *testing.B) {
 		{20, 100},
 	} {
 		b.Run(fmt.Sprintf("flat-%d/objects-%d", tc.properties, tc.objects), func(b *testing.B) {
-			srv, err := New(Config{})
-			if err != nil {
-				b.Fatalf("New: %v", err)
-			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatalf("Listen: %v", err)
-			}
-			done := srv.ServeBackground(ln)
-			defer func() {
-				if err := srv.Close(); err != nil {
-					b.Errorf("Close: %v", err)
-				}
-				if err := <-done; err != nil {
-					b.Errorf("Serve: %v", err)
-				}
-			}()
+			srv := Start(b)
 			ctx := context.Background()
 			crds := apiextensionsclient.NewForConfigOrDie(srv.RESTConfig()).ApiextensionsV1().CustomResourceDefinitions()
 			dc := dynamic.NewForConfigOrDie(srv.RESTConfig())
-			spec := apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{}}
-			for i := range tc.properties {
-				spec.Properties[fmt.Sprintf("f%05d", i)] = apiextensionsv1.JSONSchemaProps{Type: "string"}
-			}
+			spec := flatSchema(tc.properties)
 			var first, warm time.Duration
 			i := 0
 			for b.Loop() {
@@ -106,7 +85,7 @@ func createBigs(b *testing.B, objects dynamic.ResourceInterface, group string, n
 				obj := &unstructured.Unstructured{Object: map[string]any{
 					"apiVersion": group + "/v1", "kind": "Big",
 					"metadata": map[string]any{"name": fmt.Sprintf("big-%05d", i), "labels": map[string]any{"app": fmt.Sprintf("app-%d", i%50)}},
-					"spec":     map[string]any{"f00000": fmt.Sprintf("v-%d", i), "f00001": "value"},
+					"spec":     map[string]any{"p0": fmt.Sprintf("v-%d", i), "p1": "value"},
 				}}
 				if _, err := objects.Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
 					errs <- err

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -97,7 +96,7 @@ func TestLoad(t *testing.T) {
 	t.Logf("%d watchers x %d writes: all %d events delivered once and in order in %v (%.0f events/s)", watchers, writes, watchers*writes,
 		elapsed.Round(time.Millisecond), float64(watchers*writes)/elapsed.Seconds())
 	t.Logf("server RSS: %.1f MiB idle, %.1f MiB with %d watches open (%.1f MiB per 1 000), %.1f MiB after the writes",
-		mib(idle.rss), mib(open.rss), watchers, mib(open.rss-idle.rss)*1000/float64(watchers), mib(busy.rss))
+		mib(idle.rss), mib(open.rss), watchers, (mib(open.rss)-mib(idle.rss))*1000/float64(watchers), mib(busy.rss))
 	t.Logf("server with the watches open: %d goroutines (idle %d), %d fds (idle %d)", open.goroutines, idle.goroutines, open.fds, idle.fds)
 	waitIdle(ctx, t, "server", func() (int, int) { s := child.stats(t); return s.goroutines, s.fds }, idle.goroutines, idle.fds)
 	waitIdle(ctx, t, "client", func() (int, int) { return runtime.NumGoroutine(), openFDs(t) }, clientG, clientFD)
@@ -147,15 +146,9 @@ func runLoadServer(t *testing.T) {
 	// (cmd/lw-sim serveWatchMaxLag, serveWatchWriteTimeout): every event
 	// once and in order then also shows the rules end no watcher that
 	// keeps reading, however many there are.
-	srv, err := New(Config{Watch: WatchConfig{SlowWatcherMaxLag: 200, SlowWatcherWriteTimeout: 10 * time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := srv.ServeBackground(ln)
+	srv := Start(t, WithConfig(func(cfg *Config) {
+		cfg.Watch = WatchConfig{SlowWatcherMaxLag: 200, SlowWatcherWriteTimeout: 10 * time.Second}
+	}))
 	fmt.Printf("LOADSERVER %s\n", srv.URL())
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -164,12 +157,6 @@ func runLoadServer(t *testing.T) {
 		}
 		runtime.GC()
 		fmt.Printf("STATS %d %d %d\n", runtime.NumGoroutine(), openFDs(t), rssBytes(t))
-	}
-	if err := srv.Close(); err != nil {
-		t.Error(err)
-	}
-	if err := <-done; err != nil {
-		t.Error(err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -172,19 +171,12 @@ func runWatchMemServer(t *testing.T) {
 	if os.Getenv("LWSIM_WATCHMEM_PROFILE") != "" {
 		runtime.MemProfileRate = 512 // every allocation site of a watch, not a sample
 	}
-	cfg := Config{Watch: WatchConfig{SlowWatcherMaxLag: 200, SlowWatcherWriteTimeout: 10 * time.Second}}
-	if os.Getenv("LWSIM_WATCHMEM_PROTO") == "h2" {
-		cfg.TLS = &ServingTLS{}
-	}
-	srv, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := srv.ServeBackground(ln)
+	srv := Start(t, WithConfig(func(cfg *Config) {
+		cfg.Watch = WatchConfig{SlowWatcherMaxLag: 200, SlowWatcherWriteTimeout: 10 * time.Second}
+		if os.Getenv("LWSIM_WATCHMEM_PROTO") == "h2" {
+			cfg.TLS = &ServingTLS{}
+		}
+	}))
 	fmt.Printf("WATCHMEMSERVER %s %s\n", srv.URL(), base64.StdEncoding.EncodeToString(srv.RESTConfig().CAData))
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -200,12 +192,6 @@ func runWatchMemServer(t *testing.T) {
 		samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 		metrics.Read(samples)
 		fmt.Printf("WATCHMEM %d %d %d %d %d\n", rss, rssBytes(t), samples[0].Value.Uint64(), samples[1].Value.Uint64(), runtime.NumGoroutine())
-	}
-	if err := srv.Close(); err != nil {
-		t.Error(err)
-	}
-	if err := <-done; err != nil {
-		t.Error(err)
 	}
 }
 
