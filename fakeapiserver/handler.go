@@ -22,8 +22,9 @@ type request struct {
 	verb string
 }
 
-// buildHandler assembles the filter chain: in-flight accounting (for Close),
-// the request's one parse (kube-apiserver's WithRequestInfo: every filter
+// buildHandler assembles the filter chain: in-flight accounting (for Close)
+// and the hand-off of a watch's follow loop (watch_handoff.go), the
+// request's one parse (kube-apiserver's WithRequestInfo: every filter
 // and handler behind it reads the RequestInfo it keeps in the context,
 // kubewire.RequestInfoOf), the Host check, the request-deadline filter,
 // authentication, impersonation and authorization (auth.go), then routing
@@ -39,10 +40,7 @@ func (s *Server) buildHandler() http.Handler {
 		s.route(w, r)
 	})
 	impersonated := s.newImpersonation(authorized) // impersonate.go
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.enter() {
-			defer s.inflight.Done()
-		}
+	filters := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Audit-Id", newUID())
 		// kube-apiserver's WithCacheControl filter, outside authentication
 		// and every handler: an answer that sets no Cache-Control of its own
@@ -70,6 +68,18 @@ func (s *Server) buildHandler() http.Handler {
 			return
 		}
 		authorized.ServeHTTP(w, r)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.enter() {
+			defer s.inflight.Done()
+		}
+		if !mayBeWatch(r) {
+			filters.ServeHTTP(w, r)
+			return
+		}
+		// A watch is set up on a goroutine of its own and follows its
+		// changes here, on a shallow stack (watch_handoff.go).
+		setUpWatchElsewhere(filters, w, r).follow()
 	})
 }
 

@@ -26,21 +26,43 @@ import (
 // newErrWatcher): the real server never answers a watch
 // with an HTTP 410.
 //
-// The opening is a function of its own (openWatch) so its large frame
-// (the parsed options, the negotiated output) is off the stack while the
-// watch runs: an open watch's goroutine then rests under 4 KiB of stack,
-// which the collector halves a 16 KiB stack for (see
-// BenchmarkWatchMemory's stack-B/watch).
+// A watch whose request carries a hand-off (watch_handoff.go) only starts
+// here: its follow loop runs where the hand-off was made, on the handler
+// goroutine's shallow stack.
 func (s *Server) serveWatch(req *request) {
+	h := handoffOf(req.r.Context())
+	if h == nil {
+		h = new(watchHandoff)
+		defer h.follow()
+	}
+	s.startWatch(req, h)
+}
+
+// startWatch opens the watch and sends what comes before its changes (the
+// initial events, or the ERROR that ends it), then leaves the rest of the
+// stream in h; when it leaves h empty the watch has been answered and
+// ended. Its large frames (openWatch's parsed options and negotiated
+// output, start's initial LIST) are not under the follow loop.
+func (s *Server) startWatch(req *request, h *watchHandoff) {
 	stream, startRV, end := s.openWatch(req)
 	if stream == nil {
 		return // answered with an error, or the client went away
 	}
-	defer end()
-	stream.run(startRV)
-	// Events the stream sent before it ended go out with the end of the
-	// response, as bytes written to the response would.
-	stream.enc.close()
+	handedOff := false
+	defer func() {
+		if !handedOff {
+			end()
+		}
+	}()
+	cursor, ok := stream.begin(startRV)
+	if !ok {
+		// Events the stream sent before it ended go out with the end of
+		// the response, as bytes written to the response would.
+		stream.enc.close()
+		return
+	}
+	*h = watchHandoff{stream: stream, cursor: cursor, end: end}
+	handedOff = true
 }
 
 // openWatch validates a WATCH (answering an invalid one with its error),
@@ -191,7 +213,7 @@ type watchStream struct {
 }
 
 // errRestarted is start's error for a watch a restart or re-list ended
-// before it began to follow: run ends it without an ERROR.
+// before it began to follow: begin ends it without an ERROR.
 var errRestarted = errors.New("watch ended by an apiserver restart or watch-cache re-list")
 
 // endedByRestart reports whether inst restarted or the watch cache
@@ -200,23 +222,25 @@ func (w *watchStream) endedByRestart() bool {
 	return closed(w.restarted) || closed(w.relisted)
 }
 
-// run sends the initial state (if asked for), then every change after the
-// start point until the context ends.
-func (w *watchStream) run(startRV int64) {
+// begin sends the initial state (if asked for) and returns the cursor
+// changes are followed from; ok is false when the stream has ended (with
+// an ERROR event, or without one after a restart or for a
+// PartialObjectMetadataList).
+func (w *watchStream) begin(startRV int64) (cursor int64, ok bool) {
 	cursor, err := w.start(startRV)
 	if errors.Is(err, errNotAList) {
-		return // ends without an ERROR (watch_encode.go)
+		return 0, false // ends without an ERROR (watch_encode.go)
 	}
 	if err != nil && w.endedByRestart() {
 		// Registered before the restart: ended by it, whatever start
 		// found after it (the restart floor's 410, a watch-list's 504).
-		return
+		return 0, false
 	}
 	if err != nil {
 		w.sendError(err)
-		return
+		return 0, false
 	}
-	w.follow(cursor)
+	return cursor, true
 }
 
 // start sends the synthetic initial events of a sendInitialEvents watch and
