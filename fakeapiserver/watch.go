@@ -285,13 +285,13 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 	for i, obj := range page.Items {
 		// Initial events are in key order, not RV order, so they bypass
 		// the RV check; each is cached under the RV that wrote it.
-		if err := w.enc.send(outEvent{typ: watch.Added, obj: obj, rv: mustRV(obj), enc: page.Encodings[i]}); err != nil {
+		if err := w.enc.send(&outEvent{typ: watch.Added, obj: obj, rv: mustRV(obj), enc: page.Encodings[i]}); err != nil {
 			return 0, err
 		}
 	}
 	w.lastRV = page.RV
 	if w.bookmarks {
-		end := outEvent{typ: watch.Bookmark, rv: page.RV, initialEnd: true, obj: w.s.bookmarkObject(w.req.res, page.RV, true)}
+		end := &outEvent{typ: watch.Bookmark, rv: page.RV, initialEnd: true, obj: w.s.bookmarkObject(w.req.res, page.RV, true)}
 		if err := w.enc.send(end); err != nil {
 			return 0, err
 		}
@@ -492,8 +492,8 @@ func (w *watchStream) endOnReadError(err error, cursor int64, round int) {
 // without flushing, and reports whether it wrote any.
 func (w *watchStream) sendChanges(events []store.Event) (bool, error) {
 	sent := false
-	for _, ev := range events {
-		ok, err := w.sendChange(ev)
+	for i := range events {
+		ok, err := w.sendChange(&events[i])
 		if err != nil {
 			return sent, err
 		}
@@ -513,7 +513,7 @@ func (w *watchStream) sendChanges(events []store.Event) (bool, error) {
 // server bug that would otherwise lose nothing visible: it is counted in
 // [WatchStats.StaleDropped], which Start's cleanup fails the test on, as
 // the ordered send path panics on one it would send.
-func (w *watchStream) sendChange(ev store.Event) (bool, error) {
+func (w *watchStream) sendChange(ev *store.Event) (bool, error) {
 	if ev.RV <= w.lastRV {
 		w.s.watch.staleDropped.Add(1)
 		return false, nil
@@ -526,7 +526,7 @@ func (w *watchStream) sendChange(ev store.Event) (bool, error) {
 	if obj == ev.Object() {
 		out.enc = ev.Encodings
 	}
-	return true, w.sendOrdered(out)
+	return true, w.sendOrdered(&out)
 }
 
 // sendBookmark sends a periodic bookmark at rv, the RV this watcher has
@@ -537,7 +537,7 @@ func (w *watchStream) sendBookmark(rv int64) error {
 	if rv <= w.lastRV {
 		return nil
 	}
-	if err := w.sendOrdered(outEvent{typ: watch.Bookmark, obj: w.s.bookmarkObject(w.req.res, rv, false), rv: rv}); err != nil {
+	if err := w.sendOrdered(&outEvent{typ: watch.Bookmark, obj: w.s.bookmarkObject(w.req.res, rv, false), rv: rv}); err != nil {
 		return err
 	}
 	return w.enc.flush()
@@ -545,12 +545,21 @@ func (w *watchStream) sendBookmark(rv int64) error {
 
 // sendOrdered is the send path of every event after the initial ones: it
 // enforces that RVs only go up on a watch, then sends.
-func (w *watchStream) sendOrdered(ev outEvent) error {
+func (w *watchStream) sendOrdered(ev *outEvent) error {
 	if ev.rv <= w.lastRV {
-		panic(fmt.Sprintf("fakeapiserver: watch of %s would send %s at rv %d after rv %d", w.req.res.qualified(), ev.typ, ev.rv, w.lastRV))
+		w.outOfOrder(ev)
 	}
 	w.lastRV = ev.rv
 	return w.enc.send(ev)
+}
+
+// outOfOrder panics on an event sendOrdered must not send. A function of
+// its own so the message's formatting is not in sendOrdered's frame, which
+// is under every event's write (see eventWriter.send).
+//
+//go:noinline
+func (w *watchStream) outOfOrder(ev *outEvent) {
+	panic(fmt.Sprintf("fakeapiserver: watch of %s would send %s at rv %d after rv %d", w.req.res.qualified(), ev.typ, ev.rv, w.lastRV))
 }
 
 // sendError ends the stream with one ERROR event carrying err's Status,
@@ -563,7 +572,7 @@ func (w *watchStream) sendError(err error) {
 	if apierrors.IsResourceExpired(err) {
 		w.s.watch.expired.Add(1)
 	}
-	if err := w.enc.send(outEvent{typ: watch.Error, obj: toStatus(err)}); err == nil {
+	if err := w.enc.send(&outEvent{typ: watch.Error, obj: toStatus(err)}); err == nil {
 		_ = w.enc.flush()
 	}
 }
