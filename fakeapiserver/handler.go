@@ -22,9 +22,7 @@ type request struct {
 	verb string
 }
 
-// buildHandler assembles the filter chain: in-flight accounting (for Close)
-// and the hand-off of a watch's follow loop (watch_handoff.go), the
-// request's one parse (kube-apiserver's WithRequestInfo: every filter
+// buildHandler assembles the filter chain: the request's one parse (kube-apiserver's WithRequestInfo: every filter
 // and handler behind it reads the RequestInfo it keeps in the context,
 // kubewire.RequestInfoOf), the Host check, the request-deadline filter,
 // authentication, impersonation and authorization (auth.go), then routing
@@ -40,7 +38,7 @@ func (s *Server) buildHandler() http.Handler {
 		s.route(w, r)
 	})
 	impersonated := s.newImpersonation(authorized) // impersonate.go
-	filters := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Audit-Id", newUID())
 		// kube-apiserver's WithCacheControl filter, outside authentication
 		// and every handler: an answer that sets no Cache-Control of its own
@@ -69,17 +67,23 @@ func (s *Server) buildHandler() http.Handler {
 		}
 		authorized.ServeHTTP(w, r)
 	})
+}
+
+// serveInFlight is the outermost step of the server's own chain: it counts
+// the request in flight (for Close), and sets a watch up on a goroutine of
+// its own to follow its changes here, on a shallow stack
+// (watch_handoff.go). It is outside the balancer and the filters so that
+// none of their frames is under a watch's follow loop.
+func (s *Server) serveInFlight(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.enter() {
 			defer s.inflight.Done()
 		}
 		if !mayBeWatch(r) {
-			filters.ServeHTTP(w, r)
+			next.ServeHTTP(w, r)
 			return
 		}
-		// A watch is set up on a goroutine of its own and follows its
-		// changes here, on a shallow stack (watch_handoff.go).
-		setUpWatchElsewhere(filters, w, r).follow()
+		setUpWatchElsewhere(next, w, r).follow()
 	})
 }
 

@@ -397,27 +397,58 @@ func (w *watchStream) follow(cursor int64) {
 		if w.endedByRestart() {
 			return // ended as the restarted cacher ends its watchers: no ERROR
 		}
-		select {
-		case <-instChanged:
-			if w.endedByRestart() {
-				return // ended as the restarted cacher ends its watchers: no ERROR
-			}
-		case <-anyWrite:
-		case <-due:
-		case <-changed:
-		case <-bookmark.c():
+		switch w.wait(instChanged, anyWrite, changed, due) {
+		case wokeEnded:
+			return
+		case wokeBookmark:
 			// Read once more before the bookmark, so its RV never runs
 			// ahead of an event this watcher has not been sent yet.
 			bookmark.due = true
-		case <-w.req.res.gone():
+		case wokeGone:
 			// The CRD was deleted: send the DELETED events written before
 			// (one more read), then end cleanly, as the real server ends
 			// watches when it tears down a CR storage.
 			ending = true
-		case <-w.ctx.Done():
-			return
 		}
 	}
+}
+
+// woke is why wait returned.
+type woke uint8
+
+const (
+	wokeRead     woke = iota // a write, the time-lag timer or an instance change: read again
+	wokeBookmark             // the bookmark timer fired
+	wokeGone                 // the resource's CRD was deleted
+	wokeEnded                // the watch ended: its context, or a restart or re-list
+)
+
+// wait waits for the first of follow's wake-ups: the instance changed
+// (ending the watch if that was a restart or re-list), any write, the
+// time-lag timer, a write of this resource, the bookmark timer, the CRD's
+// deletion or the end of the watch's context. It is a function of its own,
+// not inlined, so the select's case arrays are on the stack only while the
+// watch waits, not under a round's writes and flushes, which must fit the
+// 4 KiB stack the watch rests on (watch_handoff.go).
+//
+//go:noinline
+func (w *watchStream) wait(instChanged, anyWrite, changed <-chan struct{}, due <-chan time.Time) woke {
+	select {
+	case <-instChanged:
+		if w.endedByRestart() {
+			return wokeEnded // ended as the restarted cacher ends its watchers: no ERROR
+		}
+	case <-anyWrite:
+	case <-due:
+	case <-changed:
+	case <-w.bookmark.c():
+		return wokeBookmark
+	case <-w.req.res.gone():
+		return wokeGone
+	case <-w.ctx.Done():
+		return wokeEnded
+	}
+	return wokeRead
 }
 
 // visibleEvents is the prefix of RV-ordered events a cache at pos has seen.
