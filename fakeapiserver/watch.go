@@ -171,9 +171,11 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 
 // watchStream is one watch response: where it reads from, what it has sent.
 //
-// It runs on the handler's goroutine and owns no other: it pulls events from
-// the store (store.Changes) and waits on the store's notify channel, so a
-// writer never waits for a watcher, however slow (STYLE 19).
+// It follows changes on the handler's goroutine (its start ran on the
+// short-lived set-up goroutine, watch_handoff.go) and owns no other: it
+// pulls events from the store (store.Changes) and waits on the store's
+// notify channel, so a writer never waits for a watcher, however slow
+// (STYLE 19).
 type watchStream struct {
 	s   *Server
 	ctx context.Context
