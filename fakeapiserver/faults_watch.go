@@ -48,7 +48,7 @@ func (s *Server) faultStream(life *watchLife, req *request, out outputType) *wat
 // before is the hook of eventWriter.send, with the event's encoding: skip
 // tells send not to write it; an error ends the stream. A cut writes half
 // the event's frame and resets the connection (it does not return).
-func (wf *watchFaults) before(ev outEvent, data []byte) (skip bool, err error) {
+func (wf *watchFaults) before(ev *outEvent, data []byte) (skip bool, err error) {
 	if wf == nil {
 		return false, nil
 	}

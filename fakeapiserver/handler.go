@@ -22,8 +22,7 @@ type request struct {
 	verb string
 }
 
-// buildHandler assembles the filter chain: in-flight accounting (for Close),
-// the request's one parse (kube-apiserver's WithRequestInfo: every filter
+// buildHandler assembles the filter chain: the request's one parse (kube-apiserver's WithRequestInfo: every filter
 // and handler behind it reads the RequestInfo it keeps in the context,
 // kubewire.RequestInfoOf), the Host check, the request-deadline filter,
 // authentication, impersonation and authorization (auth.go), then routing
@@ -40,9 +39,6 @@ func (s *Server) buildHandler() http.Handler {
 	})
 	impersonated := s.newImpersonation(authorized) // impersonate.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.enter() {
-			defer s.inflight.Done()
-		}
 		w.Header().Set("Audit-Id", newUID())
 		// kube-apiserver's WithCacheControl filter, outside authentication
 		// and every handler: an answer that sets no Cache-Control of its own
@@ -70,6 +66,24 @@ func (s *Server) buildHandler() http.Handler {
 			return
 		}
 		authorized.ServeHTTP(w, r)
+	})
+}
+
+// serveInFlight is the outermost step of the server's own chain: it counts
+// the request in flight (for Close), and sets a watch up on a goroutine of
+// its own to follow its changes here, on a shallow stack
+// (watch_handoff.go). It is outside the balancer and the filters so that
+// none of their frames is under a watch's follow loop.
+func (s *Server) serveInFlight(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.enter() {
+			defer s.inflight.Done()
+		}
+		if !mayBeWatch(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		setUpWatchElsewhere(next, w, r).follow()
 	})
 }
 

@@ -129,9 +129,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	// The request log is outermost, so it sees every answer, 403s of the
 	// Host check and 401s included.
+	// In-flight accounting (for Close) and the watch hand-off are next
+	// (handler.go serveInFlight).
 	// The balancer is next: it picks the instance every later step (and
 	// the request log's header) sees.
-	s.handler = serving.LogRequests(cfg.Logger, s.balance(s.buildHandler()))
+	s.handler = serving.LogRequests(cfg.Logger, s.serveInFlight(s.balance(s.buildHandler())))
 	// The certificate covers the names the Host check lets in.
 	if s.front, err = serving.NewFront(s.handler, frontOptions(cfg)); err != nil {
 		cancel()

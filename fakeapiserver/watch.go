@@ -26,21 +26,43 @@ import (
 // newErrWatcher): the real server never answers a watch
 // with an HTTP 410.
 //
-// The opening is a function of its own (openWatch) so its large frame
-// (the parsed options, the negotiated output) is off the stack while the
-// watch runs: an open watch's goroutine then rests under 4 KiB of stack,
-// which the collector halves a 16 KiB stack for (see
-// BenchmarkWatchMemory's stack-B/watch).
+// A watch whose request carries a hand-off (watch_handoff.go) only starts
+// here: its follow loop runs where the hand-off was made, on the handler
+// goroutine's shallow stack.
 func (s *Server) serveWatch(req *request) {
+	h := handoffOf(req.r.Context())
+	if h == nil {
+		h = new(watchHandoff)
+		defer h.follow()
+	}
+	s.startWatch(req, h)
+}
+
+// startWatch opens the watch and sends what comes before its changes (the
+// initial events, or the ERROR that ends it), then leaves the rest of the
+// stream in h; when it leaves h empty the watch has been answered and
+// ended. Its large frames (openWatch's parsed options and negotiated
+// output, start's initial LIST) are not under the follow loop.
+func (s *Server) startWatch(req *request, h *watchHandoff) {
 	stream, startRV, end := s.openWatch(req)
 	if stream == nil {
 		return // answered with an error, or the client went away
 	}
-	defer end()
-	stream.run(startRV)
-	// Events the stream sent before it ended go out with the end of the
-	// response, as bytes written to the response would.
-	stream.enc.close()
+	handedOff := false
+	defer func() {
+		if !handedOff {
+			end()
+		}
+	}()
+	cursor, ok := stream.begin(startRV)
+	if !ok {
+		// Events the stream sent before it ended go out with the end of
+		// the response, as bytes written to the response would.
+		stream.enc.close()
+		return
+	}
+	*h = watchHandoff{stream: stream, cursor: cursor, end: end}
+	handedOff = true
 }
 
 // openWatch validates a WATCH (answering an invalid one with its error),
@@ -149,9 +171,11 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 
 // watchStream is one watch response: where it reads from, what it has sent.
 //
-// It runs on the handler's goroutine and owns no other: it pulls events from
-// the store (store.Changes) and waits on the store's notify channel, so a
-// writer never waits for a watcher, however slow (STYLE 19).
+// It follows changes on the handler's goroutine (its start ran on the
+// short-lived set-up goroutine, watch_handoff.go) and owns no other: it
+// pulls events from the store (store.Changes) and waits on the store's
+// notify channel, so a writer never waits for a watcher, however slow
+// (STYLE 19).
 type watchStream struct {
 	s   *Server
 	ctx context.Context
@@ -191,7 +215,7 @@ type watchStream struct {
 }
 
 // errRestarted is start's error for a watch a restart or re-list ended
-// before it began to follow: run ends it without an ERROR.
+// before it began to follow: begin ends it without an ERROR.
 var errRestarted = errors.New("watch ended by an apiserver restart or watch-cache re-list")
 
 // endedByRestart reports whether inst restarted or the watch cache
@@ -200,23 +224,25 @@ func (w *watchStream) endedByRestart() bool {
 	return closed(w.restarted) || closed(w.relisted)
 }
 
-// run sends the initial state (if asked for), then every change after the
-// start point until the context ends.
-func (w *watchStream) run(startRV int64) {
+// begin sends the initial state (if asked for) and returns the cursor
+// changes are followed from; ok is false when the stream has ended (with
+// an ERROR event, or without one after a restart or for a
+// PartialObjectMetadataList).
+func (w *watchStream) begin(startRV int64) (cursor int64, ok bool) {
 	cursor, err := w.start(startRV)
 	if errors.Is(err, errNotAList) {
-		return // ends without an ERROR (watch_encode.go)
+		return 0, false // ends without an ERROR (watch_encode.go)
 	}
 	if err != nil && w.endedByRestart() {
 		// Registered before the restart: ended by it, whatever start
 		// found after it (the restart floor's 410, a watch-list's 504).
-		return
+		return 0, false
 	}
 	if err != nil {
 		w.sendError(err)
-		return
+		return 0, false
 	}
-	w.follow(cursor)
+	return cursor, true
 }
 
 // start sends the synthetic initial events of a sendInitialEvents watch and
@@ -261,13 +287,13 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 	for i, obj := range page.Items {
 		// Initial events are in key order, not RV order, so they bypass
 		// the RV check; each is cached under the RV that wrote it.
-		if err := w.enc.send(outEvent{typ: watch.Added, obj: obj, rv: mustRV(obj), enc: page.Encodings[i]}); err != nil {
+		if err := w.enc.send(&outEvent{typ: watch.Added, obj: obj, rv: mustRV(obj), enc: page.Encodings[i]}); err != nil {
 			return 0, err
 		}
 	}
 	w.lastRV = page.RV
 	if w.bookmarks {
-		end := outEvent{typ: watch.Bookmark, rv: page.RV, initialEnd: true, obj: w.s.bookmarkObject(w.req.res, page.RV, true)}
+		end := &outEvent{typ: watch.Bookmark, rv: page.RV, initialEnd: true, obj: w.s.bookmarkObject(w.req.res, page.RV, true)}
 		if err := w.enc.send(end); err != nil {
 			return 0, err
 		}
@@ -373,27 +399,58 @@ func (w *watchStream) follow(cursor int64) {
 		if w.endedByRestart() {
 			return // ended as the restarted cacher ends its watchers: no ERROR
 		}
-		select {
-		case <-instChanged:
-			if w.endedByRestart() {
-				return // ended as the restarted cacher ends its watchers: no ERROR
-			}
-		case <-anyWrite:
-		case <-due:
-		case <-changed:
-		case <-bookmark.c():
+		switch w.wait(instChanged, anyWrite, changed, due) {
+		case wokeEnded:
+			return
+		case wokeBookmark:
 			// Read once more before the bookmark, so its RV never runs
 			// ahead of an event this watcher has not been sent yet.
 			bookmark.due = true
-		case <-w.req.res.gone():
+		case wokeGone:
 			// The CRD was deleted: send the DELETED events written before
 			// (one more read), then end cleanly, as the real server ends
 			// watches when it tears down a CR storage.
 			ending = true
-		case <-w.ctx.Done():
-			return
 		}
 	}
+}
+
+// woke is why wait returned.
+type woke uint8
+
+const (
+	wokeRead     woke = iota // a write, the time-lag timer or an instance change: read again
+	wokeBookmark             // the bookmark timer fired
+	wokeGone                 // the resource's CRD was deleted
+	wokeEnded                // the watch ended: its context, or a restart or re-list
+)
+
+// wait waits for the first of follow's wake-ups: the instance changed
+// (ending the watch if that was a restart or re-list), any write, the
+// time-lag timer, a write of this resource, the bookmark timer, the CRD's
+// deletion or the end of the watch's context. It is a function of its own,
+// not inlined, so the select's case arrays are on the stack only while the
+// watch waits, not under a round's writes and flushes, which must fit the
+// 4 KiB stack the watch rests on (watch_handoff.go).
+//
+//go:noinline
+func (w *watchStream) wait(instChanged, anyWrite, changed <-chan struct{}, due <-chan time.Time) woke {
+	select {
+	case <-instChanged:
+		if w.endedByRestart() {
+			return wokeEnded // ended as the restarted cacher ends its watchers: no ERROR
+		}
+	case <-anyWrite:
+	case <-due:
+	case <-changed:
+	case <-w.bookmark.c():
+		return wokeBookmark
+	case <-w.req.res.gone():
+		return wokeGone
+	case <-w.ctx.Done():
+		return wokeEnded
+	}
+	return wokeRead
 }
 
 // visibleEvents is the prefix of RV-ordered events a cache at pos has seen.
@@ -468,8 +525,8 @@ func (w *watchStream) endOnReadError(err error, cursor int64, round int) {
 // without flushing, and reports whether it wrote any.
 func (w *watchStream) sendChanges(events []store.Event) (bool, error) {
 	sent := false
-	for _, ev := range events {
-		ok, err := w.sendChange(ev)
+	for i := range events {
+		ok, err := w.sendChange(&events[i])
 		if err != nil {
 			return sent, err
 		}
@@ -489,7 +546,7 @@ func (w *watchStream) sendChanges(events []store.Event) (bool, error) {
 // server bug that would otherwise lose nothing visible: it is counted in
 // [WatchStats.StaleDropped], which Start's cleanup fails the test on, as
 // the ordered send path panics on one it would send.
-func (w *watchStream) sendChange(ev store.Event) (bool, error) {
+func (w *watchStream) sendChange(ev *store.Event) (bool, error) {
 	if ev.RV <= w.lastRV {
 		w.s.watch.staleDropped.Add(1)
 		return false, nil
@@ -502,7 +559,7 @@ func (w *watchStream) sendChange(ev store.Event) (bool, error) {
 	if obj == ev.Object() {
 		out.enc = ev.Encodings
 	}
-	return true, w.sendOrdered(out)
+	return true, w.sendOrdered(&out)
 }
 
 // sendBookmark sends a periodic bookmark at rv, the RV this watcher has
@@ -513,7 +570,7 @@ func (w *watchStream) sendBookmark(rv int64) error {
 	if rv <= w.lastRV {
 		return nil
 	}
-	if err := w.sendOrdered(outEvent{typ: watch.Bookmark, obj: w.s.bookmarkObject(w.req.res, rv, false), rv: rv}); err != nil {
+	if err := w.sendOrdered(&outEvent{typ: watch.Bookmark, obj: w.s.bookmarkObject(w.req.res, rv, false), rv: rv}); err != nil {
 		return err
 	}
 	return w.enc.flush()
@@ -521,12 +578,21 @@ func (w *watchStream) sendBookmark(rv int64) error {
 
 // sendOrdered is the send path of every event after the initial ones: it
 // enforces that RVs only go up on a watch, then sends.
-func (w *watchStream) sendOrdered(ev outEvent) error {
+func (w *watchStream) sendOrdered(ev *outEvent) error {
 	if ev.rv <= w.lastRV {
-		panic(fmt.Sprintf("fakeapiserver: watch of %s would send %s at rv %d after rv %d", w.req.res.qualified(), ev.typ, ev.rv, w.lastRV))
+		w.outOfOrder(ev)
 	}
 	w.lastRV = ev.rv
 	return w.enc.send(ev)
+}
+
+// outOfOrder panics on an event sendOrdered must not send. A function of
+// its own so the message's formatting is not in sendOrdered's frame, which
+// is under every event's write (see eventWriter.send).
+//
+//go:noinline
+func (w *watchStream) outOfOrder(ev *outEvent) {
+	panic(fmt.Sprintf("fakeapiserver: watch of %s would send %s at rv %d after rv %d", w.req.res.qualified(), ev.typ, ev.rv, w.lastRV))
 }
 
 // sendError ends the stream with one ERROR event carrying err's Status,
@@ -539,7 +605,7 @@ func (w *watchStream) sendError(err error) {
 	if apierrors.IsResourceExpired(err) {
 		w.s.watch.expired.Add(1)
 	}
-	if err := w.enc.send(outEvent{typ: watch.Error, obj: toStatus(err)}); err == nil {
+	if err := w.enc.send(&outEvent{typ: watch.Error, obj: toStatus(err)}); err == nil {
 		_ = w.enc.flush()
 	}
 }

@@ -128,27 +128,16 @@ var errNotAList = errors.New("fakeapiserver: PartialObjectMetadataList asked for
 // among the watchers it dispatches the event to at once
 // (cacher.go dispatchEvent, cachingObject); encodings of the other forms
 // do not depend on the time and are shared while they stay cached.
-func (e *eventWriter) send(ev outEvent) error {
+//
+// The event is passed by pointer, and its bytes are looked up in a
+// function of their own, so the frames under a watch's follow loop stay
+// small: an idle watch keeps the stack its path to the client needs
+// (watch_handoff.go), and this is the path every event takes.
+func (e *eventWriter) send(ev *outEvent) error {
 	if e.out.target == targetPartialList && ev.typ != watch.Error {
 		return errNotAList
 	}
-	headers := e.out.isTable() && !e.headersSent
-	e.headersSent = true
-	var data []byte
-	var err error
-	if ev.typ == watch.Error {
-		data, err = e.encodeEvent(ev, headers)
-	} else {
-		key := encodeKey{
-			res: e.res, rv: ev.rv, typ: ev.typ, initialEnd: ev.initialEnd,
-			mediaType: e.out.info.MediaType, target: e.out.target, targetGV: e.out.targetGV,
-			include: e.include, headers: headers,
-		}
-		if e.out.isTable() {
-			key.ageSecond = e.tableSecond()
-		}
-		data, err = e.hub.encoded.get(key, func() ([]byte, error) { return e.encodeEvent(ev, headers) })
-	}
+	data, err := e.eventBytes(ev)
 	if err != nil {
 		return err
 	}
@@ -164,6 +153,29 @@ func (e *eventWriter) send(ev outEvent) error {
 		return e.drain()
 	}
 	return nil
+}
+
+// eventBytes is ev in the stream's framing: from the shared cache (encoded
+// there on a miss), or encoded here for an ERROR, which is never cached.
+// Not inlined into send: its frame (the cache key) is on the stack only
+// while it runs, not under the writes that follow.
+//
+//go:noinline
+func (e *eventWriter) eventBytes(ev *outEvent) ([]byte, error) {
+	headers := e.out.isTable() && !e.headersSent
+	e.headersSent = true
+	if ev.typ == watch.Error {
+		return e.encodeEvent(ev, headers)
+	}
+	key := encodeKey{
+		res: e.res, rv: ev.rv, typ: ev.typ, initialEnd: ev.initialEnd,
+		mediaType: e.out.info.MediaType, target: e.out.target, targetGV: e.out.targetGV,
+		include: e.include, headers: headers,
+	}
+	if e.out.isTable() {
+		key.ageSecond = e.tableSecond()
+	}
+	return e.hub.encoded.get(&key, func() ([]byte, error) { return e.encodeEvent(ev, headers) })
 }
 
 // tableSecond is the second a Table event's ages are computed in: of the
@@ -222,7 +234,7 @@ func (e *eventWriter) writeFailed(err error) error {
 
 // encodeEvent encodes one watch event envelope with its object; headers
 // is set for the first event of a Table watch.
-func (e *eventWriter) encodeEvent(ev outEvent, headers bool) ([]byte, error) {
+func (e *eventWriter) encodeEvent(ev *outEvent, headers bool) ([]byte, error) {
 	raw, err := e.objectBytes(ev, headers)
 	if err != nil {
 		return nil, err
@@ -242,7 +254,7 @@ func (e *eventWriter) encodeEvent(ev outEvent, headers bool) ([]byte, error) {
 // from the version's cached encoding for a built-in resource in JSON or
 // protobuf, else encoded here. A custom resource is first defaulted by its
 // CRD's current schema (customresource_view.go).
-func (e *eventWriter) objectBytes(ev outEvent, headers bool) ([]byte, error) {
+func (e *eventWriter) objectBytes(ev *outEvent, headers bool) ([]byte, error) {
 	obj := ev.obj
 	if _, isStatus := obj.(*metav1.Status); isStatus {
 		return encode(e.out.info, obj)

@@ -17,7 +17,7 @@ import (
 //	yes          yes          MODIFIED (new)
 //	yes          no/deleted   DELETED (old content, the event's RV)
 //	no           no           nothing
-func (w *watchStream) visible(ev store.Event) (watch.EventType, runtime.Object) {
+func (w *watchStream) visible(ev *store.Event) (watch.EventType, runtime.Object) {
 	oldMatch := ev.Prev != nil && w.matches(ev.Key, ev.Prev)
 	if ev.Type == watch.Deleted {
 		if oldMatch {

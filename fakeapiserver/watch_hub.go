@@ -143,17 +143,17 @@ func newEncodeCache(size int) *encodeCache {
 // get returns the encoding of key, calling encode at most once per key while
 // it stays cached. The returned bytes are shared: callers must not modify
 // them.
-func (c *encodeCache) get(key encodeKey, encode func() ([]byte, error)) ([]byte, error) {
+func (c *encodeCache) get(key *encodeKey, encode func() ([]byte, error)) ([]byte, error) {
 	c.mu.Lock()
-	e, ok := c.entries[key]
+	e, ok := c.entries[*key]
 	if !ok {
 		e = &encodeEntry{}
 		if old := c.ring[c.next]; old.res != nil {
 			delete(c.entries, old)
 		}
-		c.ring[c.next] = key
+		c.ring[c.next] = *key
 		c.next = (c.next + 1) % len(c.ring)
-		c.entries[key] = e
+		c.entries[*key] = e
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {

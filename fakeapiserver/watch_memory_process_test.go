@@ -2,7 +2,9 @@ package fakeapiserver
 
 import (
 	"bufio"
+	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,6 +36,13 @@ import (
 // watch, as TestLoad) or h2 (HTTPS, client-go's transport: HTTP/2, up to
 // 100 streams a connection). LWSIM_WATCHMEM_PROFILE=DIR also writes the
 // server's heap profile and goroutine dump with the watches open.
+// LWSIM_WATCHMEM_EVENTS=N then creates a configmap and changes it N-1
+// times, reads the N events off every watch and reports the
+// figures again, idle after events (shared state, such as the events'
+// encodings, included, divided among the watches);
+// LWSIM_WATCHMEM_SELECTOR adds a query to the watches (e.g.
+// labelSelector=app%3Dwatchmem or fieldSelector=metadata.name%3Dwatchmem,
+// which the configmap matches).
 func TestWatchMemoryProcess(t *testing.T) {
 	if os.Getenv("LWSIM_WATCHMEM_SERVER") == "1" {
 		runWatchMemServer(t)
@@ -64,10 +73,14 @@ func TestWatchMemoryProcess(t *testing.T) {
 	default:
 		t.Fatalf("LWSIM_WATCHMEM_PROTO=%q: want h1 or h2", proto)
 	}
+	events := loadParam(t, "LWSIM_WATCHMEM_EVENTS", maxLoadWrites)
 	url := child.url + cmPath + "?watch=true&resourceVersion=0&allowWatchBookmarks=true"
+	if sel := os.Getenv("LWSIM_WATCHMEM_SELECTOR"); sel != "" {
+		url += "&" + sel
+	}
 	// One watch first, so what the first one sets up once (the
 	// resource's state, HTTP/2's connection) is in the idle figure.
-	var bodies []io.Closer
+	var bodies []io.ReadCloser
 	defer func() {
 		for _, b := range bodies {
 			b.Close()
@@ -100,9 +113,72 @@ func TestWatchMemoryProcess(t *testing.T) {
 	if dir != "" {
 		child.command(t, "profile "+filepath.Join(dir, "open-"))
 	}
+	logWatchMemStats(t, fmt.Sprintf("%s, %d idle watches", proto, watches), idle, busy, watches)
+	if events == 0 {
+		return
+	}
+	// The configmap is created now, so the idle figures above are of
+	// watches that had no initial event: its ADDED is the first event.
+	watchMemRequest(ctx, t, hc, http.MethodPost, child.url+cmPath, "application/json",
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"watchmem","labels":{"app":"watchmem"}}}`)
+	for i := range events - 1 {
+		watchMemRequest(ctx, t, hc, http.MethodPatch, child.url+cmPath+"/watchmem", "application/merge-patch+json",
+			fmt.Sprintf(`{"data":{"n":"%d"}}`, i))
+	}
+	for _, b := range bodies {
+		readWatchMemEvents(t, b, events)
+	}
+	after := child.stats(t)
+	logWatchMemStats(t, fmt.Sprintf("%s, %d watches idle after %d events", proto, watches, events), idle, after, watches)
+}
+
+// watchMemRequest makes one request of TestWatchMemoryProcess's set-up,
+// which must succeed.
+func watchMemRequest(ctx context.Context, t *testing.T, hc *http.Client, method, url, contentType, body string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s %s: %s: %s", method, url, resp.Status, b)
+	}
+}
+
+// readWatchMemEvents reads n ADDED or MODIFIED events off a JSON watch
+// body, skipping bookmarks.
+func readWatchMemEvents(t *testing.T, body io.Reader, n int) {
+	t.Helper()
+	dec := json.NewDecoder(body)
+	for n > 0 {
+		var ev struct{ Type string }
+		if err := dec.Decode(&ev); err != nil {
+			t.Fatalf("watch event: %v", err)
+		}
+		switch ev.Type {
+		case "ADDED", "MODIFIED":
+			n--
+		case "BOOKMARK":
+		default:
+			t.Fatalf("watch event %s, want ADDED or MODIFIED", ev.Type)
+		}
+	}
+}
+
+// logWatchMemStats logs what the server holds in busy beyond idle, per
+// watch.
+func logWatchMemStats(t *testing.T, what string, idle, busy watchMemStats, watches int) {
+	t.Helper()
 	per := func(f func(watchMemStats) float64) float64 { return (f(busy) - f(idle)) / float64(watches) }
-	t.Logf("%s, %d idle watches, server only, per watch: RSS after GC %.0f B (%.1f MiB per 1 000), RSS scavenged %.0f B, heap objects %.0f B, stacks %.0f B, goroutines %.2f",
-		proto, watches,
+	t.Logf("%s, server only, per watch: RSS after GC %.0f B (%.1f MiB per 1 000), RSS scavenged %.0f B, heap objects %.0f B, stacks %.0f B, goroutines %.2f",
+		what,
 		per(func(s watchMemStats) float64 { return float64(s.rss) }),
 		per(func(s watchMemStats) float64 { return float64(s.rss) })*1000/(1<<20),
 		per(func(s watchMemStats) float64 { return float64(s.rssScavenged) }),

@@ -18,7 +18,7 @@ func TestSendChangeCountsStaleEvents(t *testing.T) {
 	defer s.Close()
 	w := &watchStream{s: s, lastRV: 7}
 	for _, rv := range []int64{6, 7} {
-		sent, err := w.sendChange(store.Event{RV: rv})
+		sent, err := w.sendChange(&store.Event{RV: rv})
 		if sent || err != nil {
 			t.Fatalf("sendChange(rv %d) after rv 7 = %v, %v; want not sent", rv, sent, err)
 		}
