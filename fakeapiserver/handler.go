@@ -22,8 +22,9 @@ type request struct {
 	verb string
 }
 
-// buildHandler assembles the filter chain: the request's one parse (kube-apiserver's WithRequestInfo: every filter
-// and handler behind it reads the RequestInfo it keeps in the context,
+// buildHandler assembles the filter chain: the request's one parse
+// (kube-apiserver's WithRequestInfo: every filter and handler behind it
+// reads the RequestInfo it keeps in the context,
 // kubewire.RequestInfoOf), the Host check, the request-deadline filter,
 // authentication, impersonation and authorization (auth.go), then routing
 // to discovery, non-resource endpoints or a resource verb.
