@@ -28,8 +28,11 @@ import (
 // form. The watch cache decodes once per CRD state (a CRD update replaces
 // the storage and its cache); lw-sim memoises the view per stored version
 // under the served version's customResource, which every CRD update
-// replaces, so a view is never stale and costs one copy per version and
-// CRD state.
+// replaces, so a view is never stale. A view the schemas leave as stored
+// is memoised as that (storedIsView) and costs no copy; any other is one
+// copy per version and CRD state, held weakly once the version is no
+// longer among the latest writes (store.Encodings.View), like the stored
+// object, which the store keeps as its JSON (customresource_store.go).
 
 // readView is obj as a read of res returns it: a custom resource under its
 // CRD's current schemas, a built-in object unchanged. enc is the stored
