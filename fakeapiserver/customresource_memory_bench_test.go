@@ -18,9 +18,12 @@ import (
 // BenchmarkMemoryPerCustomObject is BenchmarkMemoryPerObject for custom
 // resources: the memory the server holds per object after creating
 // 100 000 small ones of a CRD (seedBigs) through its create path
-// (live-B/object, the live heap after a collection), and again after one
+// (live-B/object, the live heap after a collection), again after one
 // full JSON LIST has read every object (listed-live-B/object: what the
-// read views add, customresource_view.go). One iteration is enough.
+// read views add, customresource_view.go), and after the CRD gains a
+// default no object has and a full LIST reads them all again
+// (defaulted-live-B/object: every view is then a copy of its object).
+// One iteration is enough.
 func BenchmarkMemoryPerCustomObject(b *testing.B) {
 	const n = 100_000
 	for b.Loop() {
@@ -30,6 +33,9 @@ func BenchmarkMemoryPerCustomObject(b *testing.B) {
 		b.ReportMetric(float64(liveHeap()-live0)/n, "live-B/object")
 		getAll(b, srv, "/apis/bench.example.com/v1/bigs")
 		b.ReportMetric(float64(liveHeap()-live0)/n, "listed-live-B/object")
+		addBigsDefault(b, srv)
+		getAll(b, srv, "/apis/bench.example.com/v1/bigs")
+		b.ReportMetric(float64(liveHeap()-live0)/n, "defaulted-live-B/object")
 		runtime.KeepAlive(srv)
 	}
 }
@@ -52,6 +58,26 @@ func BenchmarkCustomListPages(b *testing.B) {
 				getAll(b, srv, q.path)
 			}
 		})
+	}
+}
+
+// addBigsDefault gives seedBigs' CRD a default for spec.p2, which no
+// seeded object has.
+func addBigsDefault(b *testing.B, srv *Server) {
+	b.Helper()
+	ctx := context.Background()
+	crds := apiextensionsclient.NewForConfigOrDie(srv.RESTConfig()).ApiextensionsV1().CustomResourceDefinitions()
+	crd, err := crds.Get(ctx, "bigs.bench.example.com", metav1.GetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	p2 := spec.Properties["p2"]
+	p2.Default = &apiextensionsv1.JSON{Raw: []byte(`"dflt"`)}
+	spec.Properties["p2"] = p2
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	if _, err := crds.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
+		b.Fatalf("update CRD: %v", err)
 	}
 }
 
