@@ -179,11 +179,16 @@ type Config struct {
 	// clock, as the real ones act on their informers' events.
 	Controllers []string
 
-	// decodeEveryRead makes the store keep no decoded built-in object
-	// past its write (store.Options.DecodeEveryRead), so every read
-	// decodes its protobuf: for this package's tests, which must see no
-	// difference.
+	// decodeEveryRead makes the store keep no decoded object with a
+	// codec past its write (store.Options.DecodeEveryRead), so every
+	// read decodes its protobuf or JSON: for this package's tests, which
+	// must see no difference.
 	decodeEveryRead bool
+	// customResourcesDecoded keeps custom resources as written, without
+	// their codec (customresource_store.go), and encodes their LIST
+	// pages whole (no listPage.spliceCustomJSON): the tests' reference
+	// for what the codec and the splice must not change.
+	customResourcesDecoded bool
 }
 
 // The controllers Config.Controllers can name.

@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"fmt"
+	"reflect"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
@@ -27,8 +28,11 @@ import (
 // form. The watch cache decodes once per CRD state (a CRD update replaces
 // the storage and its cache); lw-sim memoises the view per stored version
 // under the served version's customResource, which every CRD update
-// replaces, so a view is never stale and costs one copy per version and
-// CRD state.
+// replaces, so a view is never stale. A view the schemas leave as stored
+// is memoised as that (storedIsView) and costs no copy; any other is one
+// copy per version and CRD state, held weakly once the version is no
+// longer among the latest writes (store.Encodings.View), like the stored
+// object, which the store keeps as its JSON (customresource_store.go).
 
 // readView is obj as a read of res returns it: a custom resource under its
 // CRD's current schemas, a built-in object unchanged. enc is the stored
@@ -46,10 +50,19 @@ func (s *Server) customView(res *resourceInfo, obj runtime.Object, enc *store.En
 		return obj, nil // a bookmark or Status: nothing stored
 	}
 	u := obj.(*unstructured.Unstructured)
-	v, err := enc.View(cr, func() (any, error) { return cr.readView(u) })
+	v, err := enc.View(cr, func() (any, error) {
+		view, err := cr.readView(u)
+		if err == nil && !s.cfg.customResourcesDecoded && reflect.DeepEqual(view.Object, u.Object) {
+			return storedIsView{asServed: u.GetAPIVersion() == res.Kind.GroupVersion().String()}, nil
+		}
+		return view, err
+	})
 	if err != nil {
 		rv, _ := parseResourceVersion(u.GetResourceVersion())
 		return nil, &notDecodableError{revision: rv, err: err} // customresource_conversion.go
+	}
+	if _, same := v.(storedIsView); same {
+		return u, nil
 	}
 	view, ok := v.(runtime.Object)
 	if !ok {
@@ -58,7 +71,34 @@ func (s *Server) customView(res *resourceInfo, obj runtime.Object, enc *store.En
 	return view, nil
 }
 
-// readViews is readView for a page's items, in place of them.
+// storedIsView is the view memo of a stored custom resource that its
+// CRD's schemas leave as it is (the usual case: nothing to prune, no
+// default it lacks, stored in the served version or converted by "None"):
+// the view is then the stored object itself, which costs no copy, and
+// the store may hold it weakly with its encoding (customresource_store.go).
+// Config.customResourcesDecoded (the tests' reference) copies every view.
+type storedIsView struct {
+	// asServed says the stored apiVersion is the served one, so the
+	// stored encoding (slotJSON) is the view's.
+	asServed bool
+}
+
+// viewIsStored reports whether enc's memo says the view of its stored
+// object under res's CRD state is that object itself.
+func viewIsStored(res *resourceInfo, enc *store.Encodings) (same, asServed bool) {
+	if res.custom == nil {
+		return false, false
+	}
+	v, ok := enc.Memo(res.custom)
+	sv, same := v.(storedIsView)
+	return ok && same, sv.asServed
+}
+
+// readViews is readView for a page's items, in place of them. An item
+// the store left out (store.ListOptions.Undecoded) stays out when its
+// view is known to be the stored object (storedIsView), for the page to
+// splice its stored encoding (list_encode.go); else it is decoded and
+// viewed.
 func (s *Server) readViews(res *resourceInfo, items []runtime.Object, encs []*store.Encodings) ([]runtime.Object, error) {
 	if res.readStrategy().reusesEncodings() {
 		return items, nil // stored objects are their own view
@@ -68,6 +108,12 @@ func (s *Server) readViews(res *resourceInfo, items []runtime.Object, encs []*st
 		var enc *store.Encodings
 		if i < len(encs) {
 			enc = encs[i]
+		}
+		if obj == nil {
+			if same, _ := viewIsStored(res, enc); same {
+				continue
+			}
+			obj = enc.Object()
 		}
 		view, err := s.readView(res, obj, enc)
 		if err != nil {

@@ -92,8 +92,10 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 		Scan: p.scan, Name: p.name, Index: p.index,
 		IndexMore: read.latest && p.index != nil && p.index.Name == indexNodeName,
 		// A built-in storage version's page is spliced from its cached
-		// encodings: only a miss decodes an item (listPage.objects).
-		Undecoded: req.res.readStrategy().reusesEncodings() && !req.res.convertsOnRead(),
+		// encodings: only a miss decodes an item (listPage.objects). So
+		// is a custom resource's, where its view is the stored object
+		// (readViews).
+		Undecoded: (req.res.readStrategy().reusesEncodings() && !req.res.convertsOnRead()) || s.splicesCustom(req.res),
 	})
 	if err != nil {
 		return nil, nil, s.listReadError(err, read, p)
@@ -247,7 +249,18 @@ func (s *Server) buildList(res *resourceInfo, page store.ListResult, p listParam
 		// annotations) are not the converted items'.
 		encs = make([]*store.Encodings, len(page.Items))
 	}
-	return &listPage{list: list, items: page.Items, encs: encs, cached: res.readStrategy().reusesEncodings(), bufs: &s.pageBufs}, nil
+	lp := &listPage{list: list, items: page.Items, encs: encs, cached: res.readStrategy().reusesEncodings(), bufs: &s.pageBufs}
+	if s.splicesCustom(res) {
+		lp.custom = res
+	}
+	return lp, nil
+}
+
+// splicesCustom reports whether res is a custom resource whose JSON pages
+// are spliced from its stored encodings (listPage.spliceCustomJSON): all
+// are, but with Config.customResourcesDecoded, the tests' reference.
+func (s *Server) splicesCustom(res *resourceInfo) bool {
+	return res.custom != nil && !s.cfg.customResourcesDecoded
 }
 
 // setListItems copies items into list.Items (a value slice for typed lists,

@@ -54,6 +54,10 @@ type listPage struct {
 	// cached is set for built-in resources, whose item encodings are
 	// cached with their versions.
 	cached bool
+	// custom is the resource of a custom resource's page, whose items
+	// left out (nil) are stored objects that are their own view
+	// (readViews): in JSON they are spliced from their stored encoding.
+	custom *resourceInfo
 	// bufs is the server's pool the body is assembled in; buf is the
 	// buffer the body was taken from, until releaseBody returns it.
 	bufs *pageBuffers
@@ -66,7 +70,7 @@ func (p *listPage) GetObjectKind() schema.ObjectKind { return p.list.GetObjectKi
 // DeepCopyObject copies the list frame; the items are immutable store
 // objects and stay shared. The copy encodes into its own buffer.
 func (p *listPage) DeepCopyObject() runtime.Object {
-	return &listPage{list: p.list.DeepCopyObject(), items: slices.Clone(p.items), encs: slices.Clone(p.encs), cached: p.cached, bufs: p.bufs}
+	return &listPage{list: p.list.DeepCopyObject(), items: slices.Clone(p.items), encs: slices.Clone(p.encs), cached: p.cached, custom: p.custom, bufs: p.bufs}
 }
 
 // objects are the page's items, each decoded if the store read left it
@@ -149,6 +153,9 @@ func (p *listPage) spliceBody(info runtime.SerializerInfo) (*pageBuffer, error) 
 			return p.spliceProtobuf()
 		}
 	}
+	if p.custom != nil && p.custom.custom != nil && info.MediaType == runtime.ContentTypeJSON {
+		return p.spliceCustomJSON(info)
+	}
 	return nil, nil
 }
 
@@ -202,6 +209,56 @@ func (p *listPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) 
 	}
 	pb.glue = append(pb.glue, tail...)
 	return pb, nil
+}
+
+// spliceCustomJSON writes a custom resource list's frame as the
+// serializer does, with an empty items array, and splices the items in,
+// each as the serializer encodes it alone: the stored encoding (slotJSON,
+// customresource_store.go) of an item whose view is the stored object in
+// the served version, else the item's view encoded. An UnstructuredList's
+// items are encoding/json's of their maps, as each is alone.
+func (p *listPage) spliceCustomJSON(info runtime.SerializerInfo) (*pageBuffer, error) {
+	frame, err := encode(info, p.list)
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.Index(frame, itemsOpen)
+	if i < 0 {
+		return nil, fmt.Errorf("encode %T: no items array in %.100q", p.list, frame)
+	}
+	head, tail := frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):]
+	pb := p.takeBuffer()
+	for k, obj := range p.items {
+		var b []byte
+		if obj == nil {
+			if _, asServed := viewIsStored(p.custom, p.encs[k]); asServed {
+				b, err = p.encs[k].Get(slotJSON, func() ([]byte, error) { return encodeItem(info, p.encs[k].Object()) })
+			} else {
+				b, err = encodeItem(info, p.encs[k].Object()) // the view is the stored object
+			}
+		} else {
+			b, err = encodeItem(info, obj)
+		}
+		if err != nil {
+			return nil, err
+		}
+		pb.parts = append(pb.parts, b)
+	}
+	pb.glue = append(pb.glue, head...)
+	for k, b := range pb.parts {
+		if k > 0 {
+			pb.glue = append(pb.glue, ',')
+		}
+		pb.share(b)
+	}
+	pb.glue = append(pb.glue, tail...)
+	return pb, nil
+}
+
+// encodeItem is obj encoded alone, without the trailing newline.
+func encodeItem(info runtime.SerializerInfo, obj runtime.Object) ([]byte, error) {
+	b, err := encode(info, obj)
+	return bytes.TrimSuffix(b, []byte("\n")), err
 }
 
 // cachedJSON is obj's JSON encoding (kind and apiVersion included, no

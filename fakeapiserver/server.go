@@ -100,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	st := store.New(store.Options{ // list_index.go, store_codec.go
-		Indexes: storeIndexes, Codec: (&storeCodecs{}).codec, DecodeEveryRead: cfg.decodeEveryRead,
+		Indexes: storeIndexes, Codec: (&storeCodecs{keepUnstructured: cfg.customResourcesDecoded}).codec, DecodeEveryRead: cfg.decodeEveryRead,
 	})
 	s := &Server{
 		cfg:        cfg,

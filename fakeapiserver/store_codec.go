@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -58,10 +59,13 @@ func (c *protobufCodec) Decode(data []byte) (runtime.Object, error) {
 
 // storeCodecs memoises the store's codec of each Go type and kind
 // (store.Options.Codec): a typed object with generated protobuf
-// marshalling is kept encoded; anything else (custom resources, objects
+// marshalling is kept as its protobuf, an unstructured one (a custom
+// resource) as its JSON (customresource_store.go); anything else (objects
 // without a kind) is kept as written.
 type storeCodecs struct {
 	m sync.Map // codecKey → *protobufCodec
+	// keepUnstructured keeps unstructured objects as written (tests).
+	keepUnstructured bool
 }
 
 // codecKey names a protobufCodec.
@@ -72,6 +76,12 @@ type codecKey struct {
 
 // codec is store.Options.Codec.
 func (sc *storeCodecs) codec(_ string, obj runtime.Object) store.Codec {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if u.GetKind() == "" || sc.keepUnstructured {
+			return nil // not decodable: kept as written
+		}
+		return unstructuredCodec{}
+	}
 	if _, ok := obj.(protoMarshaler); !ok {
 		return nil
 	}

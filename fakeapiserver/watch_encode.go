@@ -253,7 +253,8 @@ func (e *eventWriter) encodeEvent(ev *outEvent, headers bool) ([]byte, error) {
 // metadata, from the version's cached metadata; or the object itself,
 // from the version's cached encoding for a built-in resource in JSON or
 // protobuf, else encoded here. A custom resource is first defaulted by its
-// CRD's current schema (customresource_view.go).
+// CRD's current schema (customresource_view.go); in JSON, one its schema
+// leaves as stored is its stored encoding.
 func (e *eventWriter) objectBytes(ev *outEvent, headers bool) ([]byte, error) {
 	obj := ev.obj
 	if _, isStatus := obj.(*metav1.Status); isStatus {
@@ -285,6 +286,13 @@ func (e *eventWriter) objectBytes(ev *outEvent, headers bool) ([]byte, error) {
 			return cachedJSON(e.out.info, ev.enc, obj)
 		case runtime.ContentTypeProtobuf:
 			return protobufObject(ev.enc, obj)
+		}
+	}
+	if ev.enc != nil && e.out.info.MediaType == runtime.ContentTypeJSON && e.s.splicesCustom(e.res) {
+		// A custom resource whose view is the stored object in the
+		// served version: its stored encoding (customresource_store.go).
+		if same, asServed := viewIsStored(e.res, ev.enc); same && asServed {
+			return ev.enc.Get(slotJSON, func() ([]byte, error) { return encodeItem(e.out.info, obj) })
 		}
 	}
 	return encode(e.out.info, obj)

@@ -92,8 +92,9 @@ func (e *Encodings) hold(obj runtime.Object, codec Codec) error {
 	return nil
 }
 
-// demote turns e's strong hold of its object into a weak one, when e has
-// a codec to decode the object again from. keep false drops the object
+// demote turns e's strong hold of its object (and of its view, see
+// [Encodings.View]) into a weak one, when e has a codec to decode the
+// object again from. keep false drops the object
 // (the store's tests use it to make every read decode).
 func (e *Encodings) demote(keep bool) {
 	if e.codec == nil {
@@ -101,6 +102,11 @@ func (e *Encodings) demote(keep bool) {
 	}
 	if r := e.obj.Load(); r != nil && r.strong != nil {
 		e.obj.Store(weakRef(r.strong, keep))
+	}
+	if keep {
+		e.weakenView()
+	} else {
+		e.dropView()
 	}
 }
 

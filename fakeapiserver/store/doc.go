@@ -46,7 +46,8 @@
 // memory is bounded by what the store retains.
 // It also memoises one view of the object derived from state the store does
 // not know ([Encodings.View], keyed by that state), such as a custom
-// resource defaulted by its CRD's current schema.
+// resource defaulted by its CRD's current schema; with a [Codec] the view
+// is held as the object is, strongly while hot and weakly after.
 //
 // # Data structure
 //

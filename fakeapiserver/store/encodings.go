@@ -1,6 +1,11 @@
 package store
 
-import "sync/atomic"
+import (
+	"reflect"
+	"sync/atomic"
+	"unsafe"
+	"weak"
+)
 
 // EncodingSlots is the number of encodings an [Encodings] holds: one per
 // wire format its user caches (fakeapiserver: the object's JSON and
@@ -31,10 +36,37 @@ type Encodings struct {
 	codec Codec
 }
 
-// viewMemo is one memoised view and the key it was derived under.
+// viewMemo is one memoised view and the key it was derived under. A
+// view of a version with a [Codec] is held like its object (strongly
+// while the version is among the latest writes, weakly after), when the
+// view is a pointer a weak hold can follow.
 type viewMemo struct {
-	key any
-	val any
+	key    any
+	strong any
+	typ    reflect.Type // the pointed-to type of a weakly held *T
+	weak   weak.Pointer[byte]
+}
+
+// get returns the view m holds, false if it was collected.
+func (m *viewMemo) get() (any, bool) {
+	if m.typ == nil {
+		return m.strong, true
+	}
+	p := m.weak.Value()
+	if p == nil {
+		return nil, false
+	}
+	return reflect.NewAt(m.typ, unsafe.Pointer(p)).Interface(), true
+}
+
+// weakened is m holding its view weakly, or m itself if the view is held
+// weakly already or is no pointer.
+func (m *viewMemo) weakened() *viewMemo {
+	v := reflect.ValueOf(m.strong)
+	if m.typ != nil || v.Kind() != reflect.Pointer || v.IsNil() {
+		return m
+	}
+	return &viewMemo{key: m.key, typ: v.Type().Elem(), weak: weak.Make((*byte)(v.UnsafePointer()))}
 }
 
 // Get returns the bytes cached in slot, calling encode to fill it on the
@@ -69,17 +101,71 @@ func (e *Encodings) Get(slot int, encode func() ([]byte, error)) ([]byte, error)
 // readers alternating between two keys rebuild each time, which costs
 // only the build. An error is returned and not memoised. The value is
 // shared: callers must not modify it.
+//
+// A version with a [Codec] holds its view as it holds its object:
+// strongly while it is among the latest writes, weakly after (when the
+// view is a pointer), so a collected view is built again; under
+// [Options.DecodeEveryRead] only a view that is no pointer is kept.
 func (e *Encodings) View(key any, build func() (any, error)) (any, error) {
 	if e == nil {
 		return build()
 	}
 	if m := e.view.Load(); m != nil && m.key == key {
-		return m.val, nil
+		if v, ok := m.get(); ok {
+			return v, nil
+		}
 	}
 	v, err := build()
 	if err != nil {
 		return nil, err
 	}
-	e.view.Store(&viewMemo{key: key, val: v})
+	if e.codec == nil {
+		e.view.Store(&viewMemo{key: key, strong: v})
+		return v, nil
+	}
+	m := &viewMemo{key: key, strong: v}
+	r := e.obj.Load()
+	if r != nil && r.drop {
+		if m.weakened() == m {
+			e.view.Store(m) // no pointer: no object kept
+		}
+		return v, nil
+	}
+	if r == nil || r.strong == nil {
+		m = m.weakened()
+	}
+	e.view.Store(m)
+	if r := e.obj.Load(); r == nil || r.strong == nil {
+		e.weakenView() // demoted between the Load and the Store
+	}
 	return v, nil
+}
+
+// dropView forgets e's view unless it is no pointer (demote under
+// [Options.DecodeEveryRead]).
+func (e *Encodings) dropView() {
+	if m := e.view.Load(); m != nil && (m.typ != nil || m.weakened() != m) {
+		e.view.CompareAndSwap(m, nil)
+	}
+}
+
+// Memo returns the view memoised under key, if there is one still held,
+// without building it.
+func (e *Encodings) Memo(key any) (any, bool) {
+	if e == nil {
+		return nil, false
+	}
+	if m := e.view.Load(); m != nil && m.key == key {
+		return m.get()
+	}
+	return nil, false
+}
+
+// weakenView turns a strong hold of e's view into a weak one (demote).
+func (e *Encodings) weakenView() {
+	if m := e.view.Load(); m != nil && m.typ == nil {
+		if w := m.weakened(); w != m {
+			e.view.CompareAndSwap(m, w)
+		}
+	}
 }

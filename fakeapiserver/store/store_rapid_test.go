@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -251,6 +252,54 @@ func (m *storeMachine) Get(t *rapid.T) {
 	if diff := cmp.Diff(wantObj, view(got)); diff != "" {
 		t.Fatalf("Get(%s, %s, %d) mismatch (-want +got):\n%s", res, key, rv, diff)
 	}
+}
+
+// View reads a version's view memo (Encodings.View) under one of two
+// keys, derived as a pointer (held weakly once the version is not hot) or
+// as a value (always kept): whatever was collected, a view is that of the
+// version read, under the key asked for, and a memo hit builds nothing.
+func (m *storeMachine) View(t *rapid.T) {
+	res, ns, name := drawTarget(t)
+	key := ns + "/" + name
+	rv, want := m.drawReadRV(t)
+	obj, enc, err := m.s.GetVersion(res, key, rv)
+	if want == nil && m.stateAt(m.readAt(rv))[res][key] == nil {
+		want = ErrNotFound
+	}
+	checkErr(t, "GetVersion("+res+", "+key+")", err, want)
+	if err != nil {
+		return
+	}
+	viewKey := rapid.IntRange(1, 2).Draw(t, "viewKey")
+	asPointer := viewKey == 1
+	wantView := fmt.Sprintf("%d:%+v", viewKey, *view(obj))
+	builds := 0
+	build := func() (any, error) {
+		builds++
+		v := fmt.Sprintf("%d:%+v", viewKey, *view(enc.Object()))
+		if asPointer {
+			return &v, nil
+		}
+		return v, nil
+	}
+	got, err := enc.View(viewKey, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := got
+	if p, ok := got.(*string); ok {
+		text = *p
+	}
+	if text != wantView {
+		t.Fatalf("View(%d) of %s at %d = %v; want %v", viewKey, key, rv, text, wantView)
+	}
+	// got holds the view: it is memoised until it is dropped.
+	before := builds
+	again, _ := enc.View(viewKey, build)
+	if m.s.hot.keep && (builds != before || again != got) {
+		t.Fatalf("View(%d) while held = %v after %d more builds; want the memo %v", viewKey, again, builds-before, got)
+	}
+	runtime.KeepAlive(got)
 }
 
 func (m *storeMachine) List(t *rapid.T) {
