@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -391,6 +392,53 @@ func TestTimeLaggedCache(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"a"}, list()); diff != "" {
 			t.Errorf("List(rv=0) after 10s (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestWatchListInitialStateFixedBeforeHeaders: a watch-list's initial
+// state is the one at the RV fixed before its headers went out, as the
+// cacher takes its initial events before the handler writes them. A write
+// the client makes once Watch has returned is an event after that state,
+// even while the watch still waits for a stale cache: folded into the
+// initial state, a create and a label change that moves the object out of
+// the selector would be two events lost.
+func TestWatchListInitialStateFixedBeforeHeaders(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := startBubble(t, withAPIServers(2, BalanceRoundRobin))
+		fresh, stale := b.pinned(t, "apiserver-0"), b.pinned(t, "apiserver-1")
+		ensureNamespace(t, fresh, "t1")
+		if err := b.srv.LagAPIServer("apiserver-1", APIServerLag{Duration: 2 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		createCM(t, fresh, newCM("t1", "seed", 0, nil)) // in the stale cache 2s from now
+		w, err := stale.CoreV1().ConfigMaps("t1").Watch(t.Context(), metav1.ListOptions{
+			SendInitialEvents: ptrTo(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+			AllowWatchBookmarks: true, LabelSelector: "app=a",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		// The watch has its headers and waits for the cache to reach the
+		// seed's write; these two land in the cache with it.
+		createCM(t, fresh, newCM("t1", "x", 0, map[string]string{"app": "a"}))
+		if _, err := fresh.CoreV1().ConfigMaps("t1").Patch(t.Context(), "x", types.MergePatchType,
+			[]byte(`{"metadata":{"labels":{"app":"b"}}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Bookmark {
+				continue
+			}
+			got = append(got, string(ev.Type)+" "+ev.Object.(*corev1.ConfigMap).Name)
+			if len(got) == 2 {
+				break
+			}
+		}
+		if diff := cmp.Diff([]string{"ADDED x", "DELETED x"}, got); diff != "" {
+			t.Errorf("watch-list events after its initial state (-want +got):\n%s", diff)
 		}
 	})
 }

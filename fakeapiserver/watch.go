@@ -140,7 +140,10 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	bookmark := newBookmarkTimer(s.cfg.Clock, s.watch.cfg.BookmarkInterval, deadline, p.opts.AllowWatchBookmarks && !inst.uncached)
 	ends = append(ends, bookmark.stop)
 	startRV = storeRV(requestedRV) // one past int64 is a future no event reaches: a silent watch
-	if startRV == 0 && !sendsInitialEvents(p.opts) {
+	switch {
+	case sendsInitialEvents(p.opts):
+		startRV = s.initialStateRV(inst, startRV, p.opts.ResourceVersion != "")
+	case startRV == 0:
 		// "Start at the most recent" means the cache's RV when the watch
 		// was made, before its headers: the cacher registers its watcher
 		// at its current RV before the handler writes them, so a write the
@@ -167,6 +170,24 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	st.deadline = deadline
 	st.requestedRV = requestedRV
 	return st, startRV, end
+}
+
+// initialStateRV is the RV whose state a watch-list's initial events show,
+// fixed before the headers go out: the cacher takes its watcher's initial
+// events from the cache (getAllEventsSinceLocked) before the handler
+// writes them, so a write the client makes once it has the 200 is an
+// event after the initial state, never folded into it (a create and a
+// label change that moves the object out of the selector, folded in,
+// would be two events lost). It is the cache's RV now, or, when the
+// initial state must be newer (the requested RV, or with none the store's
+// current RV that a stale cache must reach), that RV, which start waits
+// for the cache to reach before it lists.
+func (s *Server) initialStateRV(inst *apiserverInstance, requested int64, rvGiven bool) int64 {
+	pos, fresh := inst.cacheRV()
+	if !rvGiven && !fresh {
+		return s.store.CurrentRV() // cacher.go getWatchCacheResourceVersion asks etcd
+	}
+	return max(pos, requested)
 }
 
 // watchStream is one watch response: where it reads from, what it has sent.
@@ -280,7 +301,8 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 	if w.endedByRestart() {
 		return 0, errRestarted // restarted while it waited: no initial events
 	}
-	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{RV: cacheListRV(w.inst), Prefix: w.prefix, Filter: w.filter})
+	// The state at startRV, fixed before the headers (initialStateRV).
+	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{RV: startRV, Prefix: w.prefix, Filter: w.filter})
 	if err != nil {
 		return 0, err
 	}
@@ -302,21 +324,19 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 }
 
 // waitInitialRV waits until the cache can serve a watch-list's initial
-// state: at the requested RV, or, with none, at the store's current RV
-// (cacher.go getWatchCacheResourceVersion asks etcd; RV "0" waits for
-// nothing), 504 ERROR after 3 s (waitUntilWatchCacheFreshAndForceAllEvents).
-func (w *watchStream) waitInitialRV(startRV int64) error {
-	if startRV > 0 {
+// state at stateRV (initialStateRV): the requested RV, or, with none, the
+// RV fixed before the headers (cacher.go getWatchCacheResourceVersion asks
+// etcd; RV "0" waits for nothing), 504 ERROR after 3 s
+// (waitUntilWatchCacheFreshAndForceAllEvents).
+func (w *watchStream) waitInitialRV(stateRV int64) error {
+	if w.requestedRV > 0 {
 		_, err := w.s.waitForRV(w.ctx, w.inst, w.requestedRV)
 		return err
 	}
 	if w.rvGiven {
-		return nil
+		return nil // RV "0": the cache's state, however old
 	}
-	if _, fresh := w.inst.cacheRV(); fresh {
-		return nil
-	}
-	_, err := w.s.waitForCache(w.ctx, w.inst, uint64(w.s.store.CurrentRV()))
+	_, err := w.s.waitForCache(w.ctx, w.inst, uint64(stateRV))
 	return err
 }
 
