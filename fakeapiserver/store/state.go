@@ -123,8 +123,19 @@ func (vw state) rank(key string) int {
 // ascend yields the entries with key >= from in key order: the tree's,
 // merged with the overlay, which wins on a key both have.
 func (vw state) ascend(from string) iter.Seq2[string, *version] {
+	return vw.ascendN(from, 0)
+}
+
+// ascendN is ascend for a reader that expects to take about n entries:
+// the tree's part fetches the entries it may need for them at once
+// (tree.ascendN; with every overlay entry shadowing one, n plus the
+// overlay's). n < 2 is ascend.
+func (vw state) ascendN(from string, n int) iter.Seq2[string, *version] {
+	if n >= 2 {
+		n += len(vw.over)
+	}
 	if len(vw.over) == 0 {
-		return vw.t.ascend(from)
+		return vw.t.ascendN(from, n)
 	}
 	return func(yield func(string, *version) bool) {
 		i, _ := vw.find(from)
@@ -153,7 +164,7 @@ func (vw state) ascend(from string) iter.Seq2[string, *version] {
 			return vw.t.rank(over[0].key) - pos
 		}
 		free := untilOver()
-		for key, v := range vw.t.ascend(from) {
+		for key, v := range vw.t.ascendN(from, n) {
 			pos++
 			if free > 0 {
 				free--

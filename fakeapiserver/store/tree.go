@@ -281,3 +281,77 @@ func (n *node[V]) ascend(from string, yield func(string, V) bool) bool {
 func (n *node[V]) all(yield func(string, V) bool) bool {
 	return n == nil || (n.left.all(yield) && yield(n.key, n.val) && n.right.all(yield))
 }
+
+// ascendN is ascend for a reader that expects to take about n entries (a
+// LIST page): the first n entries from `from` are fetched by rank
+// (fetchRanks), level by level, before any is yielded, then the walk goes
+// on by rank. The entries and the cost bound are ascend's; a reader that
+// stops early has paid for up to n nodes.
+func (t tree[V]) ascendN(from string, n int) iter.Seq2[string, V] {
+	if n < 2 {
+		return t.ascend(from)
+	}
+	return func(yield func(string, V) bool) {
+		first := t.rank(from)
+		nodes := make([]*node[V], min(n, t.len()-first))
+		t.fetchRanks(first, nodes)
+		for _, nd := range nodes {
+			if !yield(nd.key, nd.val) {
+				return
+			}
+		}
+		t.root.ascendRank(0, first+len(nodes), yield)
+	}
+}
+
+// rankedNode is a node whose subtree's first key has rank lo.
+type rankedNode[V any] struct {
+	n  *node[V]
+	lo int
+}
+
+// fetchRanks sets out[i] to the node of rank first+i, for every i; the
+// ranks must exist. An in-order walk reaches each node through the one
+// before it, so a page of a big tree, whose nodes are scattered over the
+// heap, costs one memory latency a node, one after the other. This walk
+// goes breadth first instead, with a queue of the subtrees that overlap the
+// ranks: the nodes of one level are loaded independently of each other, so
+// the processor overlaps their cache misses, and the page costs about one
+// latency a level (O(log n)) plus the work per node.
+func (t tree[V]) fetchRanks(first int, out []*node[V]) {
+	if len(out) == 0 {
+		return
+	}
+	end := first + len(out)
+	// The subtrees visited are the nodes out receives and, beside them,
+	// those on the two paths from the root to the range's ends.
+	queue := make([]rankedNode[V], 1, len(out)+64)
+	queue[0] = rankedNode[V]{t.root, 0}
+	// Every queued subtree has a rank in [first, end).
+	for i := 0; i < len(queue); i++ {
+		n, lo := queue[i].n, queue[i].lo
+		r := lo + n.left.len() // n's rank
+		if n.left != nil && first < r {
+			queue = append(queue, rankedNode[V]{n.left, lo})
+		}
+		if first <= r && r < end {
+			out[r-first] = n
+		}
+		if n.right != nil && r+1 < end {
+			queue = append(queue, rankedNode[V]{n.right, r + 1})
+		}
+	}
+}
+
+// ascendRank is ascend from the key of rank first, where lo is the rank
+// of n's subtree's first key: it compares ranks, not keys.
+func (n *node[V]) ascendRank(lo, first int, yield func(string, V) bool) bool {
+	for ; n != nil; n = n.right {
+		r := lo + n.left.len()
+		if first <= r {
+			return n.left.ascendRank(lo, first, yield) && yield(n.key, n.val) && n.right.all(yield)
+		}
+		lo = r + 1
+	}
+	return true
+}

@@ -143,6 +143,19 @@ func checkTree(t *rapid.T, v treeVersion) {
 	if diff := cmp.Diff(modelEntries(v.model, from, limit), got); diff != "" {
 		t.Fatalf("ascend(%q) limit %d mismatch (-want +got):\n%s", from, limit, diff)
 	}
+	// ascendN yields what ascend does, whatever it expects to be taken and
+	// wherever its reader stops (before, at or past n).
+	n := rapid.IntRange(0, len(v.model)+2).Draw(t, "n")
+	got = nil
+	for k, val := range v.tree.ascendN(from, n) {
+		if limit > 0 && len(got) == limit {
+			break
+		}
+		got = append(got, entry{k, val})
+	}
+	if diff := cmp.Diff(modelEntries(v.model, from, limit), got); diff != "" {
+		t.Fatalf("ascendN(%q, %d) limit %d mismatch (-want +got):\n%s", from, n, limit, diff)
+	}
 }
 
 // TestTreeShapeIsAFunctionOfKeys checks that inserting the same keys in any
