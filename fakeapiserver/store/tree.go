@@ -304,42 +304,54 @@ func (t tree[V]) ascendN(from string, n int) iter.Seq2[string, V] {
 	}
 }
 
-// rankedNode is a node whose subtree's first key has rank lo.
+// rankedNode is a node whose subtree's first key has rank lo, and the
+// sizes of its children's subtrees once loaded.
 type rankedNode[V any] struct {
-	n  *node[V]
-	lo int
+	n           *node[V]
+	lo          int
+	left, right int
 }
 
 // fetchRanks sets out[i] to the node of rank first+i, for every i; the
 // ranks must exist. An in-order walk reaches each node through the one
 // before it, so a page of a big tree, whose nodes are scattered over the
 // heap, costs one memory latency a node, one after the other. This walk
-// goes breadth first instead, with a queue of the subtrees that overlap the
-// ranks: the nodes of one level are loaded independently of each other, so
-// the processor overlaps their cache misses, and the page costs about one
-// latency a level (O(log n)) plus the work per node.
+// goes breadth first instead, a level of the subtrees that overlap the
+// ranks at a time: it first loads the children of every node of the level
+// (their sizes), loads that do not depend on each other and that no
+// branch waits for, so the processor overlaps their cache misses; then it
+// places the level's nodes and queues their children from what is
+// loaded. The page costs about one latency a level (O(log n)) plus the
+// work per node.
 func (t tree[V]) fetchRanks(first int, out []*node[V]) {
 	if len(out) == 0 {
 		return
 	}
 	end := first + len(out)
-	// The subtrees visited are the nodes out receives and, beside them,
-	// those on the two paths from the root to the range's ends.
-	queue := make([]rankedNode[V], 1, len(out)+64)
-	queue[0] = rankedNode[V]{t.root, 0}
-	// Every queued subtree has a rank in [first, end).
-	for i := 0; i < len(queue); i++ {
-		n, lo := queue[i].n, queue[i].lo
-		r := lo + n.left.len() // n's rank
-		if n.left != nil && first < r {
-			queue = append(queue, rankedNode[V]{n.left, lo})
+	// A level holds some of out's nodes and at most two others, on the
+	// paths from the root to the range's ends.
+	level := make([]rankedNode[V], 1, len(out)+2)
+	next := make([]rankedNode[V], 0, len(out)+2)
+	level[0] = rankedNode[V]{n: t.root}
+	// Every subtree of a level has a rank in [first, end).
+	for len(level) > 0 {
+		for i := range level {
+			level[i].left, level[i].right = level[i].n.left.len(), level[i].n.right.len()
 		}
-		if first <= r && r < end {
-			out[r-first] = n
+		next = next[:0]
+		for _, e := range level {
+			r := e.lo + e.left // e.n's rank
+			if e.left > 0 && first < r {
+				next = append(next, rankedNode[V]{n: e.n.left, lo: e.lo})
+			}
+			if first <= r && r < end {
+				out[r-first] = e.n
+			}
+			if e.right > 0 && r+1 < end {
+				next = append(next, rankedNode[V]{n: e.n.right, lo: r + 1})
+			}
 		}
-		if n.right != nil && r+1 < end {
-			queue = append(queue, rankedNode[V]{n.right, r + 1})
-		}
+		level, next = next, level
 	}
 }
 
