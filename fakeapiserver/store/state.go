@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // readAt is what a read of one resource at an RV takes under the lock
@@ -14,6 +15,25 @@ type readAt struct {
 	base     snapshot
 	events   []Event
 	versions []*version
+	// assembled is the resource's memo of the last state assembled (see
+	// state), nil for a resource never written.
+	assembled *atomic.Pointer[assembledState]
+}
+
+// assembledState is a state and what it was assembled from: the
+// checkpoint's tree (by its root) and the writes laid over it, named by
+// their number and the RV of the last (a resource's writes after a
+// checkpoint up to an RV are always the same writes).
+type assembledState struct {
+	root   *node[*version]
+	writes int
+	lastRV int64
+	st     state
+}
+
+// of reports whether a is the state ra stands for.
+func (a *assembledState) of(ra readAt) bool {
+	return a.root == ra.base.tree.root && a.writes == len(ra.events) && a.lastRV == ra.events[len(ra.events)-1].RV
 }
 
 // get returns the version stored under key in the state ra stands for:
@@ -60,13 +80,32 @@ func (o overlay) delta() int {
 	return 0
 }
 
-// state assembles the state ra stands for. It reads only immutable data,
-// so it runs without the lock.
+// state is the state ra stands for. It reads only immutable data, so it
+// runs without the lock. Assembling a state with writes laid over looks
+// each written key up in the tree (a cache miss or two per level of each
+// lookup in a big tree), so the last one assembled is kept with the
+// resource (readAt.assembled) and reused by the reads at the same state:
+// the pages of one paged LIST, every read between two writes. A state is
+// immutable, so its readers may share it.
 func (ra readAt) state() state {
-	vw := state{t: ra.base.tree}
 	if len(ra.events) == 0 {
-		return vw
+		return state{t: ra.base.tree}
 	}
+	if ra.assembled != nil {
+		if a := ra.assembled.Load(); a != nil && a.of(ra) {
+			return a.st
+		}
+	}
+	vw := ra.assemble()
+	if ra.assembled != nil {
+		ra.assembled.Store(&assembledState{root: ra.base.tree.root, writes: len(ra.events), lastRV: ra.events[len(ra.events)-1].RV, st: vw})
+	}
+	return vw
+}
+
+// assemble builds the state ra stands for (see state).
+func (ra readAt) assemble() state {
+	vw := state{t: ra.base.tree}
 	vw.over = make([]overlay, 0, len(ra.events))
 	for i, ev := range ra.events {
 		vw.over = append(vw.over, overlay{key: ev.Key, v: ra.versions[i]})
