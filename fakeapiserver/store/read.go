@@ -143,8 +143,14 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 		n := min(opts.Limit, run)
 		res.Items, res.Keys, res.Encodings = make([]runtime.Object, 0, n), make([]string, 0, n), make([]*Encodings, 0, n)
 	}
+	// Without a filter the page is the run's first Limit keys: they are
+	// fetched at once (state.ascendN), not one after the other.
+	expect := 0
+	if opts.Filter == nil && opts.Limit > 0 {
+		expect = min(opts.Limit, run)
+	}
 	visited := 0
-	for key, v := range t.ascend(from) {
+	for key, v := range t.ascendN(from, expect) {
 		visited++
 		if opts.Filter == nil || opts.Filter(v.obj()) {
 			res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, &v.enc)

@@ -3,6 +3,7 @@ package store
 import (
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -73,6 +74,10 @@ type resource struct {
 	// drops are the index entries whose span ended, in RV order, for
 	// compaction to remove.
 	drops []indexDrop
+	// assembled is the last state a read assembled (readAt.state), set
+	// by readers without the lock; compaction clears it, so it does not
+	// keep a dropped checkpoint's tree.
+	assembled atomic.Pointer[assembledState]
 }
 
 // latest returns the current state, for a caller holding Store.mu: it is
@@ -98,6 +103,7 @@ func (r *resource) at(rv int64) readAt {
 	}
 	lo, hi := r.firstEventAfter(ra.base.rv), r.firstEventAfter(rv)
 	ra.events, ra.versions = r.events[lo:hi:hi], r.versions[lo:hi:hi]
+	ra.assembled = &r.assembled
 	return ra
 }
 
@@ -173,6 +179,7 @@ func (r *resource) compact(rv int64) (droppedRV int64) {
 		r.versions = slices.Clone(r.versions[i:])
 	}
 	r.indexCompact(rv)
+	r.assembled.Store(nil)
 	return droppedRV
 }
 

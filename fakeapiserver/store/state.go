@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // readAt is what a read of one resource at an RV takes under the lock
@@ -14,6 +15,25 @@ type readAt struct {
 	base     snapshot
 	events   []Event
 	versions []*version
+	// assembled is the resource's memo of the last state assembled (see
+	// state), nil for a resource never written.
+	assembled *atomic.Pointer[assembledState]
+}
+
+// assembledState is a state and what it was assembled from: the
+// checkpoint's tree (by its root) and the writes laid over it, named by
+// their number and the RV of the last (a resource's writes after a
+// checkpoint up to an RV are always the same writes).
+type assembledState struct {
+	root   *node[*version]
+	writes int
+	lastRV int64
+	st     state
+}
+
+// of reports whether a is the state ra stands for.
+func (a *assembledState) of(ra readAt) bool {
+	return a.root == ra.base.tree.root && a.writes == len(ra.events) && a.lastRV == ra.events[len(ra.events)-1].RV
 }
 
 // get returns the version stored under key in the state ra stands for:
@@ -60,13 +80,32 @@ func (o overlay) delta() int {
 	return 0
 }
 
-// state assembles the state ra stands for. It reads only immutable data,
-// so it runs without the lock.
+// state is the state ra stands for. It reads only immutable data, so it
+// runs without the lock. Assembling a state with writes laid over looks
+// each written key up in the tree (a cache miss or two per level of each
+// lookup in a big tree), so the last one assembled is kept with the
+// resource (readAt.assembled) and reused by the reads at the same state:
+// the pages of one paged LIST, every read between two writes. A state is
+// immutable, so its readers may share it.
 func (ra readAt) state() state {
-	vw := state{t: ra.base.tree}
 	if len(ra.events) == 0 {
-		return vw
+		return state{t: ra.base.tree}
 	}
+	if ra.assembled != nil {
+		if a := ra.assembled.Load(); a != nil && a.of(ra) {
+			return a.st
+		}
+	}
+	vw := ra.assemble()
+	if ra.assembled != nil {
+		ra.assembled.Store(&assembledState{root: ra.base.tree.root, writes: len(ra.events), lastRV: ra.events[len(ra.events)-1].RV, st: vw})
+	}
+	return vw
+}
+
+// assemble builds the state ra stands for (see state).
+func (ra readAt) assemble() state {
+	vw := state{t: ra.base.tree}
 	vw.over = make([]overlay, 0, len(ra.events))
 	for i, ev := range ra.events {
 		vw.over = append(vw.over, overlay{key: ev.Key, v: ra.versions[i]})
@@ -123,8 +162,19 @@ func (vw state) rank(key string) int {
 // ascend yields the entries with key >= from in key order: the tree's,
 // merged with the overlay, which wins on a key both have.
 func (vw state) ascend(from string) iter.Seq2[string, *version] {
+	return vw.ascendN(from, 0)
+}
+
+// ascendN is ascend for a reader that expects to take about n entries:
+// the tree's part fetches the entries it may need for them at once
+// (tree.ascendN; with every overlay entry shadowing one, n plus the
+// overlay's). n < 2 is ascend.
+func (vw state) ascendN(from string, n int) iter.Seq2[string, *version] {
+	if n >= 2 {
+		n += len(vw.over)
+	}
 	if len(vw.over) == 0 {
-		return vw.t.ascend(from)
+		return vw.t.ascendN(from, n)
 	}
 	return func(yield func(string, *version) bool) {
 		i, _ := vw.find(from)
@@ -153,7 +203,7 @@ func (vw state) ascend(from string) iter.Seq2[string, *version] {
 			return vw.t.rank(over[0].key) - pos
 		}
 		free := untilOver()
-		for key, v := range vw.t.ascend(from) {
+		for key, v := range vw.t.ascendN(from, n) {
 			pos++
 			if free > 0 {
 				free--

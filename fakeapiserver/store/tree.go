@@ -281,3 +281,99 @@ func (n *node[V]) ascend(from string, yield func(string, V) bool) bool {
 func (n *node[V]) all(yield func(string, V) bool) bool {
 	return n == nil || (n.left.all(yield) && yield(n.key, n.val) && n.right.all(yield))
 }
+
+// ascendN is ascend for a reader that expects to take about n entries (a
+// LIST page): the first n entries from `from` are fetched by rank
+// (fetchRanks), fetchChunk at a time, each chunk before any of it is
+// yielded; past them the walk goes on by rank. The entries and the cost
+// bound are ascend's; a reader that stops early has paid for up to a
+// chunk more nodes. It allocates nothing: the chunks are on the stack.
+func (t tree[V]) ascendN(from string, n int) iter.Seq2[string, V] {
+	if n < 2 {
+		return t.ascend(from)
+	}
+	return func(yield func(string, V) bool) {
+		var nodes [fetchChunk]*node[V]
+		var scratch [2 * (fetchChunk + 2)]rankedNode[V]
+		first := t.rank(from)
+		total := min(n, t.len()-first)
+		for done := 0; done < total; {
+			k := min(fetchChunk, total-done)
+			t.fetchRanks(first+done, nodes[:k], scratch[:])
+			for _, nd := range nodes[:k] {
+				if !yield(nd.key, nd.val) {
+					return
+				}
+			}
+			done += k
+		}
+		t.root.ascendRank(0, first+total, yield)
+	}
+}
+
+// fetchChunk is how many nodes fetchRanks fetches at a time for ascendN.
+const fetchChunk = 128
+
+// rankedNode is a node whose subtree's first key has rank lo, and the
+// sizes of its children's subtrees once loaded. Ranks and sizes fit 32
+// bits (transientBit), which keeps the levels small.
+type rankedNode[V any] struct {
+	n               *node[V]
+	lo, left, right uint32
+}
+
+// fetchRanks sets out[i] to the node of rank first+i, for every i; the
+// ranks must exist, and scratch must hold 2*(len(out)+2) entries. An
+// in-order walk reaches each node through the one before it, so a page of
+// a big tree, whose nodes are scattered over the heap, costs one memory
+// latency a node, one after the other. This walk goes breadth first
+// instead, a level of the subtrees that overlap the ranks at a time: it
+// first loads the children of every node of the level (their sizes),
+// loads that do not depend on each other and that no branch waits for,
+// so the processor overlaps their cache misses; then it places the
+// level's nodes and queues their children from what is loaded. The page
+// costs about one latency a level (O(log n)) plus the work per node.
+func (t tree[V]) fetchRanks(first int, out []*node[V], scratch []rankedNode[V]) {
+	if len(out) == 0 {
+		return
+	}
+	end := first + len(out)
+	// A level holds some of out's nodes and at most two others, on the
+	// paths from the root to the range's ends.
+	width := len(out) + 2
+	level, next := scratch[:1:width], scratch[width:width:2*width]
+	level[0] = rankedNode[V]{n: t.root}
+	// Every subtree of a level has a rank in [first, end).
+	for len(level) > 0 {
+		for i := range level {
+			level[i].left, level[i].right = uint32(level[i].n.left.len()), uint32(level[i].n.right.len())
+		}
+		next = next[:0]
+		for _, e := range level {
+			r := int(e.lo + e.left) // e.n's rank
+			if e.left > 0 && first < r {
+				next = append(next, rankedNode[V]{n: e.n.left, lo: e.lo})
+			}
+			if first <= r && r < end {
+				out[r-first] = e.n
+			}
+			if e.right > 0 && r+1 < end {
+				next = append(next, rankedNode[V]{n: e.n.right, lo: uint32(r + 1)})
+			}
+		}
+		level, next = next, level
+	}
+}
+
+// ascendRank is ascend from the key of rank first, where lo is the rank
+// of n's subtree's first key: it compares ranks, not keys.
+func (n *node[V]) ascendRank(lo, first int, yield func(string, V) bool) bool {
+	for ; n != nil; n = n.right {
+		r := lo + n.left.len()
+		if first <= r {
+			return n.left.ascendRank(lo, first, yield) && yield(n.key, n.val) && n.right.all(yield)
+		}
+		lo = r + 1
+	}
+	return true
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 )
 
@@ -143,6 +144,19 @@ func checkTree(t *rapid.T, v treeVersion) {
 	if diff := cmp.Diff(modelEntries(v.model, from, limit), got); diff != "" {
 		t.Fatalf("ascend(%q) limit %d mismatch (-want +got):\n%s", from, limit, diff)
 	}
+	// ascendN yields what ascend does, whatever it expects to be taken and
+	// wherever its reader stops (before, at or past n).
+	n := rapid.IntRange(0, len(v.model)+2).Draw(t, "n")
+	got = nil
+	for k, val := range v.tree.ascendN(from, n) {
+		if limit > 0 && len(got) == limit {
+			break
+		}
+		got = append(got, entry{k, val})
+	}
+	if diff := cmp.Diff(modelEntries(v.model, from, limit), got); diff != "" {
+		t.Fatalf("ascendN(%q, %d) limit %d mismatch (-want +got):\n%s", from, n, limit, diff)
+	}
 }
 
 // TestTreeShapeIsAFunctionOfKeys checks that inserting the same keys in any
@@ -241,4 +255,37 @@ func checkFrozen(t *rapid.T, n *node[int]) {
 	}
 	checkFrozen(t, n.left)
 	checkFrozen(t, n.right)
+}
+
+// TestAscendNAcrossChunks checks ascendN on a tree larger than a fetch
+// chunk (fetchChunk): from every kind of start, expecting fewer, as many
+// and more entries than a chunk or than are left, read to the end or
+// stopped, it yields what ascend does.
+func TestAscendNAcrossChunks(t *testing.T) {
+	var tr tree[int]
+	const size = 3*fetchChunk + 17
+	for i := range size {
+		tr = tr.put(fmt.Sprintf("k%04d", 2*i), i)
+	}
+	for _, from := range []string{"", "k0000", "k0001", "k0255", "k0256", "k0500", fmt.Sprintf("k%04d", 2*size-2), "z"} {
+		var want []entry
+		for k, v := range tr.ascend(from) {
+			want = append(want, entry{k, v})
+		}
+		for _, n := range []int{2, fetchChunk - 1, fetchChunk, fetchChunk + 1, 2*fetchChunk + 5, size, size + 9} {
+			for _, stop := range []int{1, fetchChunk, fetchChunk + 1, n, len(want)} {
+				var got []entry
+				for k, v := range tr.ascendN(from, n) {
+					got = append(got, entry{k, v})
+					if len(got) == stop {
+						break
+					}
+				}
+				w := want[:min(stop, len(want))]
+				if diff := cmp.Diff(w, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Fatalf("ascendN(%q, %d) stopped at %d (-ascend +ascendN):\n%s", from, n, stop, diff)
+				}
+			}
+		}
+	}
 }
