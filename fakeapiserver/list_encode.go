@@ -174,19 +174,28 @@ func (p *listPage) materialize() (runtime.Object, error) {
 // escaped, and no other top-level member is called items.
 var itemsOpen = []byte(`"items":[`)
 
+// jsonFrame is the list's JSON encoding with an empty items array, cut
+// where the items go.
+func (p *listPage) jsonFrame(info runtime.SerializerInfo) (head, tail []byte, err error) {
+	frame, err := encode(info, p.list)
+	if err != nil {
+		return nil, nil, err
+	}
+	i := bytes.Index(frame, itemsOpen)
+	if i < 0 {
+		return nil, nil, fmt.Errorf("encode %T: no items array in %.100q", p.list, frame)
+	}
+	return frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):], nil
+}
+
 // spliceJSON writes the list frame as the serializer does, with an empty
 // items array, and splices the items in: each version's cached JSON
 // without its kind and apiVersion, joined by commas.
 func (p *listPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) {
-	frame, err := encode(info, p.list)
+	head, tail, err := p.jsonFrame(info)
 	if err != nil {
 		return nil, err
 	}
-	i := bytes.Index(frame, itemsOpen)
-	if i < 0 {
-		return nil, fmt.Errorf("encode %T: no items array in %.100q", p.list, frame)
-	}
-	head, tail := frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):]
 	pb := p.takeBuffer()
 	for k, obj := range p.items {
 		b, err := cachedJSON(info, p.encs[k], obj)
@@ -218,15 +227,10 @@ func (p *listPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) 
 // the served version, else the item's view encoded. An UnstructuredList's
 // items are encoding/json's of their maps, as each is alone.
 func (p *listPage) spliceCustomJSON(info runtime.SerializerInfo) (*pageBuffer, error) {
-	frame, err := encode(info, p.list)
+	head, tail, err := p.jsonFrame(info)
 	if err != nil {
 		return nil, err
 	}
-	i := bytes.Index(frame, itemsOpen)
-	if i < 0 {
-		return nil, fmt.Errorf("encode %T: no items array in %.100q", p.list, frame)
-	}
-	head, tail := frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):]
 	pb := p.takeBuffer()
 	for k, obj := range p.items {
 		var b []byte
