@@ -85,6 +85,7 @@ func Names() []string {
 		"WatchListExplicit",
 		"WatchListEmptyCollection",
 		"WatchListFromRVCurrentState",
+		"WatchListWritesAfterHeadersAreEvents",
 		"WatchFromRVReplay",
 		"WatchFromCurrentRVLiveOnly",
 		"WatchLiveEvents",
