@@ -65,6 +65,23 @@ func (b *pageBuffers) put(pb *pageBuffer) {
 	b.pool.Put(pb)
 }
 
+// joinJSONItems splices head, then pb.parts as the items of a JSON array
+// (comma-separated, each between open and close, either of which may be
+// empty), then tail: the body of a JSON list page whose frame was cut at
+// its items (jsonFrame).
+func (pb *pageBuffer) joinJSONItems(head []byte, open, close string, tail []byte) {
+	pb.glue = append(pb.glue, head...)
+	for k, b := range pb.parts {
+		if k > 0 {
+			pb.glue = append(pb.glue, ',')
+		}
+		pb.glue = append(pb.glue, open...)
+		pb.share(b)
+		pb.glue = append(pb.glue, close...)
+	}
+	pb.glue = append(pb.glue, tail...)
+}
+
 // share appends b to the splice by reference, after the glue written
 // since the last span.
 func (pb *pageBuffer) share(b []byte) {

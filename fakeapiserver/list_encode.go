@@ -174,16 +174,16 @@ func (p *listPage) materialize() (runtime.Object, error) {
 // escaped, and no other top-level member is called items.
 var itemsOpen = []byte(`"items":[`)
 
-// jsonFrame is the list's JSON encoding with an empty items array, cut
-// where the items go.
-func (p *listPage) jsonFrame(info runtime.SerializerInfo) (head, tail []byte, err error) {
-	frame, err := encode(info, p.list)
+// jsonFrame is list's JSON encoding with an empty items array, cut where
+// the items go.
+func jsonFrame(info runtime.SerializerInfo, list runtime.Object) (head, tail []byte, err error) {
+	frame, err := encode(info, list)
 	if err != nil {
 		return nil, nil, err
 	}
 	i := bytes.Index(frame, itemsOpen)
 	if i < 0 {
-		return nil, nil, fmt.Errorf("encode %T: no items array in %.100q", p.list, frame)
+		return nil, nil, fmt.Errorf("encode %T: no items array in %.100q", list, frame)
 	}
 	return frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):], nil
 }
@@ -192,7 +192,7 @@ func (p *listPage) jsonFrame(info runtime.SerializerInfo) (head, tail []byte, er
 // items array, and splices the items in: each version's cached JSON
 // without its kind and apiVersion, joined by commas.
 func (p *listPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) {
-	head, tail, err := p.jsonFrame(info)
+	head, tail, err := jsonFrame(info, p.list)
 	if err != nil {
 		return nil, err
 	}
@@ -208,15 +208,7 @@ func (p *listPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) 
 		}
 		pb.parts = append(pb.parts, item)
 	}
-	pb.glue = append(pb.glue, head...)
-	for k, b := range pb.parts {
-		if k > 0 {
-			pb.glue = append(pb.glue, ',')
-		}
-		pb.glue = append(pb.glue, '{')
-		pb.share(b)
-	}
-	pb.glue = append(pb.glue, tail...)
+	pb.joinJSONItems(head, "{", "", tail) // each item lost its '{' with its kind
 	return pb, nil
 }
 
@@ -227,7 +219,7 @@ func (p *listPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) 
 // the served version, else the item's view encoded. An UnstructuredList's
 // items are encoding/json's of their maps, as each is alone.
 func (p *listPage) spliceCustomJSON(info runtime.SerializerInfo) (*pageBuffer, error) {
-	head, tail, err := p.jsonFrame(info)
+	head, tail, err := jsonFrame(info, p.list)
 	if err != nil {
 		return nil, err
 	}
@@ -248,14 +240,7 @@ func (p *listPage) spliceCustomJSON(info runtime.SerializerInfo) (*pageBuffer, e
 		}
 		pb.parts = append(pb.parts, b)
 	}
-	pb.glue = append(pb.glue, head...)
-	for k, b := range pb.parts {
-		if k > 0 {
-			pb.glue = append(pb.glue, ',')
-		}
-		pb.share(b)
-	}
-	pb.glue = append(pb.glue, tail...)
+	pb.joinJSONItems(head, "", "", tail)
 	return pb, nil
 }
 

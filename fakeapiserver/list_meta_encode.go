@@ -138,15 +138,10 @@ func (m *metaListPage) frame() runtime.Object {
 // items in, each its PartialObjectMetadata type meta around the cached
 // metadata member.
 func (m *metaListPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) {
-	frame, err := encode(info, m.frame())
+	head, tail, err := jsonFrame(info, m.frame())
 	if err != nil {
 		return nil, err
 	}
-	i := bytes.Index(frame, itemsOpen)
-	if i < 0 {
-		return nil, fmt.Errorf("encode %s: no items array in %.100q", partialListKind, frame)
-	}
-	head, tail := frame[:i+len(itemsOpen)], frame[i+len(itemsOpen):]
 	open := partialJSONOpen(m.gv)
 	pb := m.page.takeBuffer()
 	for k, obj := range m.page.items {
@@ -156,16 +151,7 @@ func (m *metaListPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, err
 		}
 		pb.parts = append(pb.parts, b)
 	}
-	pb.glue = append(pb.glue, head...)
-	for k, b := range pb.parts {
-		if k > 0 {
-			pb.glue = append(pb.glue, ',')
-		}
-		pb.glue = append(pb.glue, open...)
-		pb.share(b)
-		pb.glue = append(pb.glue, '}')
-	}
-	pb.glue = append(pb.glue, tail...)
+	pb.joinJSONItems(head, open, "}", tail)
 	return pb, nil
 }
 
