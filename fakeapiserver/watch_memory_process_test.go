@@ -56,11 +56,42 @@ func TestWatchMemoryProcess(t *testing.T) {
 	if proto == "" {
 		proto = "h1"
 	}
+	measureWatchMemory(t, watchMemRun{
+		proto:    proto,
+		watches:  watches,
+		events:   loadParam(t, "LWSIM_WATCHMEM_EVENTS", maxLoadWrites),
+		selector: os.Getenv("LWSIM_WATCHMEM_SELECTOR"),
+		profile:  os.Getenv("LWSIM_WATCHMEM_PROFILE"),
+	})
+}
+
+// watchMemRun is one measurement of TestWatchMemoryProcess's kind (its
+// comment says what each field does there).
+type watchMemRun struct {
+	proto    string   // h1 or h2
+	watches  int      // how many watches to open
+	events   int      // events each watch then reads; 0 for none
+	selector string   // query added to the watches; "" for none
+	profile  string   // a directory for the server's profiles; "" for none
+	env      []string // added to the server process's environment
+}
+
+// watchMemPerWatch is what the server holds for open watches beyond what
+// it held with one open, per watch, in bytes (goroutines: a count).
+type watchMemPerWatch struct {
+	rss, rssScavenged, heap, stacks, goroutines float64
+}
+
+// measureWatchMemory opens run's watches to a server in a process of its
+// own, logs what they cost it per watch, and returns that: open and idle,
+// and idle after run.events events (zero when run.events is 0).
+func measureWatchMemory(t *testing.T, run watchMemRun) (open, afterEvents watchMemPerWatch) {
+	t.Helper()
 	ctx, cancel := testdeadline.Context(t)
 	defer cancel()
-	child := startWatchMemServer(t, proto)
+	child := startWatchMemServer(t, run.proto, run.env)
 	var hc *http.Client
-	switch proto {
+	switch run.proto {
 	case "h1":
 		hc = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	case "h2":
@@ -71,12 +102,11 @@ func TestWatchMemoryProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	default:
-		t.Fatalf("LWSIM_WATCHMEM_PROTO=%q: want h1 or h2", proto)
+		t.Fatalf("LWSIM_WATCHMEM_PROTO=%q: want h1 or h2", run.proto)
 	}
-	events := loadParam(t, "LWSIM_WATCHMEM_EVENTS", maxLoadWrites)
 	url := child.url + cmPath + "?watch=true&resourceVersion=0&allowWatchBookmarks=true"
-	if sel := os.Getenv("LWSIM_WATCHMEM_SELECTOR"); sel != "" {
-		url += "&" + sel
+	if run.selector != "" {
+		url += "&" + run.selector
 	}
 	// One watch first, so what the first one sets up once (the
 	// resource's state, HTTP/2's connection) is in the idle figure.
@@ -86,7 +116,7 @@ func TestWatchMemoryProcess(t *testing.T) {
 			b.Close()
 		}
 	}()
-	open := func() {
+	openWatch := func() {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -100,36 +130,37 @@ func TestWatchMemoryProcess(t *testing.T) {
 			t.Fatalf("watch: %s", resp.Status)
 		}
 	}
-	open()
+	openWatch()
 	idle := child.stats(t)
-	dir := os.Getenv("LWSIM_WATCHMEM_PROFILE")
-	if dir != "" {
-		child.command(t, "profile "+filepath.Join(dir, "idle-"))
+	if run.profile != "" {
+		child.command(t, "profile "+filepath.Join(run.profile, "idle-"))
 	}
-	for range watches {
-		open()
+	for range run.watches {
+		openWatch()
 	}
 	busy := child.stats(t)
-	if dir != "" {
-		child.command(t, "profile "+filepath.Join(dir, "open-"))
+	if run.profile != "" {
+		child.command(t, "profile "+filepath.Join(run.profile, "open-"))
 	}
-	logWatchMemStats(t, fmt.Sprintf("%s, %d idle watches", proto, watches), idle, busy, watches)
-	if events == 0 {
-		return
+	open = logWatchMemStats(t, fmt.Sprintf("%s, %d idle watches", run.proto, run.watches), idle, busy, run.watches)
+	if run.events == 0 {
+		return open, watchMemPerWatch{}
 	}
 	// The configmap is created now, so the idle figures above are of
 	// watches that had no initial event: its ADDED is the first event.
 	watchMemRequest(ctx, t, hc, http.MethodPost, child.url+cmPath, "application/json",
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"watchmem","labels":{"app":"watchmem"}}}`)
-	for i := range events - 1 {
+	for i := range run.events - 1 {
 		watchMemRequest(ctx, t, hc, http.MethodPatch, child.url+cmPath+"/watchmem", "application/merge-patch+json",
 			fmt.Sprintf(`{"data":{"n":"%d"}}`, i))
 	}
 	for _, b := range bodies {
-		readWatchMemEvents(t, b, events)
+		readWatchMemEvents(t, b, run.events)
 	}
 	after := child.stats(t)
-	logWatchMemStats(t, fmt.Sprintf("%s, %d watches idle after %d events", proto, watches, events), idle, after, watches)
+	afterEvents = logWatchMemStats(t, fmt.Sprintf("%s, %d watches idle after %d events", run.proto, run.watches, run.events),
+		idle, after, run.watches)
+	return open, afterEvents
 }
 
 // watchMemRequest makes one request of TestWatchMemoryProcess's set-up,
@@ -173,18 +204,20 @@ func readWatchMemEvents(t *testing.T, body io.Reader, n int) {
 }
 
 // logWatchMemStats logs what the server holds in busy beyond idle, per
-// watch.
-func logWatchMemStats(t *testing.T, what string, idle, busy watchMemStats, watches int) {
+// watch, and returns it.
+func logWatchMemStats(t *testing.T, what string, idle, busy watchMemStats, watches int) watchMemPerWatch {
 	t.Helper()
 	per := func(f func(watchMemStats) float64) float64 { return (f(busy) - f(idle)) / float64(watches) }
+	pw := watchMemPerWatch{
+		rss:          per(func(s watchMemStats) float64 { return float64(s.rss) }),
+		rssScavenged: per(func(s watchMemStats) float64 { return float64(s.rssScavenged) }),
+		heap:         per(func(s watchMemStats) float64 { return float64(s.heap) }),
+		stacks:       per(func(s watchMemStats) float64 { return float64(s.stacks) }),
+		goroutines:   per(func(s watchMemStats) float64 { return float64(s.goroutines) }),
+	}
 	t.Logf("%s, server only, per watch: RSS after GC %.0f B (%.1f MiB per 1 000), RSS scavenged %.0f B, heap objects %.0f B, stacks %.0f B, goroutines %.2f",
-		what,
-		per(func(s watchMemStats) float64 { return float64(s.rss) }),
-		per(func(s watchMemStats) float64 { return float64(s.rss) })*1000/(1<<20),
-		per(func(s watchMemStats) float64 { return float64(s.rssScavenged) }),
-		per(func(s watchMemStats) float64 { return float64(s.heap) }),
-		per(func(s watchMemStats) float64 { return float64(s.stacks) }),
-		per(func(s watchMemStats) float64 { return float64(s.goroutines) }))
+		what, pw.rss, pw.rss*1000/(1<<20), pw.rssScavenged, pw.heap, pw.stacks, pw.goroutines)
+	return pw
 }
 
 // watchMemServer is the child process of TestWatchMemoryProcess.
@@ -200,11 +233,12 @@ type watchMemStats struct {
 	goroutines                      int
 }
 
-// startWatchMemServer starts this test binary in server mode; it stops
-// when its stdin closes (at the test's end).
-func startWatchMemServer(t *testing.T, proto string) *watchMemServer {
+// startWatchMemServer starts this test binary in server mode, with env
+// added to its environment; it stops when its stdin closes (at the
+// test's end).
+func startWatchMemServer(t *testing.T, proto string, env []string) *watchMemServer {
 	c, rest := startChild(t, "watch memory server", "^TestWatchMemoryProcess$",
-		[]string{"LWSIM_WATCHMEM_SERVER=1", "LWSIM_WATCHMEM_PROTO=" + proto}, "WATCHMEMSERVER ")
+		append([]string{"LWSIM_WATCHMEM_SERVER=1", "LWSIM_WATCHMEM_PROTO=" + proto}, env...), "WATCHMEMSERVER ")
 	u, ca, _ := strings.Cut(rest, " ")
 	ws := &watchMemServer{childProcess: c, url: u}
 	var err error
