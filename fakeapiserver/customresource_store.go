@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,7 +21,10 @@ import (
 // trailing newline); custom resources do not otherwise use slotJSON,
 // because they are answered as their read view (customresource_view.go),
 // which slotJSON holds only when the view is the stored object.
-type unstructuredCodec struct{}
+type unstructuredCodec struct {
+	// decodes counts Decode calls (storeCodecs.decodes).
+	decodes *atomic.Int64
+}
 
 var _ store.Codec = unstructuredCodec{}
 
@@ -39,7 +43,8 @@ func (unstructuredCodec) Encode(obj runtime.Object) ([]byte, error) {
 // Decode is the unstructured JSON scheme's decode of data into a new
 // object (integers as int64, other numbers as float64, as every decoded
 // request body), into an Unstructured even when it has an items member.
-func (unstructuredCodec) Decode(data []byte) (runtime.Object, error) {
+func (c unstructuredCodec) Decode(data []byte) (runtime.Object, error) {
+	c.decodes.Add(1)
 	u := &unstructured.Unstructured{}
 	if err := u.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("unmarshal custom resource: %w", err)

@@ -50,6 +50,10 @@ type Server struct {
 	admission     *serverAdmission   // admission webhooks and policies (admission.go)
 	policyChecker policyTypeChecker  // the policy status controller's (controller_policy_status.go)
 
+	// storeCodecs are store's codecs (store_codec.go); the tests read
+	// their decode count.
+	storeCodecs *storeCodecs
+
 	front *serving.Front    // the http.Server of Serve, its TLS and URL
 	admin *user.DefaultInfo // the admin user, shared and never modified (authn.go adminUser)
 
@@ -99,8 +103,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	codecs := &storeCodecs{keepUnstructured: cfg.customResourcesDecoded}
 	st := store.New(store.Options{ // list_index.go, store_codec.go
-		Indexes: storeIndexes, Codec: (&storeCodecs{keepUnstructured: cfg.customResourcesDecoded}).codec, DecodeEveryRead: cfg.decodeEveryRead,
+		Indexes: storeIndexes, Codec: codecs.codec, DecodeEveryRead: cfg.decodeEveryRead,
 	})
 	s := &Server{
 		cfg:        cfg,
@@ -115,6 +120,7 @@ func New(cfg Config) (*Server, error) {
 		gzips:      gzipWriters{level: cfg.ResponseCompressionLevel},
 		services:   newServiceAllocator(cfg.ServiceClusterIPRange),
 	}
+	s.storeCodecs = codecs
 	s.admission = newServerAdmission(s)
 	if s.openapi, err = openapi.NewService(cfg.Clock, table.servedGroupVersions(), table.generateOpenAPI); err != nil {
 		cancel()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,6 +27,8 @@ type protoUnmarshaler interface {
 type protobufCodec struct {
 	typ reflect.Type // the struct type a *typ is
 	gvk schema.GroupVersionKind
+	// decodes counts Decode calls (storeCodecs.decodes).
+	decodes *atomic.Int64
 }
 
 var _ store.Codec = (*protobufCodec)(nil)
@@ -44,6 +47,7 @@ func (c *protobufCodec) Encode(obj runtime.Object) ([]byte, error) {
 
 // Decode is a new *typ's generated Unmarshal of data, of kind gvk.
 func (c *protobufCodec) Decode(data []byte) (runtime.Object, error) {
+	c.decodes.Add(1)
 	p := reflect.New(c.typ).Interface()
 	obj, ok := p.(runtime.Object)
 	u, ok2 := p.(protoUnmarshaler)
@@ -66,6 +70,10 @@ type storeCodecs struct {
 	m sync.Map // codecKey → *protobufCodec
 	// keepUnstructured keeps unstructured objects as written (tests).
 	keepUnstructured bool
+	// decodes counts the stored objects the codecs decoded: what reads
+	// that found no decoded object cost (the tests check a path that
+	// must not decode).
+	decodes atomic.Int64
 }
 
 // codecKey names a protobufCodec.
@@ -80,7 +88,7 @@ func (sc *storeCodecs) codec(_ string, obj runtime.Object) store.Codec {
 		if u.GetKind() == "" || sc.keepUnstructured {
 			return nil // not decodable: kept as written
 		}
-		return unstructuredCodec{}
+		return unstructuredCodec{decodes: &sc.decodes}
 	}
 	if _, ok := obj.(protoMarshaler); !ok {
 		return nil
@@ -97,6 +105,6 @@ func (sc *storeCodecs) codec(_ string, obj runtime.Object) store.Codec {
 	if c, ok := sc.m.Load(k); ok {
 		return c.(*protobufCodec)
 	}
-	c, _ := sc.m.LoadOrStore(k, &protobufCodec{typ: t.Elem(), gvk: gvk})
+	c, _ := sc.m.LoadOrStore(k, &protobufCodec{typ: t.Elem(), gvk: gvk, decodes: &sc.decodes})
 	return c.(*protobufCodec)
 }
