@@ -22,7 +22,7 @@ import (
 // because they are answered as their read view (customresource_view.go),
 // which slotJSON holds only when the view is the stored object.
 type unstructuredCodec struct {
-	// decodes counts Decode calls (storeCodecs.decodes).
+	// decodes counts Decode calls (storeCodecs.customDecodes).
 	decodes *atomic.Int64
 }
 

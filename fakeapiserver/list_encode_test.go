@@ -125,7 +125,7 @@ func checkObject(t *testing.T, info runtime.SerializerInfo, obj runtime.Object) 
 	enc := &store.Encodings{}
 	var got []byte
 	if info.MediaType == runtime.ContentTypeProtobuf {
-		got, err = protobufObject(enc, obj)
+		got, err = protobufObject(enc, obj, obj.GetObjectKind().GroupVersionKind())
 	} else {
 		got, err = cachedJSON(info, enc, obj)
 		want = bytes.TrimSuffix(want, []byte("\n"))

@@ -92,14 +92,14 @@ func spliceProtobufList(pb *pageBuffer, gvk schema.GroupVersionKind, frame []byt
 	pb.glue = appendEnvelopeTail(pb.glue)
 }
 
-// protobufObject is one object in the protobuf serializer's form, from
-// its cached message: what a watch event carries.
-func protobufObject(enc *store.Encodings, obj runtime.Object) ([]byte, error) {
+// protobufObject is one object of kind gvk in the protobuf serializer's
+// form, from its cached message: what a watch event carries. obj may be
+// nil for a stored version (see storedObject).
+func protobufObject(enc *store.Encodings, obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, error) {
 	msg, err := cachedProtobuf(enc, obj)
 	if err != nil {
 		return nil, err
 	}
-	gvk := obj.GetObjectKind().GroupVersionKind()
 	out := make([]byte, 0, envelopeLen(gvk, len(msg)))
 	out = appendEnvelopeHead(out, gvk, len(msg))
 	out = append(out, msg...)

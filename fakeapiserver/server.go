@@ -51,7 +51,7 @@ type Server struct {
 	policyChecker policyTypeChecker  // the policy status controller's (controller_policy_status.go)
 
 	// storeCodecs are store's codecs (store_codec.go); the tests read
-	// their decode count.
+	// their decode counts.
 	storeCodecs *storeCodecs
 
 	front *serving.Front    // the http.Server of Serve, its TLS and URL

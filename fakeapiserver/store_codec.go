@@ -27,8 +27,10 @@ type protoUnmarshaler interface {
 type protobufCodec struct {
 	typ reflect.Type // the struct type a *typ is
 	gvk schema.GroupVersionKind
-	// decodes counts Decode calls (storeCodecs.decodes).
-	decodes *atomic.Int64
+	// decodes counts Decode calls: the stored objects of this kind that
+	// reads found no decoded object of (the tests check paths that must
+	// not decode).
+	decodes atomic.Int64
 }
 
 var _ store.Codec = (*protobufCodec)(nil)
@@ -70,10 +72,9 @@ type storeCodecs struct {
 	m sync.Map // codecKey → *protobufCodec
 	// keepUnstructured keeps unstructured objects as written (tests).
 	keepUnstructured bool
-	// decodes counts the stored objects the codecs decoded: what reads
-	// that found no decoded object cost (the tests check a path that
-	// must not decode).
-	decodes atomic.Int64
+	// customDecodes counts the custom resources decoded, as
+	// protobufCodec.decodes does a kind's.
+	customDecodes atomic.Int64
 }
 
 // codecKey names a protobufCodec.
@@ -88,7 +89,7 @@ func (sc *storeCodecs) codec(_ string, obj runtime.Object) store.Codec {
 		if u.GetKind() == "" || sc.keepUnstructured {
 			return nil // not decodable: kept as written
 		}
-		return unstructuredCodec{decodes: &sc.decodes}
+		return unstructuredCodec{decodes: &sc.customDecodes}
 	}
 	if _, ok := obj.(protoMarshaler); !ok {
 		return nil
@@ -105,6 +106,6 @@ func (sc *storeCodecs) codec(_ string, obj runtime.Object) store.Codec {
 	if c, ok := sc.m.Load(k); ok {
 		return c.(*protobufCodec)
 	}
-	c, _ := sc.m.LoadOrStore(k, &protobufCodec{typ: t.Elem(), gvk: gvk, decodes: &sc.decodes})
+	c, _ := sc.m.LoadOrStore(k, &protobufCodec{typ: t.Elem(), gvk: gvk})
 	return c.(*protobufCodec)
 }

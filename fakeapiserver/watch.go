@@ -576,8 +576,8 @@ func (w *watchStream) sendChange(ev *store.Event) (bool, error) {
 		return false, nil
 	}
 	out := outEvent{typ: typ, obj: obj, rv: ev.RV}
-	if obj == ev.Object() {
-		out.enc = ev.Encodings
+	if obj == nil {
+		out.enc = ev.Encodings // the stored object, read if it must be
 	}
 	return true, w.sendOrdered(&out)
 }

@@ -20,6 +20,8 @@ import (
 // outEvent is one event on its way to a client.
 type outEvent struct {
 	typ watch.EventType
+	// obj is the event's object; nil for a stored version, which enc
+	// holds and object reads only when its encoding is not cached.
 	obj runtime.Object
 	// rv names the encoding in the shared cache (see encodeKey); unused
 	// for ERROR events, which are never cached.
@@ -28,6 +30,15 @@ type outEvent struct {
 	// enc is obj's encoding cache when obj is a stored version (or a
 	// delete's copy), nil otherwise (bookmarks, errors, restamped objects).
 	enc *store.Encodings
+}
+
+// object is the event's object: obj, or the stored version enc holds
+// (which may decode it: store.Encodings.Object).
+func (ev *outEvent) object() runtime.Object {
+	if ev.obj != nil {
+		return ev.obj
+	}
+	return ev.enc.Object()
 }
 
 // eventWriter is the one send path of a watch stream: it encodes an event
@@ -256,7 +267,10 @@ func (e *eventWriter) encodeEvent(ev *outEvent, headers bool) ([]byte, error) {
 // CRD's current schema (customresource_view.go); in JSON, one its schema
 // leaves as stored is its stored encoding.
 func (e *eventWriter) objectBytes(ev *outEvent, headers bool) ([]byte, error) {
-	obj := ev.obj
+	if b, ok, err := e.storedBytes(ev); ok {
+		return b, err
+	}
+	obj := ev.object()
 	if _, isStatus := obj.(*metav1.Status); isStatus {
 		return encode(e.out.info, obj)
 	}
@@ -285,7 +299,7 @@ func (e *eventWriter) objectBytes(ev *outEvent, headers bool) ([]byte, error) {
 		case runtime.ContentTypeJSON:
 			return cachedJSON(e.out.info, ev.enc, obj)
 		case runtime.ContentTypeProtobuf:
-			return protobufObject(ev.enc, obj)
+			return protobufObject(ev.enc, obj, obj.GetObjectKind().GroupVersionKind())
 		}
 	}
 	if ev.enc != nil && e.out.info.MediaType == runtime.ContentTypeJSON && e.s.splicesCustom(e.res) {
@@ -296,6 +310,41 @@ func (e *eventWriter) objectBytes(ev *outEvent, headers bool) ([]byte, error) {
 		}
 	}
 	return encode(e.out.info, obj)
+}
+
+// storedBytes is what objectBytes answers for a stored version left
+// undecoded (ev.obj nil) when that answer is a cached encoding, without
+// reading the object unless the encoding is not cached yet: a built-in's
+// JSON or protobuf (its stored object is its view; a protobuf envelope
+// names the kind its codec decodes to), or a custom resource's JSON when
+// its CRD's schema leaves it as stored, in the served version
+// (viewIsStored). ok is false when the answer needs the object: a Table,
+// metadata, a view of its own, a built-in kept without a codec.
+func (e *eventWriter) storedBytes(ev *outEvent) (b []byte, ok bool, err error) {
+	if ev.obj != nil || ev.enc == nil || e.out.target != targetNone {
+		return nil, false, nil
+	}
+	json := e.out.info.MediaType == runtime.ContentTypeJSON
+	if e.res.readStrategy().reusesEncodings() {
+		if json {
+			b, err = cachedJSON(e.out.info, ev.enc, nil)
+			return b, true, err
+		}
+		c, isProto := ev.enc.Codec().(*protobufCodec)
+		if !isProto || e.out.info.MediaType != runtime.ContentTypeProtobuf {
+			return nil, false, nil
+		}
+		b, err = protobufObject(ev.enc, nil, c.gvk)
+		return b, true, err
+	}
+	if !json || !e.s.splicesCustom(e.res) {
+		return nil, false, nil
+	}
+	if same, asServed := viewIsStored(e.res, ev.enc); !same || !asServed {
+		return nil, false, nil
+	}
+	b, err = ev.enc.Get(slotJSON, func() ([]byte, error) { return encodeItem(e.out.info, ev.enc.Object()) })
+	return b, true, err
 }
 
 // tableBytes is obj as the one-row Table of a watch event, with the

@@ -9,28 +9,35 @@ import (
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 )
 
-// visible returns the event type and object a watcher with this scope and
-// these selectors receives for a store event, or "" for none:
+// visible returns the event type a watcher with this scope and these
+// selectors receives for a store event, or "" for none, and the object it
+// sends when that is not the event's own:
 //
 //	old matches  new matches  emitted
 //	no           yes          ADDED (new)
 //	yes          yes          MODIFIED (new)
 //	yes          no/deleted   DELETED (old content, the event's RV)
 //	no           no           nothing
+//
+// The object is nil when the event's own goes out (ev.Encodings, as
+// stored, a delete's copy included): then it is read only if its encoding
+// is not cached (outEvent.object), so a watch without selectors decodes
+// no stored object to send its cached encoding. A DELETED of an object
+// leaving the selection carries a copy of its previous content.
 func (w *watchStream) visible(ev *store.Event) (watch.EventType, runtime.Object) {
 	oldMatch := ev.Prev != nil && w.matches(ev.Key, ev.Prev)
 	if ev.Type == watch.Deleted {
 		if oldMatch {
-			return watch.Deleted, ev.Object()
+			return watch.Deleted, nil
 		}
 		return "", nil
 	}
 	newMatch := w.matches(ev.Key, ev.Encodings)
 	switch {
 	case newMatch && oldMatch:
-		return watch.Modified, ev.Object()
+		return watch.Modified, nil
 	case newMatch:
-		return watch.Added, ev.Object()
+		return watch.Added, nil
 	case oldMatch:
 		return watch.Deleted, withResourceVersion(ev.PrevObject(), ev.RV)
 	}

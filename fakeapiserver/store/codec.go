@@ -110,6 +110,16 @@ func (e *Encodings) demote(keep bool) {
 	}
 }
 
+// Codec returns the [Codec] e's canonical encoding is in, nil if e keeps
+// its object as written (or e is nil): what [Encodings.Object] decodes
+// with.
+func (e *Encodings) Codec() Codec {
+	if e == nil {
+		return nil
+	}
+	return e.codec
+}
+
 // Object returns the object this version stored. Without a [Codec] it is
 // the object that was written; with one it is that object while anyone
 // holds it (or the store does, for the latest writes), else an equal one
