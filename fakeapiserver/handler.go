@@ -254,7 +254,7 @@ func verbAllowed(info requestInfo, res *resourceInfo, verb string) bool {
 func isWatchParam(r *http.Request) bool {
 	// runtime.Convert_Slice_string_To_bool's rule, so routing agrees with
 	// the ListOptions decoding.
-	return kubewire.WatchParam(r.URL.Query())
+	return kubewire.WatchParam(kubewire.QueryOf(r))
 }
 
 // notFound is the 404 for a path under a served group-version that no

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
 	"github.com/lw-sim/lw-sim/internal/fieldlabels"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // watchListEnabled is the state of kube-apiserver's WatchList feature gate
@@ -51,7 +52,7 @@ type listParams struct {
 func (s *Server) parseListOptions(req *request) (listParams, error) {
 	var p listParams
 	opts := &p.opts
-	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(req.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(kubewire.QueryOf(req.r), metav1.SchemeGroupVersion, opts); err != nil {
 		return p, apierrors.NewBadRequest(err.Error())
 	}
 	if req.verb == "watch" {

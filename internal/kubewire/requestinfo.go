@@ -132,6 +132,12 @@ func setResourceParts(info *RequestInfo) {
 // A server parses each request once, at the front of its filter chain
 // ([WithRequestInfo]); the rest read that ([RequestInfoOf]).
 func NewRequestInfo(r *http.Request) (RequestInfo, error) {
+	return newRequestInfo(r, nil)
+}
+
+// newRequestInfo is [NewRequestInfo] with r's query already parsed into
+// query, or parsed here, only if the verb needs it, when query is nil.
+func newRequestInfo(r *http.Request, query url.Values) (RequestInfo, error) {
 	countParse(r)
 	info, err := ParsePath(r.URL.Path)
 	if err != nil {
@@ -146,7 +152,10 @@ func NewRequestInfo(r *http.Request) (RequestInfo, error) {
 		info.Verb = methodVerbs[r.Method]
 	}
 	if info.Name == "" && info.Verb == "get" {
-		info.Verb, info.Name = collectionRead(r.URL.Query())
+		if query == nil {
+			query = r.URL.Query()
+		}
+		info.Verb, info.Name = collectionRead(query)
 	}
 	if info.Name == "" && info.Verb == "delete" {
 		info.Verb = "deletecollection"
