@@ -47,7 +47,9 @@ func (s *Server) buildHandler() http.Handler {
 		// "public, immutable") is not to be cached, /version and the health
 		// endpoints included.
 		w.Header().Set("Cache-Control", "no-cache, private")
-		r = kubewire.WithRequestInfo(r)
+		// The request's one parse (kubewire.WithRequestInfo) and what
+		// authentication reads (authContext) go in with one copy of r.
+		r = r.WithContext(s.authContext(kubewire.ContextWithRequestInfo(r), w))
 		if s.hosts != nil && !s.hosts.Allowed(r.Host) { // Config.AllowedHosts
 			hostcheck.WriteForbidden(w, r.Host)
 			return

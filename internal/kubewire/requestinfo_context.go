@@ -30,9 +30,16 @@ type parseCountKey struct{}
 // to treat as it does today. The query is parsed once with it, for
 // [QueryOf]; r.URL must not change after.
 func WithRequestInfo(r *http.Request) *http.Request {
+	return r.WithContext(ContextWithRequestInfo(r))
+}
+
+// ContextWithRequestInfo is [WithRequestInfo]'s context: r's, with r
+// parsed in it. It is for a filter that adds more to the context before
+// it makes the request that carries it, so that r is copied once.
+func ContextWithRequestInfo(r *http.Request) context.Context {
 	p := &parsed{query: r.URL.Query()}
 	p.info, p.err = newRequestInfo(r, p.query)
-	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, p))
+	return context.WithValue(r.Context(), requestInfoKey{}, p)
 }
 
 // RequestInfoOf is r's RequestInfo: the one [WithRequestInfo] put in its
