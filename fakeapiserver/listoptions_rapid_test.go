@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,10 +39,11 @@ func TestDecodeListOptionsMatchesCodec(t *testing.T) {
 		wantErr := metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, &want)
 		gotErr := decodeListOptions(q, &got)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-			t.Fatalf("decodeListOptions(%v) error = %v, the codec's %v", q, gotErr, wantErr)
+			t.Fatalf("decodeListOptions(%v) = %v, want the codec's %v", q, gotErr, wantErr)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("decodeListOptions(%v) = %#v, the codec's %#v", q, got, want)
+		// The selectors' fields are unexported: compare them all.
+		if diff := cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true })); diff != "" {
+			t.Fatalf("decodeListOptions(%v) options differ from the codec's (-want +got):\n%s", q, diff)
 		}
 	})
 }
