@@ -133,15 +133,19 @@ func (s *Server) openAuthenticator(tokens authenticator.Request) authenticator.R
 	})
 }
 
-// authenticate runs the authenticator over r, with the server's API
-// audiences in its context as kube-apiserver's WithAuthentication filter
-// sets them (endpoints/filters/authentication.go), and returns r carrying
-// the user (genericapirequest.UserFrom), or ok false after writing the
-// real 401. Warnings of the authenticators (a bearer token after two
-// spaces) become Warning headers.
+// authContext is ctx with what authentication reads from a request's
+// context: the server's API audiences, as kube-apiserver's
+// WithAuthentication filter sets them (endpoints/filters/authentication.go),
+// and a recorder that makes the authenticators' warnings (a bearer token
+// after two spaces) Warning headers of w.
+func (s *Server) authContext(ctx context.Context, w http.ResponseWriter) context.Context {
+	return withWarnings(authenticator.WithAudiences(ctx, s.apiAudiences()), w)
+}
+
+// authenticate runs the authenticator over r, whose context is an
+// authContext, and returns r carrying the user
+// (genericapirequest.UserFrom), or ok false after writing the real 401.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
-	ctx := authenticator.WithAudiences(r.Context(), s.apiAudiences())
-	r = r.WithContext(withWarnings(ctx, w))
 	resp, ok, err := s.authn.AuthenticateRequest(r)
 	if err != nil || !ok {
 		s.writeError(w, r, errUnauthorized())

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 const (
@@ -54,7 +56,7 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 // decodeOptions decodes the query into CreateOptions, UpdateOptions,
 // PatchOptions or DeleteOptions as the handlers do (400 on failure).
 func decodeOptions(r *http.Request, into runtime.Object) error {
-	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, into); err != nil {
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(kubewire.QueryOf(r), metav1.SchemeGroupVersion, into); err != nil {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // Dry runs (?dryRun=All) go through every step of a write (decoding,
@@ -26,7 +27,7 @@ import (
 // its options (from the query) passed validation, so any dryRun value is
 // "All".
 func isDryRun(r *http.Request) bool {
-	return len(r.URL.Query()["dryRun"]) > 0
+	return len(kubewire.QueryOf(r)["dryRun"]) > 0
 }
 
 // isDryRunDelete reports whether delete options ask for a dry run.

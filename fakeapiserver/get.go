@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // handleGet answers a GET of one object (or of its status subresource,
@@ -32,7 +34,7 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 	if err := itemKeyError(req.res, req.info.namespace, req.info.name); err != nil {
 		return nil, err
 	}
-	rv, err := parseRequestedRV(req.r.URL.Query().Get("resourceVersion"))
+	rv, err := parseRequestedRV(kubewire.QueryOf(req.r).Get("resourceVersion"))
 	if err != nil {
 		// The watch cache returns the versioner's plain error: a 500 with no
 		// reason, as a WATCH at such an RV gets (apiserver
@@ -43,7 +45,7 @@ func (s *Server) getObject(req *request) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.r.URL.Query().Get("resourceVersion") == "" {
+	if kubewire.QueryOf(req.r).Get("resourceVersion") == "" {
 		if inst.isPartitioned() {
 			return nil, errStorageUnreachable()
 		}

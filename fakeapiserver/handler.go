@@ -47,7 +47,9 @@ func (s *Server) buildHandler() http.Handler {
 		// "public, immutable") is not to be cached, /version and the health
 		// endpoints included.
 		w.Header().Set("Cache-Control", "no-cache, private")
-		r = kubewire.WithRequestInfo(r)
+		// The request's one parse (kubewire.WithRequestInfo) and what
+		// authentication reads (authContext) go in with one copy of r.
+		r = r.WithContext(s.authContext(kubewire.ContextWithRequestInfo(r), w))
 		if s.hosts != nil && !s.hosts.Allowed(r.Host) { // Config.AllowedHosts
 			hostcheck.WriteForbidden(w, r.Host)
 			return
@@ -254,7 +256,7 @@ func verbAllowed(info requestInfo, res *resourceInfo, verb string) bool {
 func isWatchParam(r *http.Request) bool {
 	// runtime.Convert_Slice_string_To_bool's rule, so routing agrees with
 	// the ListOptions decoding.
-	return kubewire.WatchParam(r.URL.Query())
+	return kubewire.WatchParam(kubewire.QueryOf(r))
 }
 
 // notFound is the 404 for a path under a served group-version that no

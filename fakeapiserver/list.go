@@ -283,5 +283,5 @@ func setListItems(list runtime.Object, items []runtime.Object) error {
 
 // includeObjectParam reads ?includeObject= for the Table form.
 func includeObjectParam(r *http.Request) metav1.IncludeObjectPolicy {
-	return metav1.IncludeObjectPolicy(r.URL.Query().Get("includeObject"))
+	return metav1.IncludeObjectPolicy(kubewire.QueryOf(r).Get("includeObject"))
 }

@@ -21,6 +21,8 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorapply "k8s.io/kube-aggregator/pkg/client/applyconfiguration"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // fieldManagers are the managedFields bookkeepers of one resource, one per
@@ -196,7 +198,7 @@ func (req *request) fieldManager() (*managedfields.FieldManager, error) {
 // first "/" (handlers/create.go managerOrUserAgent, prefixFromUserAgent:
 // unprintable characters dropped, cut at FieldManagerMaxLength).
 func managerName(req *request) string {
-	if m := req.r.URL.Query().Get("fieldManager"); m != "" {
+	if m := kubewire.QueryOf(req.r).Get("fieldManager"); m != "" {
 		return m
 	}
 	ua, _, _ := strings.Cut(req.r.UserAgent(), "/")

@@ -156,14 +156,6 @@ func (s *Server) handlerNotAcceptable() error {
 // "*/*". Routes of list and watch also produce the ";stream=watch" types.
 // The error is the 406 serviceErrorHandler writes (pkg/server/handler.go).
 func (s *Server) restfulNotAcceptable(r *http.Request, streaming bool) error {
-	produces := s.supportedMediaTypes()
-	if streaming {
-		for _, info := range s.codecs.SupportedMediaTypes() {
-			if info.StreamSerializer != nil {
-				produces = append(produces, info.MediaType+";stream=watch")
-			}
-		}
-	}
 	accept := r.Header.Get("Accept")
 	if accept == "" {
 		return nil
@@ -174,9 +166,20 @@ func (s *Server) restfulNotAcceptable(r *http.Request, streaming bool) error {
 		if mt == "*/*" {
 			return nil
 		}
-		for _, p := range produces {
-			if p == mt {
+		// A clause's type has no parameters left, so only the plain
+		// types can match it; the ";stream=watch" ones are named in the
+		// error alone.
+		for _, info := range s.codecs.SupportedMediaTypes() {
+			if info.MediaType == mt {
 				return nil
+			}
+		}
+	}
+	produces := s.supportedMediaTypes()
+	if streaming {
+		for _, info := range s.codecs.SupportedMediaTypes() {
+			if info.StreamSerializer != nil {
+				produces = append(produces, info.MediaType+";stream=watch")
 			}
 		}
 	}

@@ -33,7 +33,7 @@ var (
 // A valid value is accepted and, as the fake answers at once, not
 // enforced (conformance/DIVERGENCES.md).
 func checkTimeoutParam(r *http.Request) error {
-	value := r.URL.Query().Get("timeout")
+	value := kubewire.QueryOf(r).Get("timeout")
 	if value == "" {
 		return nil
 	}

@@ -70,7 +70,9 @@ func itemKeyError(res *resourceInfo, namespace, name string) error {
 // (NamespaceKeyRootFunc: the prefix, plus "/<namespace>" unless it is
 // empty) checked by PrepareKey.
 func collectionKeyError(res *resourceInfo, namespace string) error {
-	if res.ClusterScoped || namespace == "" {
+	// Only a namespace can carry a "." or ".." segment (itemKeyError), so
+	// one without a dot needs no key built.
+	if res.ClusterScoped || namespace == "" || !strings.Contains(namespace, ".") {
 		return nil
 	}
 	return prepareKeyError(resourceKeyPrefix(res) + "/" + namespace)

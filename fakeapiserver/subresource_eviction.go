@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
+
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // handleEviction answers POST .../pods/<name>/eviction with a policy/v1
@@ -43,7 +45,7 @@ func (s *Server) evict(req *request, obj runtime.Object) error {
 		errs := field.ErrorList{field.Invalid(field.NewPath("deleteOptions", "ignoreStoreReadErrorWithClusterBreakingPotential"), true, "can not be set for pod eviction, try after removing the option")}
 		return apierrors.NewInvalid(evictionGVK.GroupKind(), ev.Name, errs)
 	}
-	opts, err := evictionDeleteOptions(ev, req.r.URL.Query()["dryRun"])
+	opts, err := evictionDeleteOptions(ev, kubewire.QueryOf(req.r)["dryRun"])
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ type RequestInfo struct {
 // and keeps in r's context, else r is parsed here
 // (kubewire.RequestInfoOf). Page is left 0; [Injector.Request] fills it in.
 func ParseRequest(r *http.Request) RequestInfo {
-	q := r.URL.Query()
+	q := kubewire.QueryOf(r)
 	info := RequestInfo{
 		Method: r.Method, URI: r.URL.RequestURI(), UserAgent: r.UserAgent(),
 		LabelSelector: q.Get("labelSelector"), FieldSelector: q.Get("fieldSelector"),

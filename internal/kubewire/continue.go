@@ -1,11 +1,13 @@
 package kubewire
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -77,11 +79,91 @@ func ParseContinue(token string) (ContinueToken, error) {
 	if err != nil {
 		return c, fmt.Errorf("%w: %v", ErrGenericInvalidKey, err)
 	}
+	if c, ok := parseTokenJSON(data); ok {
+		return c, nil
+	}
 	var raw continueToken
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return c, fmt.Errorf("%w: %v", ErrGenericInvalidKey, err)
 	}
 	return ContinueToken(raw), nil
+}
+
+// parseTokenJSON reads data without encoding/json when it is a token's
+// JSON as [ContinueToken.Encode] writes it: the fields v, rv and start in
+// that order, no space, strings of printable ASCII other than quote and
+// backslash, save the escape \u0000 (the NUL ending a start key), and an
+// rv that fits an int64. ok is false for anything else, which
+// json.Unmarshal reads (or rejects) instead; for what it accepts,
+// json.Unmarshal would read the same token (TestParseTokenJSONMatchesJSON).
+// A continued page reads its token on every request.
+func parseTokenJSON(data []byte) (c ContinueToken, ok bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"v":`))
+	if !ok {
+		return c, false
+	}
+	if c.Version, rest, ok = cutJSONString(rest); !ok {
+		return c, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"rv":`)); !ok {
+		return c, false
+	}
+	n := 0
+	if n < len(rest) && rest[n] == '-' {
+		n++
+	}
+	digits := n
+	for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+		n++
+	}
+	// JSON has no leading zeros; ParseInt fails past int64.
+	if n == digits || (rest[digits] == '0' && n > digits+1) {
+		return c, false
+	}
+	rv, err := strconv.ParseInt(string(rest[:n]), 10, 64)
+	if err != nil {
+		return c, false
+	}
+	c.RV = rv
+	if rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"start":`)); !ok {
+		return c, false
+	}
+	if c.Start, rest, ok = cutJSONString(rest); !ok {
+		return c, false
+	}
+	return c, string(rest) == "}"
+}
+
+// cutJSONString reads the JSON string data starts with, if it holds only
+// what parseTokenJSON accepts, and returns it and what follows it.
+func cutJSONString(data []byte) (s string, rest []byte, ok bool) {
+	if len(data) == 0 || data[0] != '"' {
+		return "", nil, false
+	}
+	var unescaped []byte // nil until the first escape
+	for i := 1; i < len(data); i++ {
+		switch ch := data[i]; {
+		case ch == '"':
+			if unescaped == nil {
+				return string(data[1:i]), data[i+1:], true
+			}
+			return string(unescaped), data[i+1:], true
+		case ch == '\\':
+			if !bytes.HasPrefix(data[i:], []byte(`\u0000`)) {
+				return "", nil, false
+			}
+			if unescaped == nil {
+				unescaped = append(make([]byte, 0, len(data)), data[1:i]...)
+			}
+			unescaped = append(unescaped, 0)
+			i += len(`\u0000`) - 1
+		case ch < 0x20 || ch > 0x7e:
+			return "", nil, false
+		case unescaped != nil:
+			unescaped = append(unescaped, ch)
+		}
+	}
+	return "", nil, false
 }
 
 // DecodeContinue is the server's reading of a token for a list under the

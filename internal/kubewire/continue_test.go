@@ -1,10 +1,15 @@
 package kubewire
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // Tokens kube-apiserver 1.37 gave [observed on v1.37.2]; their format is
@@ -101,4 +106,61 @@ func TestParseContinue(t *testing.T) {
 	if _, err := ParseContinue("e30="); !errors.Is(err, ErrGenericInvalidKey) {
 		t.Errorf("ParseContinue of a padded token: error %v, want ErrGenericInvalidKey (the server reads unpadded base64)", err)
 	}
+}
+
+// TestParseTokenJSONMatchesJSON: whatever parseTokenJSON reads, tokens
+// EncodeContinue makes and their mutations alike, json.Unmarshal reads
+// the same, and it reads every token a server makes of a plain key (the
+// fast path is taken, not only sound).
+func TestParseTokenJSONMatchesJSON(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"a", "Z", "9", "/", ".", "-", "\x00", `"`, `\`, "<", "&", "é", "\n", "\x7f", "\xff", " "}
+	plain := []string{"a", "Z", "9", "/", ".", "-", "\x00", " "} // what keys hold; json.Marshal escapes none but NUL
+	mutations := []byte{'0', '1', '-', '"', '\\', 'u', ' ', '}', ',', ':', 'x', 0x80, 0x00}
+	rapid.Check(t, func(t *rapid.T) {
+		str := func(label string, from []string) string {
+			return strings.Join(rapid.SliceOfN(rapid.SampledFrom(from), 0, 8).Draw(t, label), "")
+		}
+		isPlain := rapid.Bool().Draw(t, "plain")
+		from := alphabet
+		if isPlain {
+			from = plain
+		}
+		tok := ContinueToken{
+			Version: rapid.SampledFrom([]string{ContinueVersion, "", str("version", from)}).Draw(t, "version"),
+			RV:      rapid.OneOf(rapid.Int64(), rapid.SampledFrom([]int64{-1, 0, 1, math.MaxInt64, math.MinInt64})).Draw(t, "rv"),
+			Start:   str("start", from),
+		}
+		data, err := json.Marshal(tok)
+		if err != nil {
+			t.Fatalf("json.Marshal(%+v): %v", tok, err)
+		}
+		mutated := rapid.IntRange(0, 3).Draw(t, "mutations")
+		for range mutated {
+			i := rapid.IntRange(0, len(data)-1).Draw(t, "at")
+			b := rapid.SampledFrom(mutations).Draw(t, "byte")
+			switch rapid.IntRange(0, 2).Draw(t, "edit") {
+			case 0:
+				data[i] = b
+			case 1:
+				data = slices.Insert(data, i, b)
+			default:
+				data = slices.Delete(data, i, i+1)
+			}
+		}
+		got, ok := parseTokenJSON(data)
+		if isPlain && mutated == 0 && !ok {
+			t.Fatalf("parseTokenJSON(%s) declined a token the server makes", data)
+		}
+		if !ok {
+			return
+		}
+		var raw continueToken
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatalf("parseTokenJSON(%s) = %+v, want json.Unmarshal's error %v", data, got, err)
+		}
+		if diff := cmp.Diff(ContinueToken(raw), got); diff != "" {
+			t.Fatalf("parseTokenJSON(%s) differs from json.Unmarshal (-want +got):\n%s", data, diff)
+		}
+	})
 }

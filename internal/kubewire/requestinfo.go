@@ -48,23 +48,37 @@ type RequestInfo struct {
 	Parts []string
 }
 
-// Path verbs and subresources RequestInfoFactory knows by name.
-var (
-	// specialVerbs are the deprecated verb prefixes of resource paths.
-	specialVerbs = map[string]bool{"proxy": true, "watch": true}
-	// specialVerbsNoSubresources are the path verbs whose third part is
-	// not a subresource.
-	specialVerbsNoSubresources = map[string]bool{"proxy": true}
-	// namespaceSubresources are the subresources of a namespace object,
-	// which must not be mistaken for a namespaced resource's name.
-	namespaceSubresources = map[string]bool{"status": true, "finalize": true}
-	// methodVerbs are the verbs of the methods of a resource request
-	// before the collection rules apply.
-	methodVerbs = map[string]string{
-		http.MethodPost: "create", http.MethodGet: "get", http.MethodHead: "get",
-		http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete",
+// Path verbs and subresources RequestInfoFactory knows by name (its
+// sets, as switches: a request reads them on every parse).
+
+// isSpecialVerb reports the deprecated verb prefixes of resource paths.
+func isSpecialVerb(s string) bool { return s == "proxy" || s == "watch" }
+
+// isSpecialVerbNoSubresources reports the path verbs whose third part is
+// not a subresource.
+func isSpecialVerbNoSubresources(s string) bool { return s == "proxy" }
+
+// isNamespaceSubresource reports the subresources of a namespace object,
+// which must not be mistaken for a namespaced resource's name.
+func isNamespaceSubresource(s string) bool { return s == "status" || s == "finalize" }
+
+// methodVerb is the verb of a resource request's method before the
+// collection rules apply ("" for a method with none).
+func methodVerb(method string) string {
+	switch method {
+	case http.MethodPost:
+		return "create"
+	case http.MethodGet, http.MethodHead:
+		return "get"
+	case http.MethodPut:
+		return "update"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
 	}
-)
+	return ""
+}
 
 // ParsePath reads a URL path as RequestInfoFactory does, all but the verb
 // (which needs the method and query: [NewRequestInfo]). Like the factory it
@@ -86,7 +100,7 @@ func ParsePath(path string) (RequestInfo, error) {
 	}
 	info.IsResourceRequest = true
 	info.Version, parts = parts[0], parts[1:]
-	if specialVerbs[parts[0]] {
+	if isSpecialVerb(parts[0]) {
 		if len(parts) < 2 {
 			return info, fmt.Errorf("unable to determine kind and namespace from url, %s", path)
 		}
@@ -105,7 +119,7 @@ func scopeParts(info *RequestInfo, parts []string) []string {
 		return parts
 	}
 	info.Namespace = parts[1]
-	if len(parts) > 2 && !namespaceSubresources[parts[2]] {
+	if len(parts) > 2 && !isNamespaceSubresource(parts[2]) {
 		info.InNamespace = true
 		return parts[2:]
 	}
@@ -115,7 +129,7 @@ func scopeParts(info *RequestInfo, parts []string) []string {
 // setResourceParts fills in resource, name and subresource from info.Parts.
 func setResourceParts(info *RequestInfo) {
 	p := info.Parts
-	if len(p) >= 3 && !specialVerbsNoSubresources[info.PathVerb] {
+	if len(p) >= 3 && !isSpecialVerbNoSubresources(info.PathVerb) {
 		info.Subresource = p[2]
 	}
 	if len(p) >= 2 {
@@ -132,6 +146,12 @@ func setResourceParts(info *RequestInfo) {
 // A server parses each request once, at the front of its filter chain
 // ([WithRequestInfo]); the rest read that ([RequestInfoOf]).
 func NewRequestInfo(r *http.Request) (RequestInfo, error) {
+	return newRequestInfo(r, nil)
+}
+
+// newRequestInfo is [NewRequestInfo] with r's query already parsed into
+// query, or parsed here, only if the verb needs it, when query is nil.
+func newRequestInfo(r *http.Request, query url.Values) (RequestInfo, error) {
 	countParse(r)
 	info, err := ParsePath(r.URL.Path)
 	if err != nil {
@@ -143,10 +163,13 @@ func NewRequestInfo(r *http.Request) (RequestInfo, error) {
 	}
 	info.Verb = info.PathVerb
 	if info.Verb == "" {
-		info.Verb = methodVerbs[r.Method]
+		info.Verb = methodVerb(r.Method)
 	}
 	if info.Name == "" && info.Verb == "get" {
-		info.Verb, info.Name = collectionRead(r.URL.Query())
+		if query == nil {
+			query = r.URL.Query()
+		}
+		info.Verb, info.Name = collectionRead(query)
 	}
 	if info.Name == "" && info.Verb == "delete" {
 		info.Verb = "deletecollection"

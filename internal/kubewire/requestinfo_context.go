@@ -3,6 +3,7 @@ package kubewire
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 )
 
@@ -10,10 +11,12 @@ import (
 type requestInfoKey struct{}
 
 // parsed is [NewRequestInfo]'s answer for a request, error included: a
-// path the factory cannot read is read as such by every filter.
+// path the factory cannot read is read as such by every filter. It keeps
+// the request's query too, parsed once for every reader ([QueryOf]).
 type parsed struct {
-	info RequestInfo
-	err  error
+	info  RequestInfo
+	err   error
+	query url.Values
 }
 
 // parseCountKey is the context key of a test's parse counter.
@@ -24,20 +27,39 @@ type parseCountKey struct{}
 // (apiserver pkg/endpoints/filters/requestinfo.go), for the filters and
 // handlers behind it to read with [RequestInfoOf]. Unlike that filter it
 // does not answer a path it cannot read: the error is kept for each reader
-// to treat as it does today.
+// to treat as it does today. The query is parsed once with it, for
+// [QueryOf]; r.URL must not change after.
 func WithRequestInfo(r *http.Request) *http.Request {
-	info, err := NewRequestInfo(r)
-	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, parsed{info: info, err: err}))
+	return r.WithContext(ContextWithRequestInfo(r))
+}
+
+// ContextWithRequestInfo is [WithRequestInfo]'s context: r's, with r
+// parsed in it. It is for a filter that adds more to the context before
+// it makes the request that carries it, so that r is copied once.
+func ContextWithRequestInfo(r *http.Request) context.Context {
+	p := &parsed{query: r.URL.Query()}
+	p.info, p.err = newRequestInfo(r, p.query)
+	return context.WithValue(r.Context(), requestInfoKey{}, p)
 }
 
 // RequestInfoOf is r's RequestInfo: the one [WithRequestInfo] put in its
 // context, else (a request no such filter saw: a proxy's, a client's
 // transport) parsed now.
 func RequestInfoOf(r *http.Request) (RequestInfo, error) {
-	if p, ok := r.Context().Value(requestInfoKey{}).(parsed); ok {
+	if p, ok := r.Context().Value(requestInfoKey{}).(*parsed); ok {
 		return p.info, p.err
 	}
 	return NewRequestInfo(r)
+}
+
+// QueryOf is r's query (r.URL.Query()): the one [WithRequestInfo] parsed,
+// else parsed now. The parsed query is shared by every reader of the
+// request, so callers must not modify it.
+func QueryOf(r *http.Request) url.Values {
+	if p, ok := r.Context().Value(requestInfoKey{}).(*parsed); ok {
+		return p.query
+	}
+	return r.URL.Query()
 }
 
 // WithParseCount returns ctx with n counting every parse [NewRequestInfo]

@@ -36,3 +36,25 @@ func TestRequestInfoOf(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryOf: a request WithRequestInfo parsed answers its query from
+// its context, the same values r.URL.Query() parses, repeated and
+// malformed parameters included; one it did not parse is parsed on the
+// spot.
+func TestQueryOf(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{
+		"/api/v1/pods", "/api/v1/pods?limit=500&continue=abc", "/api/v1/pods?watch=1&watch=0&labelSelector=a%3Db",
+		"/api/v1/pods?timeout=1s&bad=%zz&=x&y", "/healthz?verbose&exclude=etcd&exclude=log",
+	} {
+		r := httptest.NewRequest("GET", target, nil)
+		want := r.URL.Query()
+		if diff := cmp.Diff(want, QueryOf(r)); diff != "" {
+			t.Errorf("QueryOf(%s) before WithRequestInfo (-want +got):\n%s", target, diff)
+		}
+		r = WithRequestInfo(r)
+		if diff := cmp.Diff(want, QueryOf(r)); diff != "" {
+			t.Errorf("QueryOf(%s) (-want +got):\n%s", target, diff)
+		}
+	}
+}
