@@ -66,12 +66,14 @@ func (p *listPage) spliceProtobuf() (*pageBuffer, error) {
 	}
 	pb := p.takeBuffer()
 	raw := len(frame)
-	for k, obj := range p.items {
-		b, err := cachedProtobuf(p.encs[k], obj)
-		if err != nil {
-			return nil, err
+	pb.parts = store.CachedSlots(p.encs, slotProtobuf, pb.parts[:0])
+	for k, b := range pb.parts {
+		if b == nil { // not cached yet
+			if b, err = cachedProtobuf(p.encs[k], p.items[k]); err != nil {
+				return nil, err
+			}
+			pb.parts[k] = b
 		}
-		pb.parts = append(pb.parts, b)
 		raw += fieldLen(len(b))
 	}
 	spliceProtobufList(pb, p.list.GetObjectKind().GroupVersionKind(), frame, raw)
