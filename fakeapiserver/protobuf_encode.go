@@ -65,15 +65,12 @@ func (p *listPage) spliceProtobuf() (*pageBuffer, error) {
 		return nil, fmt.Errorf("marshal %T: %w", p.list, err)
 	}
 	pb := p.takeBuffer()
+	err = p.cachedParts(pb, slotProtobuf, func(k int) ([]byte, error) { return cachedProtobuf(p.encs[k], p.items[k]) })
+	if err != nil {
+		return nil, err
+	}
 	raw := len(frame)
-	pb.parts = store.CachedSlots(p.encs, slotProtobuf, pb.parts[:0])
-	for k, b := range pb.parts {
-		if b == nil { // not cached yet
-			if b, err = cachedProtobuf(p.encs[k], p.items[k]); err != nil {
-				return nil, err
-			}
-			pb.parts[k] = b
-		}
+	for _, b := range pb.parts {
 		raw += fieldLen(len(b))
 	}
 	spliceProtobufList(pb, p.list.GetObjectKind().GroupVersionKind(), frame, raw)
