@@ -94,6 +94,24 @@ func storedObject(obj runtime.Object, enc *store.Encodings) runtime.Object {
 	return enc.Object()
 }
 
+// cachedParts sets pb.parts to the page's items' encodings in slot, read
+// from their caches at once (store.CachedSlots: a cold page's cache
+// misses overlap), and from miss(k) for an item k not cached yet.
+func (p *listPage) cachedParts(pb *pageBuffer, slot int, miss func(k int) ([]byte, error)) error {
+	pb.parts = store.CachedSlots(p.encs, slot, pb.parts[:0])
+	for k, b := range pb.parts {
+		if b != nil {
+			continue
+		}
+		b, err := miss(k)
+		if err != nil {
+			return err
+		}
+		pb.parts[k] = b
+	}
+	return nil
+}
+
 // takeBuffer is an empty buffer for the body, from the server's pool when
 // the page has one; releaseBody gives it back.
 func (p *listPage) takeBuffer() *pageBuffer {
@@ -197,16 +215,14 @@ func (p *listPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, error) 
 		return nil, err
 	}
 	pb := p.takeBuffer()
-	for k, obj := range p.items {
-		b, err := cachedJSON(info, p.encs[k], obj)
-		if err != nil {
-			return nil, err
+	err = p.cachedParts(pb, slotJSON, func(k int) ([]byte, error) { return cachedJSON(info, p.encs[k], p.items[k]) })
+	if err != nil {
+		return nil, err
+	}
+	for k, b := range pb.parts {
+		if pb.parts[k], err = withoutTypeMeta(b); err != nil {
+			return nil, fmt.Errorf("encode list item %T: %w", storedObject(p.items[k], p.encs[k]), err)
 		}
-		item, err := withoutTypeMeta(b)
-		if err != nil {
-			return nil, fmt.Errorf("encode list item %T: %w", obj, err)
-		}
-		pb.parts = append(pb.parts, item)
 	}
 	pb.joinJSONItems(head, "{", "", tail) // each item lost its '{' with its kind
 	return pb, nil

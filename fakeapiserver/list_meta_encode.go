@@ -144,12 +144,11 @@ func (m *metaListPage) spliceJSON(info runtime.SerializerInfo) (*pageBuffer, err
 	}
 	open := partialJSONOpen(m.gv)
 	pb := m.page.takeBuffer()
-	for k, obj := range m.page.items {
-		b, err := cachedMetaJSON(info, m.page.encs[k], obj)
-		if err != nil {
-			return nil, err
-		}
-		pb.parts = append(pb.parts, b)
+	err = m.page.cachedParts(pb, slotMetaJSON, func(k int) ([]byte, error) {
+		return cachedMetaJSON(info, m.page.encs[k], m.page.items[k])
+	})
+	if err != nil {
+		return nil, err
 	}
 	pb.joinJSONItems(head, open, "}", tail)
 	return pb, nil
@@ -166,13 +165,14 @@ func (m *metaListPage) spliceProtobuf() (*pageBuffer, error) {
 		return nil, fmt.Errorf("marshal %s: %w", partialListKind, err)
 	}
 	pb := m.page.takeBuffer()
+	err = m.page.cachedParts(pb, slotMetaProtobuf, func(k int) ([]byte, error) {
+		return cachedMetaProtobuf(m.page.encs[k], m.page.items[k])
+	})
+	if err != nil {
+		return nil, err
+	}
 	raw := len(frame)
-	for k, obj := range m.page.items {
-		b, err := cachedMetaProtobuf(m.page.encs[k], obj)
-		if err != nil {
-			return nil, err
-		}
-		pb.parts = append(pb.parts, b)
+	for _, b := range pb.parts {
 		raw += fieldLen(len(b))
 	}
 	spliceProtobufList(pb, m.gv.WithKind(partialListKind), frame, raw)

@@ -65,13 +65,12 @@ func (p *listPage) spliceProtobuf() (*pageBuffer, error) {
 		return nil, fmt.Errorf("marshal %T: %w", p.list, err)
 	}
 	pb := p.takeBuffer()
+	err = p.cachedParts(pb, slotProtobuf, func(k int) ([]byte, error) { return cachedProtobuf(p.encs[k], p.items[k]) })
+	if err != nil {
+		return nil, err
+	}
 	raw := len(frame)
-	for k, obj := range p.items {
-		b, err := cachedProtobuf(p.encs[k], obj)
-		if err != nil {
-			return nil, err
-		}
-		pb.parts = append(pb.parts, b)
+	for _, b := range pb.parts {
 		raw += fieldLen(len(b))
 	}
 	spliceProtobufList(pb, p.list.GetObjectKind().GroupVersionKind(), frame, raw)

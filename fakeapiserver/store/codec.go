@@ -88,7 +88,7 @@ func (e *Encodings) hold(obj runtime.Object, codec Codec) error {
 		return fmt.Errorf("encode %T: %w", obj, err)
 	}
 	e.codec = codec
-	e.slots[codec.Slot()].Store(&b)
+	e.slots[codec.Slot()].Store(newEncoded(b))
 	return nil
 }
 
@@ -141,9 +141,9 @@ func (e *Encodings) Object() runtime.Object {
 	if p == nil {
 		panic(fmt.Sprintf("store: a version without its canonical encoding in slot %d", e.codec.Slot()))
 	}
-	obj, err := e.codec.Decode(*p)
+	obj, err := e.codec.Decode(p.bytes())
 	if err != nil {
-		panic(fmt.Sprintf("store: decoding a stored %d-byte encoding: %v", len(*p), err))
+		panic(fmt.Sprintf("store: decoding a stored %d-byte encoding: %v", p.n, err))
 	}
 	if r != nil && r.drop {
 		return obj

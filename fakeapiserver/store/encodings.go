@@ -26,7 +26,7 @@ const EncodingSlots = 4
 // All methods are safe for concurrent use, and a nil *Encodings caches
 // nothing.
 type Encodings struct {
-	slots [EncodingSlots]atomic.Pointer[[]byte]
+	slots [EncodingSlots]atomic.Pointer[encoded]
 	view  atomic.Pointer[viewMemo]
 	// obj holds the version's object (see Object): strongly without a
 	// codec, else strongly while hot and weakly after.
@@ -34,6 +34,41 @@ type Encodings struct {
 	// codec, when set, wrote the canonical encoding into its slot at the
 	// write; Object decodes it when the weak hold is gone.
 	codec Codec
+}
+
+// encoded is one cached encoding in a single allocation: its length,
+// then its bytes (newEncoded). A slot points at it directly, so reading a
+// cached encoding costs one dependent load before its bytes, whose first
+// cache line holds the length too; a pointer to a slice header in an
+// allocation of its own cost two, each a cache miss on a LIST page whose
+// items the client's decoding evicted. It also saves memory: the
+// header's 24 bytes, less the length's 8 (a stored ConfigMap: 659 → 651
+// live bytes, BenchmarkMemoryPerObject in fakeapiserver).
+type encoded struct {
+	n int // the number of bytes after this word
+}
+
+// encodedWord is the size of the words an encoded is allocated in.
+const encodedWord = int(unsafe.Sizeof(uint64(0)))
+
+// newEncoded copies b into a new encoded: an allocation of words (so the
+// length is aligned) holding no pointers, which the collector does not
+// scan.
+func newEncoded(b []byte) *encoded {
+	words := make([]uint64, 1+(len(b)+encodedWord-1)/encodedWord)
+	p := (*encoded)(unsafe.Pointer(&words[0]))
+	p.n = len(b)
+	copy(p.bytes(), b)
+	return p
+}
+
+// bytes are the encoding's bytes, shared (capped at their length, so an
+// append copies).
+func (p *encoded) bytes() []byte {
+	if p.n == 0 {
+		return []byte{} // not past the allocation's end
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p), encodedWord)), p.n)
 }
 
 // viewMemo is one memoised view and the key it was derived under. A
@@ -80,17 +115,51 @@ func (e *Encodings) Get(slot int, encode func() ([]byte, error)) ([]byte, error)
 		return encode()
 	}
 	if p := e.slots[slot].Load(); p != nil {
-		return *p, nil
+		return p.bytes(), nil
 	}
 	b, err := encode()
 	if err != nil {
 		return nil, err
 	}
-	if !e.slots[slot].CompareAndSwap(nil, &b) {
-		return *e.slots[slot].Load(), nil
+	p := newEncoded(b)
+	if !e.slots[slot].CompareAndSwap(nil, p) {
+		return e.slots[slot].Load().bytes(), nil
 	}
-	return b, nil
+	return p.bytes(), nil
 }
+
+// CachedSlots appends to dst, for each of encs in order, the bytes cached
+// in its slot (as [Encodings.Get] would return them), or nil where
+// there are none yet (or the Encodings is nil), and returns the extended
+// slice. A LIST page reads its items' encodings with it: it loads them a
+// chunk at a time, first every slot of the chunk, then every encoding's
+// length, so the cache misses of a cold page's items, which do not depend
+// on each other, overlap instead of coming one after the other.
+func CachedSlots(encs []*Encodings, slot int, dst [][]byte) [][]byte {
+	var chunk [cachedChunk]*encoded
+	for len(encs) > 0 {
+		part := encs[:min(len(encs), cachedChunk)]
+		encs = encs[len(part):]
+		for i, e := range part {
+			if e != nil {
+				chunk[i] = e.slots[slot].Load()
+			} else {
+				chunk[i] = nil
+			}
+		}
+		for _, p := range chunk[:len(part)] {
+			if p == nil {
+				dst = append(dst, nil)
+			} else {
+				dst = append(dst, p.bytes())
+			}
+		}
+	}
+	return dst
+}
+
+// cachedChunk is how many items CachedSlots loads at a time.
+const cachedChunk = 128
 
 // View returns the value memoised under key, calling build to derive it
 // when the memo is empty or was filled under another key, which it then

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"sync"
 	"testing"
@@ -105,6 +106,46 @@ func TestEncodingsGet(t *testing.T) {
 	nilEnc.Get(0, enc("x"))
 	if calls != 2 {
 		t.Fatalf("nil cache encoded %d times, want 2 (no caching)", calls)
+	}
+}
+
+// TestCachedSlots checks that CachedSlots reads what Get would, item by
+// item, across its chunks: the cached bytes (an empty encoding too), nil
+// for a slot not filled yet and for a nil Encodings, appended after dst's
+// items, and without filling anything.
+func TestCachedSlots(t *testing.T) {
+	const n = 2*cachedChunk + 3
+	encs := make([]*Encodings, n)
+	want := make([][]byte, n)
+	for i := range encs {
+		switch i % 4 {
+		case 0: // nil: caches nothing
+		case 1: // not cached yet
+			encs[i] = &Encodings{}
+		case 2:
+			encs[i] = &Encodings{}
+			want[i], _ = encs[i].Get(2, func() ([]byte, error) { return bytes.Repeat([]byte{byte(i)}, i), nil })
+		case 3:
+			encs[i] = &Encodings{}
+			want[i], _ = encs[i].Get(2, func() ([]byte, error) { return []byte{}, nil })
+			encs[i].Get(1, func() ([]byte, error) { return []byte("other slot"), nil })
+		}
+	}
+	head := []byte("dst's own")
+	got := CachedSlots(encs, 2, [][]byte{head})
+	if len(got) != n+1 || !bytes.Equal(got[0], head) {
+		t.Fatalf("CachedSlots returned %d items starting %q; want dst's item, then %d", len(got), got[0], n)
+	}
+	for i, b := range got[1:] {
+		if (b == nil) != (want[i] == nil) || !bytes.Equal(b, want[i]) {
+			t.Fatalf("item %d: CachedSlots = %q (nil %v); want %q (nil %v)", i, b, b == nil, want[i], want[i] == nil)
+		}
+		if b != nil && cap(b) != len(b) {
+			t.Fatalf("item %d: cap %d > len %d: an append would write into the cache", i, cap(b), len(b))
+		}
+	}
+	if again := CachedSlots(encs[1:2], 2, nil); again[0] != nil {
+		t.Fatalf("CachedSlots filled a slot: %q", again[0])
 	}
 }
 

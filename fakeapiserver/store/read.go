@@ -153,7 +153,7 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	for key, v := range t.ascendN(from, expect) {
 		visited++
 		if opts.Filter == nil || opts.Filter(v.obj()) {
-			res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, &v.enc)
+			res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, v.encodings())
 			if len(res.Items) == opts.Limit {
 				break
 			}
@@ -288,7 +288,7 @@ func listNamed(t state, at int64, opts ListOptions) ListResult {
 
 // add appends one item to the page.
 func (res *ListResult) add(key string, v *version, opts ListOptions) {
-	res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, &v.enc)
+	res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, v.encodings())
 }
 
 // item is v's entry in a page's Items: its object, or nil with

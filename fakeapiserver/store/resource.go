@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"sync/atomic"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -12,14 +13,24 @@ import (
 // O(log n) nodes a write copies stay small, and its encodings cache lives
 // in it rather than in an allocation of its own.
 type version struct {
-	rv int64 // RV of the write that produced the object; equals its metadata.resourceVersion
 	// enc holds the object (enc.Object) and caches its encodings; shared
-	// with the write's Event (&enc).
+	// with the write's Event (&enc). It is the first field: see
+	// encodings.
 	enc Encodings
+	rv  int64 // RV of the write that produced the object; equals its metadata.resourceVersion
 }
 
 // obj is the object v stored.
 func (v *version) obj() runtime.Object { return v.enc.Object() }
+
+// encodings is &v.enc without reading v: v is never nil, but the
+// compiler does not know it and checks &v.enc by loading from v, a cache
+// miss for each item of a LIST page whose versions are cold, paid again
+// when the page's encodings are read (CachedSlots, which overlaps its
+// misses). enc is v's first field, so v points at it.
+func (v *version) encodings() *Encodings {
+	return (*Encodings)(unsafe.Pointer(v))
+}
 
 // snapshot is the whole state of one resource at rv, a checkpoint: reads
 // at rv and until the next checkpoint start from its tree.

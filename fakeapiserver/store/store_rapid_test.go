@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -341,6 +342,15 @@ func (m *storeMachine) List(t *rapid.T) {
 	checkErr(t, "List("+res+")", err, wantErr)
 	if err != nil {
 		return
+	}
+	// A page's cached encodings read at once are each one's own.
+	for slot := range EncodingSlots {
+		for i, b := range CachedSlots(got.Encodings, slot, nil) {
+			p := got.Encodings[i].slots[slot].Load()
+			if (b == nil) != (p == nil) || (p != nil && !bytes.Equal(b, p.bytes())) {
+				t.Fatalf("List(%s) item %d: CachedSlots(slot %d) = %q; its slot holds %v", res, i, slot, b, p)
+			}
+		}
 	}
 	for i, obj := range got.Items {
 		// An item at hand is what its Encodings hold, unless they keep
