@@ -17,6 +17,7 @@ import (
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/tables"
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+	"github.com/lw-sim/lw-sim/internal/kubewire"
 )
 
 // serveWatch answers a WATCH: validate (plain HTTP errors), then 200 with
@@ -63,6 +64,10 @@ func (s *Server) startWatch(req *request, h *watchHandoff) {
 	}
 	*h = watchHandoff{stream: stream, cursor: cursor, end: end}
 	handedOff = true
+	// The stream keeps the request's context while it follows, and has
+	// read its options: the parsed query would cost every open watch a
+	// few hundred bytes (TestWatchMemoryBound's heap).
+	kubewire.ReleaseQuery(req.r)
 }
 
 // openWatch validates a WATCH (answering an invalid one with its error),

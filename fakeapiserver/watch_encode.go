@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/store"
@@ -267,8 +268,12 @@ func (e *eventWriter) encodeEvent(ev *outEvent, headers bool) ([]byte, error) {
 // CRD's current schema (customresource_view.go); in JSON, one its schema
 // leaves as stored is its stored encoding.
 func (e *eventWriter) objectBytes(ev *outEvent, headers bool) ([]byte, error) {
-	if b, ok, err := e.storedBytes(ev); ok {
-		return b, err
+	if ev.obj == nil {
+		// A stored version: its cached encoding, when that is the
+		// answer, without reading the object unless it is not cached.
+		if b, ok, err := e.cachedBytes(ev, nil); ok {
+			return b, err
+		}
 	}
 	obj := ev.object()
 	if _, isStatus := obj.(*metav1.Status); isStatus {
@@ -294,47 +299,43 @@ func (e *eventWriter) objectBytes(ev *outEvent, headers bool) ([]byte, error) {
 		}
 		return partialObjectBytes(e.out.info, enc, obj, e.out.targetGV)
 	}
-	if ev.enc != nil && e.res.readStrategy().reusesEncodings() {
-		switch e.out.info.MediaType {
-		case runtime.ContentTypeJSON:
-			return cachedJSON(e.out.info, ev.enc, obj)
-		case runtime.ContentTypeProtobuf:
-			return protobufObject(ev.enc, obj, obj.GetObjectKind().GroupVersionKind())
-		}
-	}
-	if ev.enc != nil && e.out.info.MediaType == runtime.ContentTypeJSON && e.s.splicesCustom(e.res) {
-		// A custom resource whose view is the stored object in the
-		// served version: its stored encoding (customresource_store.go).
-		if same, asServed := viewIsStored(e.res, ev.enc); same && asServed {
-			return ev.enc.Get(slotJSON, func() ([]byte, error) { return encodeItem(e.out.info, obj) })
-		}
+	if b, ok, err := e.cachedBytes(ev, obj); ok {
+		return b, err
 	}
 	return encode(e.out.info, obj)
 }
 
-// storedBytes is what objectBytes answers for a stored version left
-// undecoded (ev.obj nil) when that answer is a cached encoding, without
-// reading the object unless the encoding is not cached yet: a built-in's
-// JSON or protobuf (its stored object is its view; a protobuf envelope
-// names the kind its codec decodes to), or a custom resource's JSON when
-// its CRD's schema leaves it as stored, in the served version
-// (viewIsStored). ok is false when the answer needs the object: a Table,
-// metadata, a view of its own, a built-in kept without a codec.
-func (e *eventWriter) storedBytes(ev *outEvent) (b []byte, ok bool, err error) {
-	if ev.obj != nil || ev.enc == nil || e.out.target != targetNone {
+// cachedBytes is the answer, from ev's version's encoding cache, for obj
+// as the object itself (no Table, no metadata): a built-in's JSON or
+// protobuf (its stored object is its view), or a custom resource's JSON
+// when its CRD's schema leaves it as stored, in the served version
+// (viewIsStored; customresource_store.go). obj nil is the stored version
+// ev.enc holds, read only when its encoding is not cached yet (a
+// protobuf envelope then names the kind its codec decodes to). ok is
+// false when the answer needs encoding here: a view of its own, a
+// built-in kept without a codec, no version.
+func (e *eventWriter) cachedBytes(ev *outEvent, obj runtime.Object) (b []byte, ok bool, err error) {
+	if ev.enc == nil || e.out.target != targetNone {
 		return nil, false, nil
 	}
 	json := e.out.info.MediaType == runtime.ContentTypeJSON
 	if e.res.readStrategy().reusesEncodings() {
 		if json {
-			b, err = cachedJSON(e.out.info, ev.enc, nil)
+			b, err = cachedJSON(e.out.info, ev.enc, obj)
 			return b, true, err
 		}
-		c, isProto := ev.enc.Codec().(*protobufCodec)
-		if !isProto || e.out.info.MediaType != runtime.ContentTypeProtobuf {
+		if e.out.info.MediaType != runtime.ContentTypeProtobuf {
 			return nil, false, nil
 		}
-		b, err = protobufObject(ev.enc, nil, c.gvk)
+		var gvk schema.GroupVersionKind
+		if obj != nil {
+			gvk = obj.GetObjectKind().GroupVersionKind()
+		} else if c, isProto := ev.enc.Codec().(*protobufCodec); isProto {
+			gvk = c.gvk
+		} else {
+			return nil, false, nil
+		}
+		b, err = protobufObject(ev.enc, obj, gvk)
 		return b, true, err
 	}
 	if !json || !e.s.splicesCustom(e.res) {
@@ -343,7 +344,7 @@ func (e *eventWriter) storedBytes(ev *outEvent) (b []byte, ok bool, err error) {
 	if same, asServed := viewIsStored(e.res, ev.enc); !same || !asServed {
 		return nil, false, nil
 	}
-	b, err = ev.enc.Get(slotJSON, func() ([]byte, error) { return encodeItem(e.out.info, ev.enc.Object()) })
+	b, err = ev.enc.Get(slotJSON, func() ([]byte, error) { return encodeItem(e.out.info, storedObject(obj, ev.enc)) })
 	return b, true, err
 }
 

@@ -21,7 +21,7 @@ import (
 
 // TestUnfilteredWatchDoesNotDecode: a watch without selectors sends a
 // stored object's cached encoding without decoding the object (visible
-// and eventWriter.storedBytes), where it decoded every event it sent, only
+// and eventWriter.cachedBytes), where it decoded every event it sent, only
 // to send the encoding it already had. The server keeps no decoded object
 // past its write (decodeEveryRead), so each event is cold, and the
 // store's codecs count what they decode: a client-go watch replaying a

@@ -14,9 +14,10 @@ type requestInfoKey struct{}
 // path the factory cannot read is read as such by every filter. It keeps
 // the request's query too, parsed once for every reader ([QueryOf]).
 type parsed struct {
-	info  RequestInfo
-	err   error
-	query url.Values
+	info RequestInfo
+	err  error
+	// query is nil once ReleaseQuery dropped it.
+	query atomic.Pointer[url.Values]
 }
 
 // parseCountKey is the context key of a test's parse counter.
@@ -37,8 +38,10 @@ func WithRequestInfo(r *http.Request) *http.Request {
 // parsed in it. It is for a filter that adds more to the context before
 // it makes the request that carries it, so that r is copied once.
 func ContextWithRequestInfo(r *http.Request) context.Context {
-	p := &parsed{query: r.URL.Query()}
-	p.info, p.err = newRequestInfo(r, p.query)
+	query := r.URL.Query()
+	p := &parsed{}
+	p.query.Store(&query)
+	p.info, p.err = newRequestInfo(r, query)
 	return context.WithValue(r.Context(), requestInfoKey{}, p)
 }
 
@@ -57,9 +60,21 @@ func RequestInfoOf(r *http.Request) (RequestInfo, error) {
 // request, so callers must not modify it.
 func QueryOf(r *http.Request) url.Values {
 	if p, ok := r.Context().Value(requestInfoKey{}).(*parsed); ok {
-		return p.query
+		if q := p.query.Load(); q != nil {
+			return *q
+		}
 	}
 	return r.URL.Query()
+}
+
+// ReleaseQuery drops the query [WithRequestInfo] parsed for r, so that a
+// request that lives on past its reads of it (a watch, whose stream keeps
+// its context for as long as it runs) does not keep it; [QueryOf] parses
+// it again if asked after.
+func ReleaseQuery(r *http.Request) {
+	if p, ok := r.Context().Value(requestInfoKey{}).(*parsed); ok {
+		p.query.Store(nil)
+	}
 }
 
 // WithParseCount returns ctx with n counting every parse [NewRequestInfo]

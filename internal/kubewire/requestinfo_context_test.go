@@ -2,6 +2,7 @@ package kubewire
 
 import (
 	"net/http/httptest"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
@@ -55,6 +56,14 @@ func TestQueryOf(t *testing.T) {
 		r = WithRequestInfo(r)
 		if diff := cmp.Diff(want, QueryOf(r)); diff != "" {
 			t.Errorf("QueryOf(%s) (-want +got):\n%s", target, diff)
+		}
+		held := QueryOf(r)
+		ReleaseQuery(r)
+		if diff := cmp.Diff(want, QueryOf(r)); diff != "" {
+			t.Errorf("QueryOf(%s) after ReleaseQuery (-want +got):\n%s", target, diff)
+		}
+		if len(held) > 0 && reflect.ValueOf(QueryOf(r)).UnsafePointer() == reflect.ValueOf(held).UnsafePointer() {
+			t.Errorf("QueryOf(%s) after ReleaseQuery is the query it released", target)
 		}
 	}
 }
