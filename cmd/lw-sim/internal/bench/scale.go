@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -285,8 +286,13 @@ func (t Target) rss() uint64 {
 }
 
 // SelfRSS is this process's resident memory in bytes (VmRSS of
-// /proc/self/status), 0 where it cannot be read.
+// /proc/self/status), 0 where it cannot be read, read after a collection
+// that returns the freed pages to the OS (debug.FreeOSMemory): two
+// readings then differ by what became live between them, not by when
+// the collector last ran, which made the per-watch rows swing a
+// hundredfold between sizes.
 func SelfRSS() uint64 {
+	debug.FreeOSMemory()
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
