@@ -61,7 +61,8 @@ row the best of --rounds; RSS per object; fan-out to the fewest watchers), and a
 --scale-custom-objects -1 leaves all the CRD rows out); the in-process fake
 then serves HTTPS, so the clients speak HTTP/2 to it as client-go does to a
 cluster. RSS is read for
-an in-process fake only, and counts the bench's clients too.
+an in-process fake only, after a collection that returns freed pages to the OS,
+and counts the bench's clients too.
 
 Each target gets a fresh namespace (lwsim-bench-<time>) that is left behind.`,
 		Example: `  lw-sim bench
