@@ -110,15 +110,17 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	}
 	// ends run last first, as deferred calls, so each runs even when one
 	// panics (a fault's idle cut in faulted.finish ends the handler so).
+	// stop is not the result end, which a return without a stream sets
+	// to nil before the deferred call below reads it.
 	ends := make([]func(), 0, 5) // as many as are added below
-	end = func() {
+	stop := func() {
 		for _, f := range ends {
 			defer f()
 		}
 	}
 	defer func() {
 		if stream == nil {
-			end()
+			stop()
 		}
 	}()
 	life, deadline := s.watchLife(req.r.Context(), p) // ends at the deadline, on Close, without the client or by a stream fault
@@ -174,7 +176,7 @@ func (s *Server) openWatch(req *request) (stream *watchStream, startRV int64, en
 	ends = append(ends, func() { s.watch.active.Add(-1) })
 	st.deadline = deadline
 	st.requestedRV = requestedRV
-	return st, startRV, end
+	return st, startRV, stop
 }
 
 // initialStateRV is the RV whose state a watch-list's initial events show,
