@@ -309,14 +309,19 @@ func (w *watchStream) start(startRV int64) (int64, error) {
 		return 0, errRestarted // restarted while it waited: no initial events
 	}
 	// The state at startRV, fixed before the headers (initialStateRV).
-	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{RV: startRV, Prefix: w.prefix, Filter: w.filter})
+	// Without a filter the objects are not read here: each event is sent
+	// from its version's encodings (outEvent.obj nil), decoded only if
+	// they lack what the stream sends, as a watch's later events are.
+	page, err := w.s.store.List(w.req.res.storageKey, store.ListOptions{
+		RV: startRV, Prefix: w.prefix, Filter: w.filter, Undecoded: true, RVs: true,
+	})
 	if err != nil {
 		return 0, err
 	}
 	for i, obj := range page.Items {
 		// Initial events are in key order, not RV order, so they bypass
 		// the RV check; each is cached under the RV that wrote it.
-		if err := w.enc.send(&outEvent{typ: watch.Added, obj: obj, rv: mustRV(obj), enc: page.Encodings[i]}); err != nil {
+		if err := w.enc.send(&outEvent{typ: watch.Added, obj: obj, rv: page.RVs[i], enc: page.Encodings[i]}); err != nil {
 			return 0, err
 		}
 	}
@@ -649,16 +654,6 @@ func (s *Server) bookmarkObject(res *resourceInfo, rv int64, initialEventsEnd bo
 		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
 	}
 	return obj
-}
-
-// mustRV returns the resourceVersion of a stored object, which the store
-// always stamps in decimal.
-func mustRV(obj runtimeObject) int64 {
-	rv, err := parseResourceVersion(mustAccessor(obj).GetResourceVersion())
-	if err != nil {
-		panic(fmt.Sprintf("fakeapiserver: stored %T has a bad resourceVersion: %v", obj, err))
-	}
-	return rv
 }
 
 // negotiateWatchOutput picks the stream encoding; a Table is allowed, as

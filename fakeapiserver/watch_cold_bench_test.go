@@ -26,12 +26,28 @@ const coldHistoryEvents = 2000
 func BenchmarkWatchColdHistory(b *testing.B) {
 	for _, accept := range []string{"application/json", "application/vnd.kubernetes.protobuf;stream=watch"} {
 		b.Run(map[bool]string{true: "json", false: "protobuf"}[accept == "application/json"], func(b *testing.B) {
-			benchColdHistory(b, accept)
+			benchColdHistory(b, accept, false)
 		})
 	}
 }
 
-func benchColdHistory(b *testing.B, accept string) {
+// BenchmarkWatchListCold measures a watch-list without selectors
+// (sendInitialEvents=true, as client-go's informers with WatchListClient
+// open them) of the coldHistoryEvents configmaps BenchmarkWatchColdHistory
+// writes, whose decoded objects are gone: its initial events and the
+// bookmark that ends them.
+func BenchmarkWatchListCold(b *testing.B) {
+	for _, accept := range []string{"application/json", "application/vnd.kubernetes.protobuf;stream=watch"} {
+		b.Run(map[bool]string{true: "json", false: "protobuf"}[accept == "application/json"], func(b *testing.B) {
+			benchColdHistory(b, accept, true)
+		})
+	}
+}
+
+// benchColdHistory writes BenchmarkWatchColdHistory's configmaps and
+// measures a watch that replays them, from their history or, with
+// watchList, as initial events.
+func benchColdHistory(b *testing.B, accept string, watchList bool) {
 	srv := Start(b)
 	res := configMapsResource(b, srv)
 	from := formatRV(srv.store.CurrentRV())
@@ -51,8 +67,12 @@ func benchColdHistory(b *testing.B, accept string) {
 		create("kube-system", "h"+strconv.Itoa(i))
 	}
 	client := &http.Client{Transport: &http.Transport{}}
+	query, frames := "?watch=true&resourceVersion="+from, coldHistoryEvents
+	if watchList {
+		query, frames = "?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", coldHistoryEvents+1
+	}
 	replay := func() {
-		req, err := http.NewRequest(http.MethodGet, srv.URL()+watchCMPath+"?watch=true&resourceVersion="+from, nil)
+		req, err := http.NewRequest(http.MethodGet, srv.URL()+watchCMPath+query, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,7 +82,7 @@ func benchColdHistory(b *testing.B, accept string) {
 			b.Fatal(err)
 		}
 		defer resp.Body.Close()
-		if err := readFrames(bufio.NewReaderSize(resp.Body, 64<<10), accept == "application/json", coldHistoryEvents); err != nil {
+		if err := readFrames(bufio.NewReaderSize(resp.Body, 64<<10), accept == "application/json", frames); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,7 +97,7 @@ func benchColdHistory(b *testing.B, accept string) {
 		replay()
 		cpu += processCPU(b) - before
 	}
-	events := float64(b.N * coldHistoryEvents)
+	events := float64(b.N * frames)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/events, "ns/event")
 	b.ReportMetric(float64(cpu.Nanoseconds())/events, "cpu-ns/event")
 }

@@ -29,9 +29,10 @@ import (
 // encodings are cached, whether it finds the events encoded in the shared
 // cache or, with a one-entry cache, builds them from each version's
 // cached encoding; a label-selector watch, which must read the objects to
-// filter them, decodes. The events are those of a server that keeps its
-// objects decoded, but for what the two servers draw themselves
-// (normalised).
+// filter them, decodes. A watch-list's initial events decode nothing
+// either (the store's List returns each item's RV without it). The events
+// are those of a server that keeps its objects decoded, but for what the
+// two servers draw themselves (normalised).
 func TestUnfilteredWatchDoesNotDecode(t *testing.T) {
 	run := func(decodeEveryRead bool, encodeCacheEntries int) []any {
 		srv := Start(t, WithConfig(func(c *Config) {
@@ -122,7 +123,39 @@ func unfilteredWatchDecodes(t *testing.T, srv *Server, cs kubernetes.Interface, 
 	if diff := cmp.Diff(first, selected); diff != "" {
 		t.Errorf("%s: the label-selector watch's events differ (-unfiltered +selector):\n%s", what, diff)
 	}
-	return first
+	// A watch-list's initial events (client-go's informers open one) are
+	// sent from the versions' encodings too: the first may encode the
+	// ADDED events of versions a MODIFIED event wrote, the next none.
+	watchList := func() []any {
+		t.Helper()
+		w, err := cms.Watch(ctx, metav1.ListOptions{SendInitialEvents: new(true), AllowWatchBookmarks: true,
+			ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		var out []any
+		for range 4 { // cm-0, cm-1 (modified), cm-2, cm-4
+			ev, ok := <-w.ResultChan()
+			if !ok || ev.Type != watch.Added {
+				t.Fatalf("%s: watch-list: %s event (open %t), want ADDED", what, ev.Type, ok)
+			}
+			out = append(out, string(ev.Type), normalised(ev.Object))
+		}
+		if ev := <-w.ResultChan(); ev.Type != watch.Bookmark {
+			t.Fatalf("%s: watch-list: %s event after the initial events, want the BOOKMARK", what, ev.Type)
+		}
+		return out
+	}
+	initial := watchList()
+	before = decodes()
+	if diff := cmp.Diff(initial, watchList()); diff != "" {
+		t.Errorf("%s: the second watch-list's initial events differ (-first +second):\n%s", what, diff)
+	}
+	if d := decodes() - before; d != 0 {
+		t.Errorf("%s: an unfiltered watch-list of 4 cached objects decoded %d, want 0", what, d)
+	}
+	return append(first, initial...)
 }
 
 // TestUnfilteredCustomWatchDoesNotDecode is TestUnfilteredWatchDoesNotDecode

@@ -75,6 +75,10 @@ type ListOptions struct {
 	// the page from cached encodings reads ListResult.Encodings[i].Object()
 	// (which may decode) only for an item it must encode.
 	Undecoded bool
+	// RVs asks for ListResult.RVs: what an Undecoded reader that needs
+	// each item's resourceVersion (a watch's initial events, whose shared
+	// encodings are named by it) would otherwise decode the item for.
+	RVs bool
 }
 
 // ListResult is one page of a [Store.List].
@@ -87,6 +91,10 @@ type ListResult struct {
 	Keys []string
 	// Encodings holds each item's encoding cache (same index).
 	Encodings []*Encodings
+	// RVs holds, with [ListOptions.RVs], the RV of the write that
+	// produced each item (same index), its metadata.resourceVersion;
+	// nil otherwise.
+	RVs []int64
 	// RV is the RV the page was read at: ListOptions.RV when set, else the
 	// CurrentRV at read time.
 	RV int64
@@ -154,6 +162,9 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 		visited++
 		if opts.Filter == nil || opts.Filter(v.obj()) {
 			res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, v.encodings())
+			if opts.RVs {
+				res.RVs = append(res.RVs, v.rv)
+			}
 			if len(res.Items) == opts.Limit {
 				break
 			}
@@ -289,6 +300,9 @@ func listNamed(t state, at int64, opts ListOptions) ListResult {
 // add appends one item to the page.
 func (res *ListResult) add(key string, v *version, opts ListOptions) {
 	res.Items, res.Keys, res.Encodings = append(res.Items, v.item(opts)), append(res.Keys, key), append(res.Encodings, v.encodings())
+	if opts.RVs {
+		res.RVs = append(res.RVs, v.rv)
+	}
 }
 
 // item is v's entry in a page's Items: its object, or nil with

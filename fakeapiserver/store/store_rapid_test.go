@@ -314,6 +314,7 @@ func (m *storeMachine) List(t *rapid.T) {
 		// Undecoded items are read through their Encodings (as
 		// fakeapiserver's LIST does) before the page is compared.
 		Undecoded: rapid.Bool().Draw(t, "undecoded"),
+		RVs:       rapid.Bool().Draw(t, "rvs"),
 	}
 	keep := func(*objView) bool { return true }
 	switch rapid.IntRange(0, 4).Draw(t, "filter") {
@@ -350,6 +351,19 @@ func (m *storeMachine) List(t *rapid.T) {
 			if (b == nil) != (p == nil) || (p != nil && !bytes.Equal(b, p.bytes())) {
 				t.Fatalf("List(%s) item %d: CachedSlots(slot %d) = %q; its slot holds %v", res, i, slot, b, p)
 			}
+		}
+	}
+	wantRVs := 0
+	if opts.RVs {
+		wantRVs = len(got.Items)
+	}
+	if len(got.RVs) != wantRVs {
+		t.Fatalf("List(%s, RVs=%t): %d RVs for %d items", res, opts.RVs, len(got.RVs), len(got.Items))
+	}
+	for i, rv := range got.RVs {
+		// Each is the item's resourceVersion, read without decoding it.
+		if want := view(got.Encodings[i].Object()).RV; strconv.FormatInt(rv, 10) != want {
+			t.Fatalf("List(%s) item %d: RVs[%d] = %d, its object's RV %s", res, i, i, rv, want)
 		}
 	}
 	for i, obj := range got.Items {
