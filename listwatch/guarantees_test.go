@@ -84,6 +84,7 @@ func runFaultSchedule(t *testing.T, start func(*env) target) syncCounts {
 		t.Logf("%d versions delivered twice (OnUpdate with equal RVs after the relist)", n)
 	}
 	if tg.log != nil {
+		e.oracle.waitFor(t, e.writes)                              // its watch may lag the client's
 		tg.rec.checkNoLoss(t, e.oracle.versions(), tg.log.held(t)) // guarantees 3 and 2 (client RV)
 	}
 	lists, _, watchLists := e.lw.counts()
