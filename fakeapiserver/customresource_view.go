@@ -71,6 +71,27 @@ func (s *Server) customView(res *resourceInfo, obj runtime.Object, enc *store.En
 	return view, nil
 }
 
+// viewWritten builds the read view of a custom resource the store has
+// just written at key (stored, as the write returned it), while its
+// object is at hand: kube-apiserver's watch cache decodes each write as
+// it arrives, so a LIST right after a burst of writes finds its objects
+// decoded, where here the first read of each would decode its stored JSON
+// again to build the view's memo (for most objects storedIsView, which
+// keeps no copy). A resource whose views a conversion webhook makes is
+// left alone: its write already asked the webhook for the view.
+func (s *Server) viewWritten(res *resourceInfo, key string, stored runtime.Object) {
+	if res.custom == nil || res.custom.convertsByWebhook() {
+		return
+	}
+	rv, err := parseResourceVersion(mustAccessor(stored).GetResourceVersion())
+	if err != nil {
+		return
+	}
+	if obj, enc, err := s.store.GetVersion(res.storageKey, key, rv); err == nil {
+		_, _ = s.readView(res, obj, enc) // only its memo is wanted: a failure is the reader's to report
+	}
+}
+
 // storedIsView is the view memo of a stored custom resource that its
 // CRD's schemas leave as it is (the usual case: nothing to prune, no
 // default it lacks, stored in the served version or converted by "None"):

@@ -53,6 +53,7 @@ func (s *Server) storeCreate(res *resourceInfo, key string, obj runtime.Object, 
 		if err != nil {
 			return nil, err
 		}
+		s.viewWritten(res, key, stored) // customresource_view.go
 		return s.fromStorageVersion(res, stored)
 	}
 	_, err := s.store.Get(res.storageKey, key, 0)
@@ -86,6 +87,7 @@ func (s *Server) storeUpdate(res *resourceInfo, key string, next runtime.Object,
 	if err != nil {
 		return nil, err
 	}
+	s.viewWritten(res, key, stored) // customresource_view.go
 	return s.fromStorageVersion(res, stored)
 }
 

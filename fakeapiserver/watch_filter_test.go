@@ -160,8 +160,8 @@ func unfilteredWatchDecodes(t *testing.T, srv *Server, cs kubernetes.Interface, 
 
 // TestUnfilteredCustomWatchDoesNotDecode is TestUnfilteredWatchDoesNotDecode
 // for custom resources: once a version's view is known to be its stored
-// object (storedIsView), an unfiltered JSON watch sends the stored JSON
-// without decoding it, from the shared cache of encoded events or (with
+// object (storedIsView), which its write found out (viewWritten), an
+// unfiltered JSON watch sends the stored JSON without decoding it, from the shared cache of encoded events or (with
 // a one-entry cache) from the version's. Its events are those of a server that keeps custom
 // resources decoded, but for what the servers draw themselves (answerKey).
 func TestUnfilteredCustomWatchDoesNotDecode(t *testing.T) {
@@ -222,8 +222,20 @@ func TestUnfilteredCustomWatchDoesNotDecode(t *testing.T) {
 			return out
 		}
 		decodes := srv.storeCodecs.customDecodes.Load
-		first := watchEvents()
 		before := decodes()
+		first := watchEvents()
+		// Each create and update built its version's view (viewWritten),
+		// so the first watch reads no stored object again but the
+		// delete's copy (store.Delete's, with the delete's RV), which no
+		// write builds a view of.
+		wantFirst := int64(1)
+		if decoded {
+			wantFirst = 0 // nothing is ever decoded again
+		}
+		if d := decodes() - before; d != wantFirst {
+			t.Errorf("decoded %t, encode cache %d: the first watch of %d custom resources' events decoded %d objects, want %d", decoded, encodeCacheEntries, events, d, wantFirst)
+		}
+		before = decodes()
 		again := watchEvents()
 		if d := decodes() - before; d != 0 {
 			t.Errorf("decoded %t, encode cache %d: an unfiltered watch of %d custom resources' cached events decoded %d objects, want 0", decoded, encodeCacheEntries, events, d)
