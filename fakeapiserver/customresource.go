@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
@@ -89,10 +90,11 @@ func (l *crLife) end() { l.once.Do(func() { close(l.done) }) }
 
 // customResourceInfos builds the resource entries of every served version
 // of an established CRD, as the crdHandler does on the first request; its
-// type converter is built from the specs in built; conv is its webhook
-// converter (nil for conversion "None").
+// type converter is built from the specs in built when first used
+// (lazyTypeConverter); conv is its webhook converter (nil for conversion
+// "None").
 func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, built *openapi.CRDSpecs, conv runtime.ObjectConvertor) ([]*resourceInfo, error) {
-	tc := crdTypeConverter(crd, built)
+	tc := newLazyTypeConverter(func() managedfields.TypeConverter { return crdTypeConverter(crd, built) })
 	storageVersion, err := apihelpers.GetCRDStorageVersion(crd)
 	if err != nil {
 		return nil, err
