@@ -99,7 +99,8 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 	if err != nil {
 		return nil, err
 	}
-	structural, err := structuralSchemas(crd)
+	schemas := internalSchemas(crd)
+	structural, err := structuralSchemas(crd, schemas)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 		if !v.Served {
 			continue
 		}
-		cr, err := newCustomResource(crd, v, storageVersion, structural, life)
+		cr, err := newCustomResource(crd, v, storageVersion, schemas[v.Name], structural, life)
 		if err != nil {
 			return nil, err
 		}
@@ -123,12 +124,31 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 	return infos, nil
 }
 
-// structuralSchemas converts each version's schema to a structural one, as
-// the handler does (defaults pruned unless unknown fields are preserved).
-func structuralSchemas(crd *apiextensionsv1.CustomResourceDefinition) (map[string]*structuralschema.Structural, error) {
-	out := map[string]*structuralschema.Structural{}
+// versionSchema is internalSchema's result for one version.
+type versionSchema struct {
+	internal *apiextensionsinternal.CustomResourceValidation
+	err      error
+}
+
+// internalSchemas converts every version's schema once (a walk of the
+// whole schema), for the structural schemas and the validators, which
+// only read it.
+func internalSchemas(crd *apiextensionsv1.CustomResourceDefinition) map[string]versionSchema {
+	out := make(map[string]versionSchema, len(crd.Spec.Versions))
 	for _, v := range crd.Spec.Versions {
 		internal, err := internalSchema(crd, v.Name)
+		out[v.Name] = versionSchema{internal: internal, err: err}
+	}
+	return out
+}
+
+// structuralSchemas converts each version's schema (its internal one in
+// schemas) to a structural one, as the handler does (defaults pruned
+// unless unknown fields are preserved).
+func structuralSchemas(crd *apiextensionsv1.CustomResourceDefinition, schemas map[string]versionSchema) (map[string]*structuralschema.Structural, error) {
+	out := map[string]*structuralschema.Structural{}
+	for _, v := range crd.Spec.Versions {
+		internal, err := schemas[v.Name].internal, schemas[v.Name].err
 		if err != nil || internal == nil {
 			out[v.Name] = nil
 			continue
@@ -166,9 +186,9 @@ func internalSchema(crd *apiextensionsv1.CustomResourceDefinition, version strin
 }
 
 // newCustomResource builds the strategy, validators and table convertor of
-// one version.
-func newCustomResource(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion, storageVersion string, structural map[string]*structuralschema.Structural, life *crLife) (*customResource, error) {
-	internal, err := internalSchema(crd, v.Name)
+// one version, whose internal schema is vs.
+func newCustomResource(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion, storageVersion string, vs versionSchema, structural map[string]*structuralschema.Structural, life *crLife) (*customResource, error) {
+	internal, err := vs.internal, vs.err
 	if err != nil {
 		return nil, err
 	}
