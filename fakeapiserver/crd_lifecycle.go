@@ -54,7 +54,7 @@ func (s *Server) registerCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	if crd.Status.AcceptedNames.Plural == "" || !apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.NamesAccepted) {
 		return
 	}
-	infos, err := s.crds.infosLocked(crd, s.crds.lifeLocked(crd.Name), serviceResolver{s: s})
+	infos, err := s.crds.infosLocked(crd, s.crds.lifeLocked(crd.Name), serviceResolver{s: s}, s.cfg.Logger)
 	if err != nil {
 		// As the handler: a CRD it cannot serve is not served.
 		s.cfg.Logger.Warn("fakeapiserver: CustomResourceDefinition not served", "name", crd.Name, "err", err)
