@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -58,15 +59,16 @@ type crdInfos struct {
 }
 
 // infosLocked returns customResourceInfos(crd, life) with the CRD's
-// webhook converter, if any (service references resolved by resolver), reusing the entries
+// webhook converter, if any (service references resolved by resolver),
+// logging to logger what they fail to build later, reusing the entries
 // last built for crd when they were built from the same UID, generation
 // (the CRD strategy bumps it on every spec change), accepted names and
 // life: the entries are immutable and read nothing else of the CRD, and
-// building them (structural schemas, validators, the type converter) is
-// most of what a CRD write costs with a large schema. A CRD's controllers
+// what they build on first use (structural schemas, validators, the type
+// converter) is most of what serving a CRD with a large schema costs. A CRD's controllers
 // register it twice per write (names accepted, then established) and
 // status-only writes register it again. The caller holds mu.
-func (c *crdController) infosLocked(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, resolver webhookutil.ServiceResolver) ([]*resourceInfo, error) {
+func (c *crdController) infosLocked(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, resolver webhookutil.ServiceResolver, logger *slog.Logger) ([]*resourceInfo, error) {
 	if b, ok := c.built[crd.Name]; ok && crd.UID != "" && b.uid == crd.UID && b.generation == crd.Generation &&
 		b.life == life && apiequality.Semantic.DeepEqual(b.names, crd.Status.AcceptedNames) {
 		return b.infos, b.err
@@ -74,7 +76,7 @@ func (c *crdController) infosLocked(crd *apiextensionsv1.CustomResourceDefinitio
 	conv, err := c.webhookConverterLocked(crd, resolver)
 	var infos []*resourceInfo
 	if err == nil {
-		infos, err = customResourceInfos(crd, life, &c.specs, conv)
+		infos, err = customResourceInfos(crd, life, &c.specs, conv, logger)
 	}
 	if c.built == nil {
 		c.built = map[string]crdInfos{}

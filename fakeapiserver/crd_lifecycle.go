@@ -54,7 +54,7 @@ func (s *Server) registerCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	if crd.Status.AcceptedNames.Plural == "" || !apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.NamesAccepted) {
 		return
 	}
-	infos, err := s.crds.infosLocked(crd, s.crds.lifeLocked(crd.Name), serviceResolver{s: s})
+	infos, err := s.crds.infosLocked(crd, s.crds.lifeLocked(crd.Name), serviceResolver{s: s}, s.cfg.Logger)
 	if err != nil {
 		// As the handler: a CRD it cannot serve is not served.
 		s.cfg.Logger.Warn("fakeapiserver: CustomResourceDefinition not served", "name", crd.Name, "err", err)
@@ -164,7 +164,10 @@ func (s *Server) setCRDCondition(crd *apiextensionsv1.CustomResourceDefinition, 
 
 // updateCRDStatus applies change to the current CRD and writes it if it
 // changed (a status update: one MODIFIED event). It returns the CRD as
-// stored; ok is false when the CRD is gone.
+// stored; ok is false when the CRD is gone. change may modify only the
+// status and metadata it is given: the spec is the stored CRD's, shared
+// (stored objects are immutable), not a copy, as copying a large schema
+// twice per CRD write cost as much as encoding it.
 func (s *Server) updateCRDStatus(name string, change func(*apiextensionsv1.CustomResourceDefinition) bool) (*apiextensionsv1.CustomResourceDefinition, bool) {
 	res, ok := s.crdResource()
 	if !ok {
@@ -179,7 +182,7 @@ func (s *Server) updateCRDStatus(name string, change func(*apiextensionsv1.Custo
 		if !ok {
 			return nil, false
 		}
-		next := cur.DeepCopy()
+		next := statusCopy(cur)
 		if !change(next) {
 			return cur, true
 		}
@@ -194,6 +197,15 @@ func (s *Server) updateCRDStatus(name string, change func(*apiextensionsv1.Custo
 		crd, ok := stored.(*apiextensionsv1.CustomResourceDefinition)
 		return crd, ok
 	}
+}
+
+// statusCopy is a copy of crd whose metadata and status are its own and
+// whose spec is crd's.
+func statusCopy(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	out := &apiextensionsv1.CustomResourceDefinition{TypeMeta: crd.TypeMeta, Spec: crd.Spec}
+	crd.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	crd.Status.DeepCopyInto(&out.Status)
+	return out
 }
 
 // listCRDs returns every stored CRD.

@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/discovery"
@@ -54,16 +56,10 @@ type customResource struct {
 	gk             schema.GroupKind
 	version        string
 	storageVersion string
-	// structural holds the structural schema of every version with one,
-	// defaults pruned as the handler prunes them; nil entries for none.
-	structural map[string]*structuralschema.Structural
-	// defaulting holds every version's defaulting schema: its structural
-	// schema trimmed to the paths to its defaults, nil for none
-	// (customresource_defaulting.go).
-	defaulting            map[string]*structuralschema.Structural
+	// serving returns the schemas and strategies, built on first use.
+	serving               func() *crServing
+	hasStatus             bool // the version has a status subresource
 	preserveUnknownFields bool
-	strategy              crStrategy
-	statusStrategy        crStrategy       // nil without a status subresource
 	table                 tables.Convertor // nil: the default table
 	categories            []string
 	scale                 *apiextensionsv1.CustomResourceSubresourceScale
@@ -73,6 +69,70 @@ type customResource struct {
 	// life ends the resource's watches when its CRD is deleted; shared by
 	// every version and by the entries of later updates of the same CRD.
 	life *crLife
+}
+
+// crServing is what a served version validates, prunes and defaults
+// with: what the crdHandler builds on the first request for the resource
+// (getOrCreateServingInfoFor), not when the CRD is written, and what
+// walking a large schema costs (converting it, its structural form, its
+// validators). A version builds it when first used; if that fails (never
+// for a CRD the v1 validation accepted: it requires structural schemas),
+// its writes fail with the error, as the handler answers every request
+// with it, and reads neither prune nor default.
+type crServing struct {
+	// structural holds the structural schema of every version with one,
+	// defaults pruned as the handler prunes them; nil entries for none.
+	structural map[string]*structuralschema.Structural
+	// defaulting holds every version's defaulting schema: its structural
+	// schema trimmed to the paths to its defaults, nil for none
+	// (customresource_defaulting.go).
+	defaulting     map[string]*structuralschema.Structural
+	strategy       crStrategy
+	statusStrategy crStrategy // nil without a status subresource
+}
+
+// crdSchemas are the schemas of every version of a CRD, which its served
+// versions share.
+type crdSchemas struct {
+	internal   map[string]versionSchema
+	structural map[string]*structuralschema.Structural
+	defaulting map[string]*structuralschema.Structural
+}
+
+// buildCRDSchemas converts crd's schemas (internal, structural,
+// defaulting), as the handler does.
+func buildCRDSchemas(crd *apiextensionsv1.CustomResourceDefinition) (*crdSchemas, error) {
+	internal := internalSchemas(crd)
+	structural, err := structuralSchemas(crd, internal)
+	if err != nil {
+		return nil, err
+	}
+	return &crdSchemas{internal: internal, structural: structural, defaulting: defaultingSchemas(structural)}, nil
+}
+
+// failedStrategy is the strategy of a version whose serving info could
+// not be built: every write is refused with the error.
+type failedStrategy struct{ err error }
+
+// PrepareForCreate does nothing.
+func (failedStrategy) PrepareForCreate(context.Context, runtime.Object) {}
+
+// PrepareForUpdate does nothing.
+func (failedStrategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+
+// Validate refuses obj with the error.
+func (f failedStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
+	return field.ErrorList{field.InternalError(nil, f.err)}
+}
+
+// ValidateUpdate refuses obj with the error.
+func (f failedStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
+	return field.ErrorList{field.InternalError(nil, f.err)}
+}
+
+// GetAttrs returns the error.
+func (f failedStrategy) GetAttrs(runtime.Object) (labels.Set, fields.Set, error) {
+	return nil, nil, f.err
 }
 
 // crLife is closed when the CRD's objects are all deleted and its
@@ -88,30 +148,27 @@ func newCRLife() *crLife { return &crLife{done: make(chan struct{})} }
 func (l *crLife) end() { l.once.Do(func() { close(l.done) }) }
 
 // customResourceInfos builds the resource entries of every served version
-// of an established CRD, as the crdHandler does on the first request; its
-// type converter is built from the specs in built; conv is its webhook
-// converter (nil for conversion "None").
-func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, built *openapi.CRDSpecs, conv runtime.ObjectConvertor) ([]*resourceInfo, error) {
-	tc := crdTypeConverter(crd, built)
+// of an established CRD, as the crdHandler does on the first request; what
+// walks the schema is built when first used: the schemas and strategies
+// (crServing; a failure is logged to logger) and the type converter, from
+// the specs in built (lazyTypeConverter). conv is its webhook converter
+// (nil for conversion "None").
+func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *crLife, built *openapi.CRDSpecs, conv runtime.ObjectConvertor, logger *slog.Logger) ([]*resourceInfo, error) {
+	tc := newLazyTypeConverter(func() managedfields.TypeConverter { return crdTypeConverter(crd, built) })
 	storageVersion, err := apihelpers.GetCRDStorageVersion(crd)
 	if err != nil {
 		return nil, err
 	}
-	structural, err := structuralSchemas(crd)
-	if err != nil {
-		return nil, err
-	}
-	defaulting := defaultingSchemas(structural)
+	schemas := sync.OnceValues(func() (*crdSchemas, error) { return buildCRDSchemas(crd) })
 	var infos []*resourceInfo
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
 		}
-		cr, err := newCustomResource(crd, v, storageVersion, structural, life)
+		cr, err := newCustomResource(crd, v, storageVersion, schemas, life, logger)
 		if err != nil {
 			return nil, err
 		}
-		cr.defaulting = defaulting
 		cr.converter = conv
 		info := cr.resourceInfo(crd, v)
 		info.TypeConverter = tc
@@ -121,12 +178,31 @@ func customResourceInfos(crd *apiextensionsv1.CustomResourceDefinition, life *cr
 	return infos, nil
 }
 
-// structuralSchemas converts each version's schema to a structural one, as
-// the handler does (defaults pruned unless unknown fields are preserved).
-func structuralSchemas(crd *apiextensionsv1.CustomResourceDefinition) (map[string]*structuralschema.Structural, error) {
-	out := map[string]*structuralschema.Structural{}
+// versionSchema is internalSchema's result for one version.
+type versionSchema struct {
+	internal *apiextensionsinternal.CustomResourceValidation
+	err      error
+}
+
+// internalSchemas converts every version's schema once (a walk of the
+// whole schema), for the structural schemas and the validators, which
+// only read it.
+func internalSchemas(crd *apiextensionsv1.CustomResourceDefinition) map[string]versionSchema {
+	out := make(map[string]versionSchema, len(crd.Spec.Versions))
 	for _, v := range crd.Spec.Versions {
 		internal, err := internalSchema(crd, v.Name)
+		out[v.Name] = versionSchema{internal: internal, err: err}
+	}
+	return out
+}
+
+// structuralSchemas converts each version's schema (its internal one in
+// schemas) to a structural one, as the handler does (defaults pruned
+// unless unknown fields are preserved).
+func structuralSchemas(crd *apiextensionsv1.CustomResourceDefinition, schemas map[string]versionSchema) (map[string]*structuralschema.Structural, error) {
+	out := map[string]*structuralschema.Structural{}
+	for _, v := range crd.Spec.Versions {
+		internal, err := schemas[v.Name].internal, schemas[v.Name].err
 		if err != nil || internal == nil {
 			out[v.Name] = nil
 			continue
@@ -163,37 +239,18 @@ func internalSchema(crd *apiextensionsv1.CustomResourceDefinition, version strin
 	return internal, nil
 }
 
-// newCustomResource builds the strategy, validators and table convertor of
-// one version.
-func newCustomResource(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion, storageVersion string, structural map[string]*structuralschema.Structural, life *crLife) (*customResource, error) {
-	internal, err := internalSchema(crd, v.Name)
-	if err != nil {
-		return nil, err
-	}
-	var props *apiextensionsinternal.JSONSchemaProps
-	if internal != nil {
-		props = internal.OpenAPIV3Schema
-	}
-	validator, _, err := apiservervalidation.NewSchemaValidator(props)
-	if err != nil {
-		return nil, fmt.Errorf("schema validator of %s %s: %w", crd.Name, v.Name, err)
-	}
+// newCustomResource builds one version's entry: its table convertor and
+// subresources now, its schemas (from schemas, shared by the CRD's
+// versions) and strategy on first use (crServing; a failure is logged to
+// logger).
+func newCustomResource(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion, storageVersion string, schemas func() (*crdSchemas, error), life *crLife, logger *slog.Logger) (*customResource, error) {
 	subresources, err := apihelpers.GetSubresourcesForVersion(crd, v.Name)
 	if err != nil {
 		return nil, err
 	}
 	var statusSpec *apiextensionsinternal.CustomResourceSubresourceStatus
-	var statusValidator apiservervalidation.SchemaValidator
 	if subresources != nil && subresources.Status != nil {
 		statusSpec = &apiextensionsinternal.CustomResourceSubresourceStatus{}
-		// For the status subresource, validate only against the status schema.
-		if props != nil && props.Properties != nil {
-			if st, ok := props.Properties["status"]; ok {
-				if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
-					return nil, fmt.Errorf("status validator of %s %s: %w", crd.Name, v.Name, err)
-				}
-			}
-		}
 	}
 	var scaleSpec *apiextensionsinternal.CustomResourceSubresourceScale
 	var scale *apiextensionsv1.CustomResourceSubresourceScale
@@ -205,25 +262,71 @@ func newCustomResource(crd *apiextensionsv1.CustomResourceDefinition, v apiexten
 		}
 	}
 	kind := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Status.AcceptedNames.Kind}
-	strategy := customresource.NewStrategy(unstructuredTyper{}, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind,
-		validator, statusValidator, structural[v.Name], statusSpec, scaleSpec, v.SelectableFields)
 	cr := &customResource{
 		crdName:               crd.Name,
 		gk:                    kind.GroupKind(),
 		version:               v.Name,
 		storageVersion:        storageVersion,
-		structural:            structural,
+		hasStatus:             statusSpec != nil,
 		preserveUnknownFields: crd.Spec.PreserveUnknownFields,
-		strategy:              strategy,
 		categories:            crd.Status.AcceptedNames.Categories,
 		scale:                 scale,
 		life:                  life,
 	}
-	if statusSpec != nil {
-		cr.statusStrategy = customresource.NewStatusStrategy(strategy)
-	}
+	cr.serving = sync.OnceValue(func() *crServing {
+		sch, err := schemas()
+		var srv *crServing
+		if err == nil {
+			srv, err = newCRServing(crd, v, kind, sch, statusSpec, scaleSpec)
+		}
+		if err != nil {
+			logger.Warn("fakeapiserver: CustomResourceDefinition not served", "name", crd.Name, "version", v.Name, "err", err)
+			srv = &crServing{strategy: failedStrategy{err: err}}
+			if statusSpec != nil {
+				srv.statusStrategy = failedStrategy{err: err}
+			}
+		}
+		return srv
+	})
 	cr.table = tables.CustomResourceConvertor(v.AdditionalPrinterColumns)
 	return cr, nil
+}
+
+// newCRServing builds the validators and strategy of version v of crd,
+// of kind, from its schemas sch.
+func newCRServing(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion, kind schema.GroupVersionKind, sch *crdSchemas,
+	statusSpec *apiextensionsinternal.CustomResourceSubresourceStatus, scaleSpec *apiextensionsinternal.CustomResourceSubresourceScale) (*crServing, error) {
+	vs := sch.internal[v.Name]
+	internal, err := vs.internal, vs.err
+	if err != nil {
+		return nil, err
+	}
+	var props *apiextensionsinternal.JSONSchemaProps
+	if internal != nil {
+		props = internal.OpenAPIV3Schema
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(props)
+	if err != nil {
+		return nil, fmt.Errorf("schema validator of %s %s: %w", crd.Name, v.Name, err)
+	}
+	var statusValidator apiservervalidation.SchemaValidator
+	if statusSpec != nil {
+		// For the status subresource, validate only against the status schema.
+		if props != nil && props.Properties != nil {
+			if st, ok := props.Properties["status"]; ok {
+				if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
+					return nil, fmt.Errorf("status validator of %s %s: %w", crd.Name, v.Name, err)
+				}
+			}
+		}
+	}
+	strategy := customresource.NewStrategy(unstructuredTyper{}, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind,
+		validator, statusValidator, sch.structural[v.Name], statusSpec, scaleSpec, v.SelectableFields)
+	srv := &crServing{structural: sch.structural, defaulting: sch.defaulting, strategy: strategy}
+	if statusSpec != nil {
+		srv.statusStrategy = customresource.NewStatusStrategy(strategy)
+	}
+	return srv, nil
 }
 
 // resourceInfo is the handlers' view of one served version.
@@ -244,7 +347,7 @@ func (cr *customResource) resourceInfo(crd *apiextensionsv1.CustomResourceDefini
 		gvr:        gv.WithResource(names.Plural),
 		listKind:   listKind,
 		singular:   names.Singular,
-		hasStatus:  cr.statusStrategy != nil,
+		hasStatus:  cr.hasStatus,
 		verbs:      discovery.StoredVerbs(),
 		storageKey: schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}.String(),
 		custom:     cr,
@@ -277,7 +380,7 @@ func (cr *customResource) selectableFields(obj runtime.Object) fields.Set {
 		}
 		obj = view
 	}
-	_, set, err := cr.strategy.GetAttrs(obj)
+	_, set, err := cr.serving().strategy.GetAttrs(obj)
 	if err != nil {
 		return nil
 	}
@@ -292,7 +395,7 @@ func (cr *customResource) defaultObject(obj runtime.Object) {
 	if !ok {
 		return
 	}
-	structuraldefaulting.Default(u.UnstructuredContent(), cr.defaulting[u.GroupVersionKind().Version])
+	structuraldefaulting.Default(u.UnstructuredContent(), cr.serving().defaulting[u.GroupVersionKind().Version])
 }
 
 // gone is closed when the CRD is deleted; nil (never ready) for built-ins.

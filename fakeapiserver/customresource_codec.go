@@ -185,7 +185,7 @@ func (cr *customResource) coerce(u *unstructured.Unstructured, trackUnknown bool
 		return nil, err
 	}
 	// Only the CRD's own kind is pruned; other objects (options) pass.
-	if s := cr.structural[gv.Version]; gv.Group == cr.gk.Group && kind == cr.gk.Kind {
+	if s := cr.serving().structural[gv.Version]; gv.Group == cr.gk.Group && kind == cr.gk.Kind {
 		if !cr.preserveUnknownFields {
 			unknown = append(unknown, structuralpruning.PruneWithOptions(u.Object, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: trackUnknown})...)
 			structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, s)

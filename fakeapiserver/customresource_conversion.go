@@ -134,7 +134,7 @@ func (s *Server) toStorageVersion(res *resourceInfo, obj runtime.Object) (runtim
 	if err != nil {
 		return nil, err
 	}
-	cr.pruneForRead(out, cr.structural[cr.storageVersion])
+	cr.pruneForRead(out, cr.serving().structural[cr.storageVersion])
 	return out, nil
 }
 

@@ -14,8 +14,8 @@ import (
 // when its watch cache decodes each object from etcd). Default only ever
 // writes a default (or a nil over a nil), so the schema trimmed to the
 // nodes with a default at or below them defaults every object exactly as
-// the full schema does; it is built with the CRD's serving entries (at
-// establishment, once per CRD generation, crd.go infosLocked), and is nil
+// the full schema does; it is built with the CRD's serving info (on
+// first use, once per CRD generation: crServing, crd.go infosLocked), and is nil
 // when the schema has no default at all, which makes Default a no-op.
 
 // defaultingSchemas maps each version of structural to its defaulting

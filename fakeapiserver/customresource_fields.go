@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"fmt"
+	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/spec3"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/lw-sim/lw-sim/fakeapiserver/internal/openapi"
 )
@@ -21,6 +23,34 @@ import (
 // fails, as the handler falls back), the CRD's converter ("None", or the
 // conversion webhook's: customresource_conversion.go), the structural
 // defaulting and unstructured objects.
+
+// lazyTypeConverter is a CRD's type converter, built by build on first
+// use, as the CRD handler builds it with the rest of its serving info on
+// the first request for the resource rather than when the CRD is created
+// (customresource_handler.go getOrCreateServingInfoFor): building it walks
+// the whole schema twice (the OpenAPI v3 spec, then schemaconv), most of
+// what a create of a CRD with a large schema cost, and only writes of its
+// objects (managedFields, server-side apply) and mutating admission
+// policies read it. Safe for concurrent use.
+type lazyTypeConverter struct {
+	get func() managedfields.TypeConverter
+}
+
+// newLazyTypeConverter returns a converter that is build's result, built
+// once, when first used.
+func newLazyTypeConverter(build func() managedfields.TypeConverter) *lazyTypeConverter {
+	return &lazyTypeConverter{get: sync.OnceValue(build)}
+}
+
+// ObjectToTyped is the built converter's.
+func (l *lazyTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	return l.get().ObjectToTyped(obj, opts...)
+}
+
+// TypedToObject is the built converter's.
+func (l *lazyTypeConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+	return l.get().TypedToObject(v)
+}
 
 // crdTypeConverter builds the apply schema of a CRD from the v3 documents
 // of its versions, taken from built. The handler builds them without the

@@ -155,8 +155,9 @@ func (s *Server) readViews(res *resourceInfo, items []runtime.Object, encs []*st
 func (cr *customResource) readView(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	out := u.DeepCopy()
 	stored := out.GroupVersionKind().Version
-	cr.pruneForRead(out, cr.structural[stored])
-	structuraldefaulting.Default(out.Object, cr.defaulting[stored]) // customresource_defaulting.go
+	srv := cr.serving()
+	cr.pruneForRead(out, srv.structural[stored])
+	structuraldefaulting.Default(out.Object, srv.defaulting[stored]) // customresource_defaulting.go
 	if out.GroupVersionKind().Version == cr.version {
 		return out, nil
 	}
@@ -167,7 +168,7 @@ func (cr *customResource) readView(u *unstructured.Unstructured) (*unstructured.
 		}
 		out = converted
 	}
-	cr.pruneForRead(out, cr.structural[cr.version])
+	cr.pruneForRead(out, srv.structural[cr.version])
 	return out, nil
 }
 

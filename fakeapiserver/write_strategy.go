@@ -218,7 +218,7 @@ func (customWrites) prepareCreate(s *Server, res *resourceInfo, obj runtime.Obje
 	if s.crdTerminating(res.custom.crdName) {
 		return apierrors.NewForbidden(res.qualified(), mustAccessor(obj).GetName(), errors.New("create not allowed while custom resource definition is terminating"))
 	}
-	res.custom.strategy.PrepareForCreate(context.Background(), obj)
+	res.custom.serving().strategy.PrepareForCreate(context.Background(), obj)
 	return nil
 }
 
@@ -227,7 +227,7 @@ func (customWrites) prepareCreate(s *Server, res *resourceInfo, obj runtime.Obje
 func (customWrites) validateCreate(_ *Server, _ *request, res *resourceInfo, obj runtime.Object) field.ErrorList {
 	setVersion(obj, res.Kind.GroupVersion())
 	defer res.custom.backToStorageVersion(res, obj)
-	return withObjectMeta(res, obj, res.custom.strategy.Validate(context.Background(), obj))
+	return withObjectMeta(res, obj, res.custom.serving().strategy.Validate(context.Background(), obj))
 }
 
 // validateUpdate is the strategy's (or status strategy's)
@@ -235,9 +235,9 @@ func (customWrites) validateCreate(_ *Server, _ *request, res *resourceInfo, obj
 // both sides seen in the request's version.
 func (customWrites) validateUpdate(_ *Server, req *request, next, old runtime.Object) (field.ErrorList, error) {
 	res := req.res
-	strategy := res.custom.strategy
+	strategy := res.custom.serving().strategy
 	if req.isStatus() {
-		strategy = res.custom.statusStrategy
+		strategy = res.custom.serving().statusStrategy
 	}
 	ctx := context.Background()
 	gv := res.Kind.GroupVersion()

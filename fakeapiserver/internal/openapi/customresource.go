@@ -1,7 +1,9 @@
 package openapi
 
 import (
+	"encoding/json"
 	"fmt"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -27,24 +29,43 @@ import (
 // definitions; one no CRD serves any more is withdrawn. The caller leaves
 // out the group-versions it configured, which CRDs never replace.
 //
-// The v3 document is built now (discovery and /openapi/v3 list it at
-// once), the v2 part only when /openapi/v2 is first served with it: it
-// needs the parsed captured /openapi/v2 (seconds under -race, paid once
-// per process) and few tests ever ask for v2. The part is built from crds
-// (stored objects are immutable), so what a v2 document generation serves
-// does not depend on when it is first asked. The v3 specs of the CRDs'
-// versions come from specs (see [CRDSpecs]; nil builds them).
+// Both documents are built when first asked for, from crds (stored
+// objects are immutable), so what a generation serves does not depend on
+// when it is asked: as the real server's openapiv3 controller builds a
+// CRD's v3 spec after the CRD is written, not in the write, and building
+// it walks the whole schema. The v2 part also needs the parsed captured
+// /openapi/v2 (seconds under -race, paid once per process) and few tests
+// ever ask for v2. A v3 document that cannot be built (never for a CRD v1
+// validation accepted) is not listed and not served, as if withdrawn, as
+// the controller publishes no spec it cannot build. The v3 specs of the
+// CRDs' versions come from specs (see [CRDSpecs]; nil builds them).
 func (o *Service) SyncCustomResources(crds []*apiextensionsv1.CustomResourceDefinition, gvs []schema.GroupVersion, specs *CRDSpecs) {
 	for _, gv := range gvs {
-		doc, ok, err := CustomResourceV3(crds, gv, specs)
-		if err != nil || !ok {
+		if !servesGroupVersion(crds, gv) {
 			o.RemoveGroupVersion(gv)
 			continue
 		}
-		o.AddGroupVersion(gv, doc, func() (*V2Part, error) {
-			return customResourceV2Part(crds, gv), nil
+		v3 := newV3Doc(func() ([]byte, error) {
+			doc, _, err := CustomResourceV3(crds, gv, specs) // ok: crds serve gv
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", errUnbuilt, err)
+			}
+			return json.Marshal(doc)
 		})
+		o.publish(gv, v3, v2Part{load: sync.OnceValues(func() (*V2Part, error) {
+			return customResourceV2Part(crds, gv), nil
+		})})
 	}
+}
+
+// servesGroupVersion reports whether one of crds serves gv.
+func servesGroupVersion(crds []*apiextensionsv1.CustomResourceDefinition, gv schema.GroupVersion) bool {
+	for _, crd := range crds {
+		if crd.Spec.Group == gv.Group && apihelpers.HasServedCRDVersion(crd, gv.Version) {
+			return true
+		}
+	}
+	return false
 }
 
 // CustomResourceV3 returns the /openapi/v3 document of a CRD group-version:

@@ -1,12 +1,17 @@
 package openapi
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
 )
 
 // testCRD is a namespaced, established example.com CronTab CRD served in v1.
@@ -75,5 +80,67 @@ func TestCustomResourceV3(t *testing.T) {
 	}
 	if _, ok, err := CustomResourceV3(crds, schema.GroupVersion{Group: "other.com", Version: "v1"}, nil); ok || err != nil {
 		t.Errorf("CustomResourceV3(other.com/v1) = ok %v, err %v, want neither", ok, err)
+	}
+}
+
+// TestSyncCustomResourcesLazyV3 checks the v3 document SyncCustomResources
+// publishes for a CRD group-version, built when first asked for: listed
+// in /openapi/v3 and served with the CRD's schema; and one that cannot be
+// built (two CRDs of example.com/v1 with the same kind, whose schemas
+// builder.MergeSpecsV3 refuses to merge) neither listed nor served, as
+// when SyncCustomResources withdrew it before building it lazily.
+func TestSyncCustomResourcesLazyV3(t *testing.T) {
+	t.Parallel()
+	gv := schema.GroupVersion{Group: "example.com", Version: "v1"}
+	const docPath = "/openapi/v3/apis/example.com/v1"
+	clash := testCRD()
+	clash.Name, clash.Spec.Names.Plural, clash.Status.AcceptedNames.Plural = "crontabs2.example.com", "crontabs2", "crontabs2"
+	for _, tc := range []struct {
+		name   string
+		crds   []*apiextensionsv1.CustomResourceDefinition
+		listed bool
+	}{
+		{"one CRD", []*apiextensionsv1.CustomResourceDefinition{testCRD()}, true},
+		{"clashing kinds", []*apiextensionsv1.CustomResourceDefinition{testCRD(), clash}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, err := NewService(clock.RealClock{}, nil, noGenerate(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.SyncCustomResources(tc.crds, []schema.GroupVersion{gv}, nil)
+			get := func(path string) *httptest.ResponseRecorder {
+				t.Helper()
+				rec := httptest.NewRecorder()
+				if !svc.Serve(rec, httptest.NewRequest(http.MethodGet, path, nil)) {
+					t.Fatalf("Serve(%s) = false", path)
+				}
+				return rec
+			}
+			var root struct {
+				Paths map[string]json.RawMessage `json:"paths"`
+			}
+			rec := get("/openapi/v3")
+			if rec.Code != http.StatusOK {
+				t.Fatalf("GET /openapi/v3: %d", rec.Code)
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &root); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := root.Paths["apis/example.com/v1"]; ok != tc.listed {
+				t.Errorf("/openapi/v3 lists apis/example.com/v1: %v, want %v", ok, tc.listed)
+			}
+			rec = get(docPath)
+			want := http.StatusNotFound
+			if tc.listed {
+				want = http.StatusOK
+			}
+			if rec.Code != want {
+				t.Fatalf("GET %s: %d, want %d", docPath, rec.Code, want)
+			}
+			if tc.listed && !strings.Contains(rec.Body.String(), `"com.example.v1.CronTab"`) {
+				t.Errorf("GET %s lacks the CronTab schema", docPath)
+			}
+		})
 	}
 }

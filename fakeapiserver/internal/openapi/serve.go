@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"net/url"
@@ -50,6 +51,9 @@ func (o *Service) v3Discovery() ([]byte, error) {
 	root := handler3.OpenAPIV3Discovery{Paths: make(map[string]handler3.OpenAPIV3DiscoveryGroupVersion, len(docs))}
 	for p, doc := range docs {
 		j, err := doc.json()
+		if errors.Is(err, errUnbuilt) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +92,10 @@ func (o *Service) serveV3Doc(w http.ResponseWriter, r *http.Request, p string) {
 	o.mu.Lock()
 	doc, ok := o.v3[p]
 	o.mu.Unlock()
+	if ok {
+		_, err := doc.json()
+		ok = !errors.Is(err, errUnbuilt)
+	}
 	if !ok {
 		w.WriteHeader(http.StatusNotFound)
 		return

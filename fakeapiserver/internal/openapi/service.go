@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"sync"
@@ -68,6 +69,10 @@ type v3Doc struct {
 	json  func() ([]byte, error)
 	proto func() ([]byte, error)
 }
+
+// errUnbuilt is the error of a v3 document that could not be built: the
+// document is treated as not published (not listed, 404).
+var errUnbuilt = errors.New("openapi: document not built")
 
 // newV3Doc wraps a document's JSON source; its protobuf form is
 // derived from the JSON as handler3 derives it.
