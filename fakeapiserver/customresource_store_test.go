@@ -136,6 +136,11 @@ func customReadsScript(t *testing.T, srv *Server, want []string) []string {
 	}
 	ctx := t.Context()
 	installCRD(t, srv, testWidgetCRD())
+	// The controllers write the group's APIService after the CRD; once it
+	// is in, the script's writes are the only ones, at the same RVs on
+	// every server (else one answered resourceVersion 205 where another
+	// answered 207, under load).
+	waitForWidgetAPIServices(t, srv)
 	if _, err := srv.Clientset().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crs"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/lw-sim/lw-sim/internal/testdeadline"
 )
 
 // TestUnfilteredWatchDoesNotDecode: a watch without selectors sends a
@@ -173,10 +175,10 @@ func TestUnfilteredCustomWatchDoesNotDecode(t *testing.T) {
 		}))
 		ctx := t.Context()
 		installCRD(t, srv, testWidgetCRD())
-		// The controllers write the group's APIService after the CRD;
-		// once it is in, the writes below are the only ones, at the same
-		// RVs on both servers.
-		waitForObject(t, dynamic.NewForConfigOrDie(srv.RESTConfig()).Resource(apiServicesGVR), "v1.example.com")
+		// The controllers write the group's APIServices after the CRD;
+		// once they are in, the writes below are the only ones, at the
+		// same RVs on both servers.
+		waitForWidgetAPIServices(t, srv)
 		ns, err := srv.Clientset().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lazy"}}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -267,11 +269,23 @@ func (sc *storeCodecs) decodesOf(gvk schema.GroupVersionKind) int64 {
 	return n
 }
 
+// waitForWidgetAPIServices waits until the controllers have written the
+// APIService of each served version of testWidgetCRD's group (they write
+// them in one round, in no set order).
+func waitForWidgetAPIServices(t *testing.T, srv *Server) {
+	t.Helper()
+	apiServices := dynamic.NewForConfigOrDie(srv.RESTConfig()).Resource(apiServicesGVR)
+	for _, name := range []string{"v1.example.com", "v1beta1.example.com"} {
+		waitForObject(t, apiServices, name)
+	}
+}
+
 // waitForObject waits, on a watch, until the cluster-scoped object name
 // of res exists.
 func waitForObject(t *testing.T, res dynamic.ResourceInterface, name string) {
 	t.Helper()
-	ctx := t.Context()
+	ctx, cancel := testdeadline.Context(t) // only a hang fails the wait
+	defer cancel()
 	list, err := res.List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
 	if err != nil {
 		t.Fatal(err)
@@ -289,5 +303,5 @@ func waitForObject(t *testing.T, res dynamic.ResourceInterface, name string) {
 			return
 		}
 	}
-	t.Fatalf("watch for %s ended before it was added", name)
+	t.Fatalf("watch for %s ended before it was added (a controller write the server's frozen clock never retried?)", name)
 }
