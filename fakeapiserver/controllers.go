@@ -139,7 +139,11 @@ func (s *Server) runControllers(ctx context.Context) {
 			}
 		}
 		clear(dirty)
-		if !s.waitControllers(ctx, w.chans, s.nextDue()) {
+		if s.settled(w) {
+			if !s.waitControllers(ctx, w.chans, s.nextDue()) {
+				return
+			}
+		} else if ctx.Err() != nil {
 			return
 		}
 		for _, gvr := range s.writtenSince(w) {
@@ -163,16 +167,20 @@ type wakeups struct {
 	gvrs  []schema.GroupVersionResource
 	keys  []string // storage keys, "" for anyResource
 	chans []<-chan struct{}
-	// rv is the store's RV, read after the channels were taken: the pass
-	// that follows sees every write up to it, and a write after it closes
-	// a channel.
+	// rv is the store's RV, read before the channels were taken: a write
+	// after it closes a channel, or came before the channel was taken and
+	// moved the store past rv, which the loop checks before it waits
+	// (settled); writtenSince reports it either way. Read after the
+	// channels, a write in between closed its channel but was at or
+	// below rv, so no reconciler was marked for it: a CRD created at that
+	// moment never got its APIService (on a frozen test clock, for good).
 	rv int64
 }
 
-// controllerWakeups takes the channels for the resources the reconcilers
-// watch that the server serves, then the store's RV.
+// controllerWakeups takes the store's RV, then the channels for the
+// resources the reconcilers watch that the server serves.
 func (s *Server) controllerWakeups(recs []reconciler) wakeups {
-	var w wakeups
+	w := wakeups{rv: s.store.CurrentRV()}
 	if slices.ContainsFunc(recs, func(r reconciler) bool { return r.watchesAll }) {
 		w.gvrs, w.keys, w.chans = append(w.gvrs, anyResource), append(w.keys, ""), append(w.chans, s.store.Notify())
 	}
@@ -191,9 +199,12 @@ func (s *Server) controllerWakeups(recs []reconciler) wakeups {
 			w.gvrs, w.keys, w.chans = append(w.gvrs, gvr), append(w.keys, res.storageKey), append(w.chans, ch)
 		}
 	}
-	w.rv = s.store.CurrentRV()
 	return w
 }
+
+// settled reports whether nothing was written since w was taken, so its
+// channels will tell of the next write.
+func (s *Server) settled(w wakeups) bool { return s.store.CurrentRV() == w.rv }
 
 // writtenSince returns the resources of w written after w.rv. It asks the
 // store rather than which of w's channels are closed: a commit closes its
