@@ -62,6 +62,10 @@ type listPage struct {
 	// buffer the body was taken from, until releaseBody returns it.
 	bufs *pageBuffers
 	buf  *pageBuffer
+	// packSlot is 1 + the encoding slot the body was spliced from
+	// (cachedParts), 0 for none: releaseBody packs the items' encodings
+	// in it (store.PackSlots) once the body is written.
+	packSlot int
 }
 
 // GetObjectKind is the list's kind.
@@ -99,6 +103,7 @@ func storedObject(obj runtime.Object, enc *store.Encodings) runtime.Object {
 // misses overlap), and from miss(k) for an item k not cached yet.
 func (p *listPage) cachedParts(pb *pageBuffer, slot int, miss func(k int) ([]byte, error)) error {
 	pb.parts = store.CachedSlots(p.encs, slot, pb.parts[:0])
+	p.packSlot = 1 + slot
 	for k, b := range pb.parts {
 		if b != nil {
 			continue
@@ -126,8 +131,16 @@ func (p *listPage) takeBuffer() *pageBuffer {
 
 // releaseBody returns the buffer of the body encodeBody returned to the
 // pool: the caller is done with the body (respond calls it once the body
-// is written; ResponseWriter.Write keeps no reference).
+// is written; ResponseWriter.Write keeps no reference). A body spliced
+// from cached encodings that lie scattered over the heap has them packed
+// into one allocation, in the page's order (store.PackSlots), so the next
+// read of the page, the next traversal's, copies them in sequential runs:
+// after the write, when they are at hand and the client is reading.
 func (p *listPage) releaseBody() {
+	if p.packSlot > 0 {
+		store.PackSlots(p.encs, p.packSlot-1)
+		p.packSlot = 0
+	}
 	if p.buf != nil && p.bufs != nil {
 		p.bufs.put(p.buf)
 	}
