@@ -339,6 +339,16 @@ func (m *storeMachine) List(t *rapid.T) {
 		keep = func(o *objView) bool { return o.Namespace == ns }
 		opts.Scan = ns + "/"
 	}
+	if rapid.Bool().Draw(t, "reuse") {
+		// Arrays of a stale page: the page overwrites them when they have
+		// room, and nothing of them shows in it.
+		n := rapid.IntRange(0, 6).Draw(t, "reuseCap")
+		opts.Reuse = ListResult{Items: make([]kruntime.Object, n), Keys: make([]string, n), Encodings: make([]*Encodings, n)}
+		for i := range n {
+			opts.Reuse.Items[i], opts.Reuse.Keys[i], opts.Reuse.Encodings[i] = newConfigMap("stale", "stale", 0), "stale/stale", &Encodings{}
+		}
+		opts.Reuse.Items = opts.Reuse.Items[:rapid.IntRange(0, n).Draw(t, "reuseLen")]
+	}
 	got, err := m.s.List(res, opts)
 	checkErr(t, "List("+res+")", err, wantErr)
 	if err != nil {
