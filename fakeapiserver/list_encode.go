@@ -106,7 +106,6 @@ func storedObject(obj runtime.Object, enc *store.Encodings) runtime.Object {
 // misses overlap), and from miss(k) for an item k not cached yet.
 func (p *listPage) cachedParts(pb *pageBuffer, slot int, miss func(k int) ([]byte, error)) error {
 	pb.parts = store.CachedSlots(p.encs, slot, pb.parts[:0])
-	p.packSlot = 1 + slot
 	for k, b := range pb.parts {
 		if b != nil {
 			continue
@@ -116,6 +115,9 @@ func (p *listPage) cachedParts(pb *pageBuffer, slot int, miss func(k int) ([]byt
 			return err
 		}
 		pb.parts[k] = b
+	}
+	if !store.Packed(pb.parts) {
+		p.packSlot = 1 + slot
 	}
 	return nil
 }

@@ -80,6 +80,34 @@ func packSlots(encs []*Encodings, slot, least int) bool {
 	return true
 }
 
+// Packed reports whether PackSlots would leave the encodings as they
+// are, read from parts: each an encoding as [CachedSlots] returns it (nil
+// for none). A LIST page checks the parts it is spliced from, which are
+// at hand, rather than have PackSlots read every slot again.
+func Packed(parts [][]byte) bool {
+	return packed(parts, packMin)
+}
+
+// packed is Packed for packSlots with least.
+func packed(parts [][]byte, least int) bool {
+	if len(parts) < least {
+		return true
+	}
+	cached, scattered := 0, 0
+	var next uintptr
+	for _, b := range parts {
+		if b == nil {
+			continue
+		}
+		at := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(encodedWord) // its encoded
+		if cached++; cached > 1 && at != next {
+			scattered++
+		}
+		next = at + uintptr(encodedWords(len(b))*encodedWord)
+	}
+	return cached < least || scattered*4 <= cached
+}
+
 // packMin is the fewest cached encodings PackSlots packs.
 const packMin = 16
 

@@ -431,12 +431,16 @@ func (m *storeMachine) Pack(t *rapid.T) {
 		}
 	}
 	slot := rapid.IntRange(0, EncodingSlots-1).Draw(t, "slot")
-	packed := packSlots(page.Encodings, slot, 1)
+	keep := packed(CachedSlots(page.Encodings, slot, nil), 1)
+	didPack := packSlots(page.Encodings, slot, 1)
+	if didPack == keep {
+		t.Fatalf("packSlots(slot %d) = %v; Packed of its encodings said %v", slot, didPack, keep)
+	}
 	for i, e := range page.Encodings {
 		for s := range EncodingSlots {
 			p := e.slots[s].Load()
 			if (p == nil) != (kept[i][s] == nil) || (p != nil && !bytes.Equal(p.bytes(), kept[i][s])) {
-				t.Fatalf("packSlots(slot %d) = %v: item %d slot %d holds %v; before %q", slot, packed, i, s, p, kept[i][s])
+				t.Fatalf("packSlots(slot %d) = %v: item %d slot %d holds %v; before %q", slot, didPack, i, s, p, kept[i][s])
 			}
 			if !bytes.Equal(before[i][s], kept[i][s]) {
 				t.Fatalf("packSlots(slot %d): bytes read before from item %d slot %d changed to %q; were %q", slot, i, s, before[i][s], kept[i][s])
@@ -449,7 +453,7 @@ func (m *storeMachine) Pack(t *rapid.T) {
 			}
 		}
 	}
-	if !packed {
+	if !didPack {
 		return
 	}
 	var next uintptr
@@ -463,8 +467,8 @@ func (m *storeMachine) Pack(t *rapid.T) {
 		}
 		next = uintptr(unsafe.Pointer(p)) + uintptr(encodedWords(p.n)*encodedWord)
 	}
-	if packSlots(page.Encodings, slot, 1) {
-		t.Fatalf("packSlots(slot %d) packed a page it had just packed", slot)
+	if packSlots(page.Encodings, slot, 1) || !packed(CachedSlots(page.Encodings, slot, nil), 1) {
+		t.Fatalf("packSlots(slot %d) would pack again a page it had just packed", slot)
 	}
 }
 
