@@ -79,8 +79,8 @@ type ListOptions struct {
 	// ones, each used when it has room for Limit items: a caller that
 	// recycles them (fakeapiserver's page buffers) saves allocating a
 	// page's three arrays. Only a read with a Limit and without Scan,
-	// Name or Index uses them. The caller must not use Reuse's arrays afterwards
-	// but through the result.
+	// Name or Index uses them. The caller must not use Reuse's arrays
+	// afterwards but through the result.
 	Reuse ListResult
 }
 
