@@ -87,6 +87,7 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 	if p.narrowed {
 		filter = nil // the keys walked are what it matches (list_index.go)
 	}
+	arrays := s.pageBufs.getArrays()
 	res, err := s.store.List(req.res.storageKey, store.ListOptions{
 		RV: read.rv, Prefix: p.prefix, Start: read.start, Limit: int(read.limit), Filter: filter,
 		Scan: p.scan, Name: p.name, Index: p.index,
@@ -96,14 +97,22 @@ func (s *Server) readList(req *request, p listParams) (runtime.Object, []runtime
 		// is a custom resource's, where its view is the stored object
 		// (readViews).
 		Undecoded: (req.res.readStrategy().reusesEncodings() && !req.res.convertsOnRead()) || s.splicesCustom(req.res),
+		Reuse:     store.ListResult{Items: arrays.items, Keys: arrays.keys, Encodings: arrays.encs},
 	})
 	if err != nil {
+		s.pageBufs.putArrays(arrays)
 		return nil, nil, s.listReadError(err, read, p)
 	}
+	// The page's arrays, recycled with its buffers once its body is
+	// written (listPage.releaseBody), or left to the collector.
+	arrays.items, arrays.keys, arrays.encs = res.Items, res.Keys, res.Encodings
 	if res.Items, err = s.readViews(req.res, res.Items, res.Encodings); err != nil { // customresource_view.go
 		return nil, nil, err
 	}
 	list, err := s.buildList(req.res, res, p)
+	if lp, ok := list.(*listPage); ok {
+		lp.arrays = arrays
+	}
 	return list, res.Items, err
 }
 

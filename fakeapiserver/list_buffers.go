@@ -1,6 +1,12 @@
 package fakeapiserver
 
-import "sync"
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/lw-sim/lw-sim/fakeapiserver/store"
+)
 
 // maxPooledPage is the largest page buffer a pool keeps. A whole unpaged
 // LIST of a big collection is rare, and holding its buffer until the next
@@ -17,7 +23,44 @@ const maxPooledPage = 16 << 20
 // collection would scan the store's whole heap. Buffers a page took go
 // back after its body was written (listPage.releaseBody).
 type pageBuffers struct {
-	pool sync.Pool // of *pageBuffer
+	pool   sync.Pool // of *pageBuffer
+	arrays sync.Pool // of *listArrays
+}
+
+// listArrays are the arrays a LIST page's store read is written into
+// (store.ListOptions.Reuse), recycled by the listPage that holds them
+// once its body is written (listPage.releaseBody): a page of 500 items
+// would otherwise allocate 20 KB of fresh, zeroed memory for them.
+type listArrays struct {
+	items []runtime.Object
+	keys  []string
+	encs  []*store.Encodings
+}
+
+// maxPooledItems is the most items a pooled listArrays has room for.
+const maxPooledItems = 4096
+
+// getArrays returns arrays for a store read, recycled when the pool has
+// them.
+func (b *pageBuffers) getArrays() *listArrays {
+	if a, ok := b.arrays.Get().(*listArrays); ok {
+		return a
+	}
+	return &listArrays{}
+}
+
+// putArrays recycles a, which the caller must not use afterwards.
+func (b *pageBuffers) putArrays(a *listArrays) {
+	if cap(a.items) > maxPooledItems || cap(a.keys) > maxPooledItems || cap(a.encs) > maxPooledItems {
+		return
+	}
+	// Drop the references into the store, up to the capacity: a page
+	// may have left some past the last one's length.
+	clear(a.items[:cap(a.items)])
+	clear(a.keys[:cap(a.keys)])
+	clear(a.encs[:cap(a.encs)])
+	a.items, a.keys, a.encs = a.items[:0], a.keys[:0], a.encs[:0]
+	b.arrays.Put(a)
 }
 
 // pageBuffer is one page's scratch: the item encodings it is spliced

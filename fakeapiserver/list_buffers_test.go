@@ -17,12 +17,14 @@ import (
 // server's recycled buffers stay intact under concurrency: goroutines each
 // list their own page (a different limit each) many times, in JSON and
 // protobuf, over HTTP, and every answer must equal the goroutine's first.
-// A buffer handed back before its body was written, or to two pages at
-// once, would mix one page's bytes into another's.
+// A buffer or a store read's arrays handed back before the body was
+// written, or to two pages at once, would mix one page's bytes into
+// another's. Half the pages are long enough for their encodings to be
+// packed (store.PackSlots) while the others read them.
 func TestListPagesConcurrentBuffers(t *testing.T) {
 	srv := Start(t)
 	cs := srv.Clientset()
-	for i := range 30 {
+	for i := range 60 {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%02d", i)}, Data: map[string]string{"i": fmt.Sprint(i)}}
 		if _, err := cs.CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -35,7 +37,11 @@ func TestListPagesConcurrentBuffers(t *testing.T) {
 	var wg sync.WaitGroup
 	for g := range 8 {
 		accept := []string{"application/json", "application/vnd.kubernetes.protobuf"}[g%2]
-		path := fmt.Sprintf("/api/v1/namespaces/default/configmaps?limit=%d&resourceVersion=%d&resourceVersionMatch=Exact", 3+g, rv)
+		limit := 3 + g
+		if g >= 4 {
+			limit = 17 + g // at least 16 items: packed
+		}
+		path := fmt.Sprintf("/api/v1/namespaces/default/configmaps?limit=%d&resourceVersion=%d&resourceVersionMatch=Exact", limit, rv)
 		wg.Go(func() {
 			first, err := fetchBody(t.Context(), client, srv.URL()+path, accept)
 			if err != nil {

@@ -62,6 +62,13 @@ type listPage struct {
 	// buffer the body was taken from, until releaseBody returns it.
 	bufs *pageBuffers
 	buf  *pageBuffer
+	// arrays, when set, hold items and encs (the store read's arrays),
+	// recycled by releaseBody.
+	arrays *listArrays
+	// packSlot is 1 + the encoding slot the body was spliced from
+	// (cachedParts), 0 for none: releaseBody packs the items' encodings
+	// in it (store.PackSlots) once the body is written.
+	packSlot int
 }
 
 // GetObjectKind is the list's kind.
@@ -109,13 +116,16 @@ func (p *listPage) cachedParts(pb *pageBuffer, slot int, miss func(k int) ([]byt
 		}
 		pb.parts[k] = b
 	}
+	if !store.Packed(pb.parts) {
+		p.packSlot = 1 + slot
+	}
 	return nil
 }
 
 // takeBuffer is an empty buffer for the body, from the server's pool when
 // the page has one; releaseBody gives it back.
 func (p *listPage) takeBuffer() *pageBuffer {
-	p.releaseBody()
+	p.releaseBuffer()
 	if p.bufs == nil {
 		p.buf = &pageBuffer{}
 	} else {
@@ -124,10 +134,31 @@ func (p *listPage) takeBuffer() *pageBuffer {
 	return p.buf
 }
 
-// releaseBody returns the buffer of the body encodeBody returned to the
-// pool: the caller is done with the body (respond calls it once the body
-// is written; ResponseWriter.Write keeps no reference).
+// releaseBody ends the page's life as a response: the caller is done
+// with the body (respond calls it once the body is written;
+// ResponseWriter.Write keeps no reference) and with the page. A body
+// spliced from cached encodings that lie scattered over the heap has
+// them packed into one allocation, in the page's order (store.PackSlots),
+// so the next read of the page, the next traversal's, copies them in
+// sequential runs: after the write, when they are at hand and the client
+// is reading. The body's buffer and the store read's arrays go back to
+// the server's pools, and the page drops its items.
 func (p *listPage) releaseBody() {
+	if p.packSlot > 0 {
+		store.PackSlots(p.encs, p.packSlot-1)
+		p.packSlot = 0
+	}
+	p.releaseBuffer()
+	if p.arrays != nil && p.bufs != nil {
+		p.items, p.encs = nil, nil
+		p.bufs.putArrays(p.arrays)
+	}
+	p.arrays = nil
+}
+
+// releaseBuffer returns the buffer of the body encodeBody returned to the
+// pool, before the page is spliced again or once it is done.
+func (p *listPage) releaseBuffer() {
 	if p.buf != nil && p.bufs != nil {
 		p.bufs.put(p.buf)
 	}

@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -67,6 +68,36 @@ func (m *encodeMachine) Write(t *rapid.T) {
 	}
 }
 
+// Bulk creates or updates from 16 to 40 configmaps in one namespace, so
+// pages are long enough for their encodings to be packed
+// (store.PackSlots), and a later Bulk rewrites some of those packed.
+func (m *encodeMachine) Bulk(t *rapid.T) {
+	ns := rapid.SampledFrom(listRapidNamespaces).Draw(t, "ns")
+	n := rapid.IntRange(16, 40).Draw(t, "n")
+	client := m.cs.CoreV1().ConfigMaps(ns)
+	for i := range n {
+		name := fmt.Sprintf("bulk-%02d", i)
+		key := ns + "/" + name
+		if m.live[key] && !rapid.Bool().Draw(t, "rewrite") {
+			continue
+		}
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"p": rapid.SampledFrom([]string{"even", "odd"}).Draw(t, "p")}},
+			Data:       map[string]string{"v": rapid.StringN(0, 40, -1).Draw(t, "v")},
+		}
+		var err error
+		if m.live[key] {
+			_, err = client.Update(m.ctx, cm, metav1.UpdateOptions{})
+		} else {
+			_, err = client.Create(m.ctx, cm, metav1.CreateOptions{})
+		}
+		if err != nil {
+			t.Fatalf("write %s: %v", key, err)
+		}
+		m.live[key] = true
+	}
+}
+
 // Compact compacts to a random RV at or above the current point.
 func (m *encodeMachine) Compact(t *rapid.T) {
 	rv := rapid.Int64Range(m.srv.CompactedRV(), m.srv.store.CurrentRV()).Draw(t, "compactTo")
@@ -89,7 +120,10 @@ func (m *encodeMachine) List(t *rapid.T) {
 	}
 	ns := rapid.SampledFrom(append([]string{""}, listRapidNamespaces...)).Draw(t, "scope")
 	even := rapid.Bool().Draw(t, "evenOnly")
-	q := url.Values{"limit": {strconv.Itoa(rapid.IntRange(0, 4).Draw(t, "limit"))}}
+	// Pages of 20 and more have their encodings packed once written
+	// (store.PackSlots), so the next read of them is spliced from packed
+	// encodings.
+	q := url.Values{"limit": {strconv.Itoa(rapid.SampledFrom([]int{0, 1, 2, 3, 4, 20, 50}).Draw(t, "limit"))}}
 	if even {
 		q.Set("labelSelector", "p=even")
 	}
@@ -255,6 +289,7 @@ func TestListPageEncodingMatchesCodec(t *testing.T) {
 		m := &encodeMachine{ctx: t.Context(), srv: srv, cs: cs, http: &http.Client{Transport: tr}, res: configMapsResource(t, srv), live: map[string]bool{}}
 		rt.Repeat(map[string]func(*rapid.T){
 			"Write":   m.Write,
+			"Bulk":    m.Bulk,
 			"Compact": m.Compact,
 			"List":    m.List,
 		})

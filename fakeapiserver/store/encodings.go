@@ -55,7 +55,7 @@ const encodedWord = int(unsafe.Sizeof(uint64(0)))
 // length is aligned) holding no pointers, which the collector does not
 // scan.
 func newEncoded(b []byte) *encoded {
-	words := make([]uint64, 1+(len(b)+encodedWord-1)/encodedWord)
+	words := make([]uint64, encodedWords(len(b)))
 	p := (*encoded)(unsafe.Pointer(&words[0]))
 	p.n = len(b)
 	copy(p.bytes(), b)

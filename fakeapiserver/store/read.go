@@ -79,6 +79,13 @@ type ListOptions struct {
 	// each item's resourceVersion (a watch's initial events, whose shared
 	// encodings are named by it) would otherwise decode the item for.
 	RVs bool
+	// Reuse holds arrays the page may be written into instead of new
+	// ones, each used when it has room for Limit items: a caller that
+	// recycles them (fakeapiserver's page buffers) saves allocating a
+	// page's three arrays. Only a read with a Limit and without Scan,
+	// Name or Index uses them. The caller must not use Reuse's arrays
+	// afterwards but through the result.
+	Reuse ListResult
 }
 
 // ListResult is one page of a [Store.List].
@@ -149,7 +156,7 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 	}
 	if opts.Limit > 0 {
 		n := min(opts.Limit, run)
-		res.Items, res.Keys, res.Encodings = make([]runtime.Object, 0, n), make([]string, 0, n), make([]*Encodings, 0, n)
+		res.Items, res.Keys, res.Encodings = reuse(opts.Reuse.Items, n), reuse(opts.Reuse.Keys, n), reuse(opts.Reuse.Encodings, n)
 	}
 	// Without a filter the page is the run's first Limit keys: they are
 	// fetched at once (state.ascendN), not one after the other.
@@ -181,6 +188,15 @@ func (s *Store) List(resource string, opts ListOptions) (ListResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// reuse is s emptied if it has room for n elements, else a new slice
+// with room for n.
+func reuse[E any](s []E, n int) []E {
+	if cap(s) >= n {
+		return s[:0]
+	}
+	return make([]E, 0, n)
 }
 
 // snapshotAt returns what reading the state of resource at rv (0 =

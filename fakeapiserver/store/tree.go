@@ -293,15 +293,16 @@ func (t tree[V]) ascendN(from string, n int) iter.Seq2[string, V] {
 		return t.ascend(from)
 	}
 	return func(yield func(string, V) bool) {
-		var nodes [fetchChunk]*node[V]
+		var keys [fetchChunk]string
+		var vals [fetchChunk]V
 		var scratch [2 * (fetchChunk + 2)]rankedNode[V]
 		first := t.rank(from)
 		total := min(n, t.len()-first)
 		for done := 0; done < total; {
 			k := min(fetchChunk, total-done)
-			t.fetchRanks(first+done, nodes[:k], scratch[:])
-			for _, nd := range nodes[:k] {
-				if !yield(nd.key, nd.val) {
+			t.fetchRanks(first+done, keys[:k], vals[:k], scratch[:])
+			for i := range k {
+				if !yield(keys[i], vals[i]) {
 					return
 				}
 			}
@@ -322,8 +323,9 @@ type rankedNode[V any] struct {
 	lo, left, right uint32
 }
 
-// fetchRanks sets out[i] to the node of rank first+i, for every i; the
-// ranks must exist, and scratch must hold 2*(len(out)+2) entries. An
+// fetchRanks sets keys[i] and vals[i] to the key and value of rank
+// first+i, for every i < len(keys) (vals is as long); the ranks must
+// exist, and scratch must hold 2*(len(keys)+2) entries. An
 // in-order walk reaches each node through the one before it, so a page of
 // a big tree, whose nodes are scattered over the heap, costs one memory
 // latency a node, one after the other. This walk goes breadth first
@@ -333,14 +335,15 @@ type rankedNode[V any] struct {
 // so the processor overlaps their cache misses; then it places the
 // level's nodes and queues their children from what is loaded. The page
 // costs about one latency a level (O(log n)) plus the work per node.
-func (t tree[V]) fetchRanks(first int, out []*node[V], scratch []rankedNode[V]) {
-	if len(out) == 0 {
+func (t tree[V]) fetchRanks(first int, keys []string, vals []V, scratch []rankedNode[V]) {
+	if len(keys) == 0 {
 		return
 	}
-	end := first + len(out)
-	// A level holds some of out's nodes and at most two others, on the
+	end := first + len(keys)
+	vals = vals[:len(keys)]
+	// A level holds some of the nodes and at most two others, on the
 	// paths from the root to the range's ends.
-	width := len(out) + 2
+	width := len(keys) + 2
 	level, next := scratch[:1:width], scratch[width:width:2*width]
 	level[0] = rankedNode[V]{n: t.root}
 	// Every subtree of a level has a rank in [first, end).
@@ -355,7 +358,11 @@ func (t tree[V]) fetchRanks(first int, out []*node[V], scratch []rankedNode[V]) 
 				next = append(next, rankedNode[V]{n: e.n.left, lo: e.lo})
 			}
 			if first <= r && r < end {
-				out[r-first] = e.n
+				// Its key and value are read here, with the level's
+				// other nodes', not one after the other as they are
+				// yielded: a node's key may lie on another cache line
+				// than the sizes read above.
+				keys[r-first], vals[r-first] = e.n.key, e.n.val
 			}
 			if e.right > 0 && r+1 < end {
 				next = append(next, rankedNode[V]{n: e.n.right, lo: uint32(r + 1)})
