@@ -1,6 +1,9 @@
 package store
 
-import "unsafe"
+import (
+	"iter"
+	"unsafe"
+)
 
 // PackSlots lays the encodings cached in slot for encs (a LIST page's
 // items, in order) out in one allocation, one after the other, when they
@@ -37,14 +40,7 @@ func packSlots(encs []*Encodings, slot, least int) bool {
 	}
 	words, scattered, cached := 0, 0, 0
 	var next uintptr // where the next encoding lies if the page is in order
-	for _, e := range encs {
-		if e == nil {
-			continue
-		}
-		p := e.slots[slot].Load()
-		if p == nil {
-			continue
-		}
+	for _, p := range cachedIn(encs, slot) {
 		if cached++; cached > 1 && uintptr(unsafe.Pointer(p)) != next {
 			scattered++ // not right after the one before
 		}
@@ -57,14 +53,7 @@ func packSlots(encs []*Encodings, slot, least int) bool {
 	}
 	arena := make([]uint64, words)
 	off := 0
-	for _, e := range encs {
-		if e == nil {
-			continue
-		}
-		p := e.slots[slot].Load()
-		if p == nil {
-			continue
-		}
+	for e, p := range cachedIn(encs, slot) {
 		w := encodedWords(p.n)
 		if off+w > len(arena) {
 			break // filled since the count: left out
@@ -78,6 +67,21 @@ func packSlots(encs []*Encodings, slot, least int) bool {
 		e.slots[slot].CompareAndSwap(p, q)
 	}
 	return true
+}
+
+// cachedIn yields each of encs that has an encoding cached in slot, with
+// that encoding, in order.
+func cachedIn(encs []*Encodings, slot int) iter.Seq2[*Encodings, *encoded] {
+	return func(yield func(*Encodings, *encoded) bool) {
+		for _, e := range encs {
+			if e == nil {
+				continue
+			}
+			if p := e.slots[slot].Load(); p != nil && !yield(e, p) {
+				return
+			}
+		}
+	}
 }
 
 // Packed reports whether PackSlots would leave the encodings as they
