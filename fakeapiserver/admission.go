@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -306,7 +307,8 @@ func (s *Server) admitMutating(ar *admissionRequest, op admission.Operation, obj
 		// were before admission, with a warning.
 		m = fieldmanager.NewManagedFieldsValidatingAdmissionController(m).(admission.MutationInterface)
 	}
-	defer ar.inRequestVersion(obj, old)()
+	obj, old, restore := ar.inRequestVersion(obj, old)
+	defer restore()
 	return m.Admit(ar.req.r.Context(), s.admissionAttributes(ar, op, obj, old), admissionObjects{s: s})
 }
 
@@ -335,7 +337,8 @@ func (s *Server) admitValidating(ar *admissionRequest, op admission.Operation, o
 			return err
 		}
 	}
-	defer ar.inRequestVersion(obj, old)()
+	obj, old, restore := ar.inRequestVersion(obj, old)
+	defer restore()
 	return v.Validate(ar.req.r.Context(), s.admissionAttributes(ar, op, obj, old), admissionObjects{s: s})
 }
 
@@ -401,27 +404,32 @@ func (ar *admissionRequest) operationOptions(op admission.Operation) runtime.Obj
 	return opts
 }
 
-// inRequestVersion puts custom resources in the request's version, as
-// admission sees them, and returns what puts them back in the storage
-// version the write path keeps them in.
-func (ar *admissionRequest) inRequestVersion(objs ...runtime.Object) func() {
+// inRequestVersion returns obj and old with custom resources in the
+// request's version, as admission sees them, and what puts obj back in
+// the storage version the write path keeps it in. obj, the request's own
+// object, is changed in place (mutating admission changes it there); old
+// may be the stored object itself (its view, storedIsView), which
+// watchers read at the same time and nobody may write, so it is a copy
+// when its version differs.
+func (ar *admissionRequest) inRequestVersion(obj, old runtime.Object) (runtime.Object, runtime.Object, func()) {
 	res := ar.req.res
 	if res.custom == nil {
-		return func() {}
+		return obj, old, func() {}
 	}
-	var restore []func()
-	for _, obj := range objs {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			was := u.GetAPIVersion()
-			u.SetAPIVersion(res.Kind.GroupVersion().String())
-			restore = append(restore, func() { u.SetAPIVersion(was) })
-		}
+	version := res.Kind.GroupVersion().String()
+	restore := func() {}
+	if u, ok := obj.(*unstructured.Unstructured); ok && u.GetAPIVersion() != version {
+		was := u.GetAPIVersion()
+		u.SetAPIVersion(version)
+		restore = func() { u.SetAPIVersion(was) }
 	}
-	return func() {
-		for _, r := range restore {
-			r()
-		}
+	if u, ok := old.(*unstructured.Unstructured); ok && u.GetAPIVersion() != version {
+		// Only the top level changes: a shallow copy is enough.
+		c := &unstructured.Unstructured{Object: maps.Clone(u.Object)}
+		c.SetAPIVersion(version)
+		old = c
 	}
+	return obj, old, restore
 }
 
 // serviceResolver resolves a webhook's service reference as
